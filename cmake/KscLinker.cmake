@@ -1,0 +1,21 @@
+# Linking the tools against the static MLIR archives dominates incremental
+# build time with GNU ld; use lld (or gold) when the compiler accepts it.
+include(CheckCXXSourceCompiles)
+include(CMakePushCheckState)
+
+if(NOT DEFINED KSC_USE_LINKER)
+  foreach(linker lld gold)
+    cmake_push_check_state(RESET)
+    set(CMAKE_REQUIRED_LINK_OPTIONS "-fuse-ld=${linker}")
+    check_cxx_source_compiles("int main() { return 0; }" KSC_HAVE_LINKER_${linker})
+    cmake_pop_check_state()
+    if(KSC_HAVE_LINKER_${linker})
+      set(KSC_USE_LINKER "${linker}" CACHE STRING "Linker passed to -fuse-ld")
+      break()
+    endif()
+  endforeach()
+endif()
+if(KSC_USE_LINKER)
+  message(STATUS "Linking with -fuse-ld=${KSC_USE_LINKER}")
+  add_link_options("-fuse-ld=${KSC_USE_LINKER}")
+endif()

@@ -1,0 +1,67 @@
+//===- Passes.td - Conversions out of the ks dialect --------*- tablegen -*-===//
+//
+// Part of ksc.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KSC_CONVERSION_PASSES_TD
+#define KSC_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertKsToCpu : Pass<"convert-ks-to-cpu", "::mlir::ModuleOp"> {
+  let summary = "Lower kernels and device functions to CPU functions and launch loops";
+  let description = [{
+    Makes the CPU execution model of kernels explicit, so that the C++
+    emitter only prints what it sees:
+
+    * every `ks.func` becomes a private `func.func`, and `ks.call` becomes
+      `func.call`;
+    * every `ks.kernel @k` becomes a private `func.func @k` that runs one
+      thread: its first argument is the thread index, which replaces
+      `ks.tid`;
+    * for every kernel a public `func.func @launch_k(%dim: i64, ...)` runs the
+      whole 1-D launch: it calls `@k` for each thread index in `[0, dim)`,
+      one after another. It carries `ks.launch_of = "k"` so that emitters can
+      give it a C entry point.
+
+    Argument names move into `ks.name` argument attributes. `ks.load`,
+    `ks.store`, `ks.dim` and `ks.check_bounds` stay as they are.
+
+    ```mlir
+    ks.kernel @fill(%v: f32, %y: !ks.array<f32>) {
+      %i = ks.tid : i32
+      ks.store %v, %y[%i] : !ks.array<f32>, i32
+      ks.return
+    }
+    ```
+
+    becomes
+
+    ```mlir
+    func.func private @fill(%tid: i32 {ks.name = "tid"}, %v: f32 {ks.name = "v"},
+                            %y: !ks.array<f32> {ks.name = "y"}) {
+      ks.store %v, %y[%tid] : !ks.array<f32>, i32
+      return
+    }
+    func.func @launch_fill(%dim: i64 {ks.name = "dim"}, %v: f32 {ks.name = "v"},
+                           %y: !ks.array<f32> {ks.name = "y"})
+        attributes {ks.launch_of = "fill"} {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %n = arith.trunci %dim : i64 to i32
+      scf.for %tid = %c0 to %n step %c1 : i32 {
+        func.call @fill(%tid, %v, %y) : (i32, f32, !ks.array<f32>) -> ()
+      }
+      return
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
+#endif // KSC_CONVERSION_PASSES_TD

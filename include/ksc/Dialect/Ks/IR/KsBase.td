@@ -1,0 +1,64 @@
+//===- KsBase.td - The ks dialect definition ---------------*- tablegen -*-===//
+//
+// Part of ksc. The `ks` dialect holds what upstream MLIR dialects lack for a
+// kernel language: kernels and device functions, the thread index, and
+// kernel arrays. Arithmetic, math and structured control flow reuse `arith`,
+// `math` and `scf`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KSC_DIALECT_KS_IR_KSBASE_TD
+#define KSC_DIALECT_KS_IR_KSBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def Ks_Dialect : Dialect {
+  let name = "ks";
+  let cppNamespace = "::ksc::ks";
+  let summary = "Kernels, device functions and arrays of the ksc kernel language";
+  let description = [{
+    The `ks` dialect is the IR the ksc frontend produces from a `.kdsl` file.
+    A module holds `ks.kernel` operations (entry points launched over a grid
+    of threads) and `ks.func` operations (device functions callable from
+    kernels and other device functions). Kernel bodies use `arith`, `math`
+    and `scf` for computation and control flow, and the operations of this
+    dialect for what is specific to kernels: `ks.tid` for the index of the
+    running thread, and `ks.load`/`ks.store` on `!ks.array` values.
+
+    Source variable names survive as `NameLoc` locations on the operations
+    that define them, and as the `arg_names` of kernels and functions, so that
+    the emitters can print readable code.
+
+    ```mlir
+    ks.kernel @saxpy(%a: f32, %x: !ks.array<const f32>, %y: !ks.array<f32>) {
+      %i = ks.tid : i32
+      %xi = ks.load %x[%i] : !ks.array<const f32>, i32
+      %yi = ks.load %y[%i] : !ks.array<f32>, i32
+      %0 = arith.mulf %a, %xi : f32
+      %1 = arith.addf %0, %yi : f32
+      ks.store %1, %y[%i] : !ks.array<f32>, i32
+      ks.return
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+  let useDefaultTypePrinterParser = 1;
+  let extraClassDeclaration = [{
+    void registerTypes();
+  }];
+}
+
+class Ks_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Ks_Dialect, mnemonic, traits>;
+
+class Ks_Type<string name, string typeMnemonic, list<Trait> traits = []>
+    : TypeDef<Ks_Dialect, name, traits> {
+  let mnemonic = typeMnemonic;
+}
+
+#endif // KSC_DIALECT_KS_IR_KSBASE_TD

@@ -1,0 +1,15 @@
+//===- KsTypes.h - Types of the ks dialect ------------------*- C++ -*-===//
+//
+// Part of ksc.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KSC_DIALECT_KS_IR_KSTYPES_H
+#define KSC_DIALECT_KS_IR_KSTYPES_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Types.h"
+
+#define GET_TYPEDEF_CLASSES
+#include "ksc/Dialect/Ks/IR/KsOpsTypes.h.inc"
+
+#endif // KSC_DIALECT_KS_IR_KSTYPES_H

@@ -1,0 +1,54 @@
+//===- KsTypes.td - Types of the ks dialect ----------------*- tablegen -*-===//
+//
+// Part of ksc.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KSC_DIALECT_KS_IR_KSTYPES_TD
+#define KSC_DIALECT_KS_IR_KSTYPES_TD
+
+include "ksc/Dialect/Ks/IR/KsBase.td"
+include "mlir/IR/BuiltinTypeInterfaces.td"
+
+def Ks_ArrayType : Ks_Type<"Array", "array"> {
+  let summary = "A view of kernel memory with a shape and strides";
+  let description = [{
+    An `!ks.array` is the kernel language's `array<T>`: a reference to
+    memory owned by the caller of a launch, with a shape and element strides
+    known at run time. It is passed to kernels and functions by value (copying
+    the view, not the data). `const` marks a read-only view (`array<const T>`
+    in the source): `ks.store` to it is rejected by the verifier.
+
+    The element type is one of the scalar types of the kernel language:
+    `f32`, `f64`, `i1`, `i32` or `i64`. The rank is 1 to 4 and defaults to 1.
+
+    ```mlir
+    !ks.array<f32>          // array<float>
+    !ks.array<const f64>    // array<const double>
+    !ks.array<i32, 2>       // a 2-D array of int
+    ```
+  }];
+  let parameters = (ins
+    "::mlir::Type":$elementType,
+    DefaultValuedParameter<"unsigned", "1">:$rank,
+    DefaultValuedParameter<"bool", "false">:$isConst
+  );
+  let builders = [
+    TypeBuilderWithInferredContext<(ins "::mlir::Type":$elementType,
+        CArg<"unsigned", "1">:$rank, CArg<"bool", "false">:$isConst), [{
+      return $_get(elementType.getContext(), elementType, rank, isConst);
+    }]>
+  ];
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Whether `type` may be the element type of an array.
+    static bool isValidElementType(::mlir::Type type);
+    /// The same view type with (or without) `const`.
+    ArrayType withConst(bool isConst) const {
+      return ArrayType::get(getElementType(), getRank(), isConst);
+    }
+  }];
+}
+
+#endif // KSC_DIALECT_KS_IR_KSTYPES_TD

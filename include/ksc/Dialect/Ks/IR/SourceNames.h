@@ -1,0 +1,38 @@
+//===- SourceNames.h - Source names and locations in ks IR --*- C++ -*-===//
+//
+// Part of ksc. The frontend records the source name of every variable: as a
+// `NameLoc` on the operation that computes it, as `arg_names` on kernels and
+// functions, and as `ks.name` argument attributes after lowering. These
+// helpers read them back.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KSC_DIALECT_KS_IR_SOURCENAMES_H
+#define KSC_DIALECT_KS_IR_SOURCENAMES_H
+
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Value.h"
+#include <string>
+
+namespace ksc {
+
+/// The argument attribute that carries a source name after lowering.
+inline constexpr llvm::StringLiteral kNameAttr = "ks.name";
+
+/// The source name of `loc` if it is (or wraps, through call-site or fused
+/// locations) a `NameLoc`; "" otherwise.
+llvm::StringRef getNameFromLoc(mlir::Location loc);
+
+/// The source name of `value`: the argument name of a function argument, the
+/// `NameLoc` of a block argument or of the single-result operation defining
+/// it. Returns "" when the value has none.
+llvm::StringRef getSourceName(mlir::Value value);
+
+/// The innermost file location in `loc`, if any.
+std::optional<mlir::FileLineColRange> getFileLoc(mlir::Location loc);
+
+/// `file:line:col` for `loc`, or "<unknown>".
+std::string formatFileLoc(mlir::Location loc);
+
+} // namespace ksc
+
+#endif // KSC_DIALECT_KS_IR_SOURCENAMES_H

@@ -1,0 +1,56 @@
+//===- Driver.h - What ksc and ksc-run have in common -------*- C++ -*-===//
+//
+// Part of ksc. Loading input files and the pass pipelines from ks IR to
+// emitted code, shared by the command-line tools.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KSC_DRIVER_DRIVER_H
+#define KSC_DRIVER_DRIVER_H
+
+#include "ksc/Frontend/Frontend.h"
+#include "ksc/Target/Cpp/CppEmitter.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace llvm {
+class SourceMgr;
+} // namespace llvm
+
+namespace ksc {
+
+/// Loads `path` ("-" for standard input) as ks IR: a `.mlir` file is parsed,
+/// anything else goes through the kernel-language frontend. Errors are
+/// reported on standard error; returns null after one.
+mlir::OwningOpRef<mlir::ModuleOp> loadModule(mlir::MLIRContext &context,
+                                             llvm::SourceMgr &sourceMgr,
+                                             llvm::StringRef path,
+                                             const FrontendOptions &options);
+
+/// Whether `path` names an MLIR file rather than a kernel file.
+bool isMlirFile(llvm::StringRef path);
+
+/// The cleanups run on ks IR straight from the frontend.
+void addKsCleanupPasses(mlir::OpPassManager &pm);
+
+struct CpuPipelineOptions {
+  /// Insert bounds checks on every array access.
+  bool boundsCheck = false;
+};
+
+/// From ks IR to the IR the C++ emitter prints.
+void addCpuLoweringPasses(mlir::OpPassManager &pm,
+                          const CpuPipelineOptions &options);
+
+/// Lowers a copy of `module` for the CPU and prints it as C++ into `out`.
+mlir::LogicalResult emitCpuCpp(mlir::ModuleOp module, std::string &out,
+                               const CpuPipelineOptions &pipeline,
+                               const CppEmitterOptions &emitter);
+
+/// Registers the pipelines above with the pass registry (for ksc-opt).
+void registerPipelines();
+
+} // namespace ksc
+
+#endif // KSC_DRIVER_DRIVER_H

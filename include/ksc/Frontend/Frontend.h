@@ -1,0 +1,44 @@
+//===- Frontend.h - From .kdsl source to the ks dialect -----*- C++ -*-===//
+//
+// Part of ksc. Parses a kernel file with Clang (C++17 plus the prelude
+// include/ksc/dsl.h) and builds ks IR from the AST. Everything outside the
+// kernel language is rejected with a Clang diagnostic (file:line:col, the
+// source line and a caret) on standard error.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KSC_FRONTEND_FRONTEND_H
+#define KSC_FRONTEND_FRONTEND_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+#include <vector>
+
+namespace ksc {
+
+struct FrontendOptions {
+  /// Extra `-I` directories for `#include "..."` of the user's own files.
+  std::vector<std::string> includeDirs;
+  /// `-D` macro definitions (`NAME` or `NAME=VALUE`).
+  std::vector<std::string> defines;
+  /// Check diagnostics against `// expected-error {{...}}` comments in the
+  /// source (Clang's -verify) instead of printing them.
+  bool verifyDiagnostics = false;
+};
+
+struct FrontendResult {
+  /// The ks module; null when the file has errors.
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  /// Without verifyDiagnostics: whether there were no errors. With it:
+  /// whether the diagnostics matched the expectations.
+  bool success = false;
+};
+
+/// Compiles the kernel file `path` ("-" for standard input) to ks IR.
+FrontendResult importKdsl(mlir::MLIRContext &context, llvm::StringRef path,
+                          const FrontendOptions &options);
+
+} // namespace ksc
+
+#endif // KSC_FRONTEND_FRONTEND_H

@@ -1,0 +1,72 @@
+//===- dsl.h - The ksc kernel language -------------------------*- C++ -*-===//
+//
+// Part of ksc. ksc puts this header in front of every .kdsl file it
+// compiles. Include it yourself (`#include "ksc/dsl.h"`, with
+// `-I <prefix>/include`, see `ksc --print-include-dir`) so that clangd and
+// other C++ tools understand kernel files; including it twice is harmless.
+//
+// Everything here is a declaration: ksc gives these names their meaning,
+// nothing is ever linked against them. See docs/language.md.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KSC_DSL_H
+#define KSC_DSL_H
+
+#include <stdint.h>
+
+/// Marks a kernel: an entry point run once per thread of a launch.
+#define KSC_KERNEL __attribute__((annotate("ksc.kernel")))
+/// Marks a device function, callable from kernels and device functions.
+#define KSC_FUNC __attribute__((annotate("ksc.func")))
+
+namespace ksc {
+
+/// `array<T>`: a 1-D view of memory that the launch's caller owns, passed to
+/// kernels and functions by value (the view is copied, not the data).
+/// `array<const T>` is read-only. `a[i]` is element i; indices are not
+/// checked unless ksc runs with --bounds-check.
+template <typename T>
+class array {
+public:
+  template <typename Index>
+  T &operator[](Index index) const;
+};
+
+/// The index of the running thread, in [0, dim) for a launch of dim threads.
+/// Only valid in kernels.
+int tid();
+
+// The math library. Each function exists for float and double.
+float sin(float x);
+double sin(double x);
+float cos(float x);
+double cos(double x);
+float exp(float x);
+double exp(double x);
+float log(float x);
+double log(double x);
+float sqrt(float x);
+double sqrt(double x);
+
+/// |x|.
+float abs(float x);
+double abs(double x);
+int abs(int x);
+int64_t abs(int64_t x);
+
+/// The smaller/larger argument. For float and double, a NaN argument is
+/// ignored (as fmin/fmax do).
+float min(float a, float b);
+double min(double a, double b);
+int min(int a, int b);
+int64_t min(int64_t a, int64_t b);
+float max(float a, float b);
+double max(double a, double b);
+int max(int a, int b);
+int64_t max(int64_t a, int64_t b);
+
+} // namespace ksc
+
+using namespace ksc;
+
+#endif // KSC_DSL_H

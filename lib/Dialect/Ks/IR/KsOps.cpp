@@ -1,0 +1,314 @@
+//===- KsOps.cpp - Operations of the ks dialect -----------------------===//
+//
+// Part of ksc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ksc/Dialect/Ks/IR/KsOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace ksc::ks;
+
+//===----------------------------------------------------------------------===//
+// Kernels and device functions
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Shared parse/print/verify code for `ks.kernel` and `ks.func`.
+template <typename OpT>
+struct FunctionLike {
+  static bool isIdentifier(StringRef name) {
+    if (name.empty() || !(isalpha(name[0]) || name[0] == '_'))
+      return false;
+    return llvm::all_of(name, [](char c) { return isalnum(c) || c == '_'; });
+  }
+
+  /// The argument names can be printed as the SSA names of the entry block
+  /// arguments (and recovered by the parser) when they are unique identifiers.
+  static bool namesArePrintable(ArrayAttr names) {
+    llvm::StringSet<> seen;
+    for (Attribute name : names) {
+      StringRef str = cast<StringAttr>(name).getValue();
+      if (str.empty())
+        continue;
+      if (!isIdentifier(str) || !seen.insert(str).second)
+        return false;
+    }
+    return true;
+  }
+
+  // `ks.func` (visibility)? @name `(` args `)` (`->` results)?
+  //     (`attributes` dict)? region
+  static ParseResult parse(OpAsmParser &parser, OperationState &result) {
+    Builder &builder = parser.getBuilder();
+    MLIRContext *ctx = builder.getContext();
+    (void)mlir::impl::parseOptionalVisibilityKeyword(parser, result.attributes);
+
+    StringAttr name;
+    if (parser.parseSymbolName(name, SymbolTable::getSymbolAttrName(),
+                               result.attributes))
+      return failure();
+
+    SmallVector<OpAsmParser::Argument> args;
+    SmallVector<Type> resultTypes;
+    SmallVector<DictionaryAttr> resultAttrs;
+    bool isVariadic = false;
+    if (function_interface_impl::parseFunctionSignatureWithArguments(
+            parser, /*allowVariadic=*/false, args, isVariadic, resultTypes,
+            resultAttrs))
+      return failure();
+
+    SmallVector<Type> argTypes;
+    SmallVector<Attribute> argNames;
+    bool anyName = false;
+    for (OpAsmParser::Argument &arg : args) {
+      argTypes.push_back(arg.type);
+      // SSA names such as `%0` or `%arg3` carry no source name.
+      StringRef ssa = arg.ssaName.name.drop_front();
+      bool numbered = !ssa.empty() && llvm::all_of(ssa, isdigit);
+      if (numbered || ssa.starts_with("arg"))
+        ssa = "";
+      anyName |= !ssa.empty();
+      argNames.push_back(StringAttr::get(ctx, ssa));
+    }
+    result.addAttribute(OpT::getFunctionTypeAttrName(result.name),
+                        TypeAttr::get(builder.getFunctionType(argTypes,
+                                                              resultTypes)));
+
+    if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+      return failure();
+    StringAttr argNamesAttrName = OpT::getArgNamesAttrName(result.name);
+    if (anyName && !result.attributes.get(argNamesAttrName))
+      result.addAttribute(argNamesAttrName, builder.getArrayAttr(argNames));
+
+    call_interface_impl::addArgAndResultAttrs(
+        builder, result, args, resultAttrs,
+        OpT::getArgAttrsAttrName(result.name),
+        OpT::getResAttrsAttrName(result.name));
+    return parser.parseRegion(*result.addRegion(), args);
+  }
+
+  static void print(OpT op, OpAsmPrinter &p) {
+    p << ' ';
+    if (auto visibility = op.getSymVisibility())
+      p << *visibility << ' ';
+    p.printSymbolName(op.getSymName());
+    FunctionType type = op.getFunctionType();
+    function_interface_impl::printFunctionSignature(
+        p, op, type.getInputs(), /*isVariadic=*/false, type.getResults());
+
+    SmallVector<StringRef> elided = {
+        op.getSymVisibilityAttrName(), op.getFunctionTypeAttrName(),
+        op.getArgAttrsAttrName(), op.getResAttrsAttrName()};
+    if (ArrayAttr names = op.getArgNamesAttr();
+        !names || namesArePrintable(names))
+      elided.push_back(op.getArgNamesAttrName());
+    function_interface_impl::printFunctionAttributes(p, op, elided);
+    p << ' ';
+    p.printRegion(op.getBody(), /*printEntryBlockArgs=*/false,
+                  /*printBlockTerminators=*/true);
+  }
+
+  static LogicalResult verify(OpT op) {
+    FunctionType type = op.getFunctionType();
+    if (ArrayAttr names = op.getArgNamesAttr();
+        names && names.size() != type.getNumInputs())
+      return op.emitOpError() << "has " << names.size()
+                              << " argument names for " << type.getNumInputs()
+                              << " arguments";
+    Block &entry = op.getBody().front();
+    if (entry.getNumArguments() != type.getNumInputs())
+      return op.emitOpError("entry block must have ")
+             << type.getNumInputs() << " arguments to match the signature";
+    for (auto [blockArg, argType] :
+         llvm::zip(entry.getArgumentTypes(), type.getInputs()))
+      if (blockArg != argType)
+        return op.emitOpError("entry block argument types do not match the "
+                              "function signature");
+    return success();
+  }
+
+  static void getAsmBlockArgumentNames(OpT op, Region &region,
+                                       OpAsmSetValueNameFn setNameFn) {
+    ArrayAttr names = op.getArgNamesAttr();
+    if (!names || &region != &op.getBody() || region.empty() ||
+        !namesArePrintable(names))
+      return;
+    for (auto [arg, name] : llvm::zip(region.getArguments(), names))
+      if (StringRef str = cast<StringAttr>(name).getValue(); !str.empty())
+        setNameFn(arg, str);
+  }
+
+  static StringRef getArgName(OpT op, unsigned i) {
+    ArrayAttr names = op.getArgNamesAttr();
+    if (!names || i >= names.size())
+      return "";
+    return cast<StringAttr>(names[i]).getValue();
+  }
+
+  static void build(OpBuilder &builder, OperationState &state, StringRef name,
+                    FunctionType type, ArrayRef<StringRef> argNames) {
+    state.addAttribute(SymbolTable::getSymbolAttrName(),
+                       builder.getStringAttr(name));
+    state.addAttribute(OpT::getFunctionTypeAttrName(state.name),
+                       TypeAttr::get(type));
+    if (!argNames.empty())
+      state.addAttribute(OpT::getArgNamesAttrName(state.name),
+                         builder.getStrArrayAttr(argNames));
+    Region *body = state.addRegion();
+    Block *entry = new Block();
+    body->push_back(entry);
+    for (Type input : type.getInputs())
+      entry->addArgument(input, state.location);
+  }
+};
+} // namespace
+
+#define KS_FUNCTION_LIKE_METHODS(OpT)                                        \
+  ParseResult OpT::parse(OpAsmParser &parser, OperationState &result) {      \
+    return FunctionLike<OpT>::parse(parser, result);                         \
+  }                                                                          \
+  void OpT::print(OpAsmPrinter &p) { FunctionLike<OpT>::print(*this, p); }   \
+  void OpT::getAsmBlockArgumentNames(Region &region,                         \
+                                     OpAsmSetValueNameFn setNameFn) {        \
+    FunctionLike<OpT>::getAsmBlockArgumentNames(*this, region, setNameFn);   \
+  }                                                                          \
+  StringRef OpT::getArgName(unsigned i) {                                    \
+    return FunctionLike<OpT>::getArgName(*this, i);                          \
+  }                                                                          \
+  void OpT::build(OpBuilder &builder, OperationState &state, StringRef name, \
+                  FunctionType type, ArrayRef<StringRef> argNames) {         \
+    FunctionLike<OpT>::build(builder, state, name, type, argNames);          \
+  }
+
+KS_FUNCTION_LIKE_METHODS(KernelOp)
+KS_FUNCTION_LIKE_METHODS(FuncOp)
+#undef KS_FUNCTION_LIKE_METHODS
+
+/// Kernel and function arguments are scalars or arrays.
+static bool isKernelLanguageType(Type type) {
+  return isa<ArrayType>(type) || type.isF32() || type.isF64() ||
+         type.isSignlessInteger(1) || type.isSignlessInteger(32) ||
+         type.isSignlessInteger(64);
+}
+
+LogicalResult KernelOp::verify() {
+  if (failed(FunctionLike<KernelOp>::verify(*this)))
+    return failure();
+  if (getFunctionType().getNumResults() != 0)
+    return emitOpError("must not return values");
+  for (Type type : getFunctionType().getInputs())
+    if (!isKernelLanguageType(type))
+      return emitOpError("argument type ")
+             << type << " is not a scalar or !ks.array type";
+  return success();
+}
+
+LogicalResult FuncOp::verify() {
+  if (failed(FunctionLike<FuncOp>::verify(*this)))
+    return failure();
+  for (Type type : getFunctionType().getInputs())
+    if (!isKernelLanguageType(type))
+      return emitOpError("argument type ")
+             << type << " is not a scalar or !ks.array type";
+  for (Type type : getFunctionType().getResults())
+    if (isa<ArrayType>(type) || !isKernelLanguageType(type))
+      return emitOpError("result type ") << type << " is not a scalar type";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReturnOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReturnOp::verify() {
+  auto function = cast<FunctionOpInterface>((*this)->getParentOp());
+  ArrayRef<Type> results = function.getResultTypes();
+  if (getNumOperands() != results.size())
+    return emitOpError("has ")
+           << getNumOperands() << " operands, but the enclosing "
+           << function->getName() << " returns " << results.size();
+  for (auto [index, operand, expected] :
+       llvm::enumerate(getOperandTypes(), results))
+    if (operand != expected)
+      return emitOpError("type of operand #")
+             << index << " (" << operand << ") does not match result type "
+             << expected << " of the enclosing " << function->getName();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// CallOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  Operation *callee =
+      symbolTable.lookupNearestSymbolFrom(*this, getCalleeAttr());
+  if (!callee)
+    return emitOpError("callee @")
+           << getCallee() << " does not name a symbol in scope";
+  if (isa<KernelOp>(callee))
+    return emitOpError("cannot call kernel @")
+           << getCallee() << "; kernels are launched, not called";
+  auto func = dyn_cast<FuncOp>(callee);
+  if (!func)
+    return emitOpError("callee @") << getCallee() << " is not a ks.func";
+  if (func.getFunctionType() != getCalleeType())
+    return emitOpError("call type ")
+           << getCalleeType() << " does not match the callee's type "
+           << func.getFunctionType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TidOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TidOp::verify() {
+  if (!(*this)->getParentOfType<KernelOp>())
+    return emitOpError("is only valid inside a ks.kernel");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Array access
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyIndices(Operation *op, ArrayType type,
+                                   ValueRange indices) {
+  if (indices.size() != type.getRank())
+    return op->emitOpError("expects ")
+           << type.getRank() << " indices for " << type << ", got "
+           << indices.size();
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  return verifyIndices(*this, getArray().getType(), getIndices());
+}
+
+LogicalResult StoreOp::verify() {
+  ArrayType type = getArray().getType();
+  if (type.getIsConst())
+    return emitOpError("cannot store to read-only array of type ") << type;
+  return verifyIndices(*this, type, getIndices());
+}
+
+LogicalResult CheckBoundsOp::verify() {
+  return verifyIndices(*this, getArray().getType(), getIndices());
+}
+
+LogicalResult DimOp::verify() {
+  if (static_cast<uint64_t>(getDim()) >= getArray().getType().getRank())
+    return emitOpError("dimension ")
+           << getDim() << " is out of range for " << getArray().getType();
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "ksc/Dialect/Ks/IR/KsOps.cpp.inc"

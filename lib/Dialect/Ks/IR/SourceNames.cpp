@@ -1,0 +1,69 @@
+//===- SourceNames.cpp - Source names and locations in ks IR ----------===//
+//
+// Part of ksc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ksc/Dialect/Ks/IR/SourceNames.h"
+#include "ksc/Dialect/Ks/IR/KsOps.h"
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+
+llvm::StringRef ksc::getNameFromLoc(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().getValue();
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return getNameFromLoc(callSite.getCallee());
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (StringRef name = getNameFromLoc(inner); !name.empty())
+        return name;
+  return "";
+}
+
+llvm::StringRef ksc::getSourceName(Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    Operation *parent = arg.getOwner()->getParentOp();
+    bool isEntry = arg.getOwner()->isEntryBlock();
+    if (isEntry) {
+      if (auto kernel = dyn_cast_or_null<ks::KernelOp>(parent))
+        return kernel.getArgName(arg.getArgNumber());
+      if (auto func = dyn_cast_or_null<ks::FuncOp>(parent))
+        return func.getArgName(arg.getArgNumber());
+      if (auto function = dyn_cast_or_null<FunctionOpInterface>(parent))
+        if (auto name = function.getArgAttrOfType<StringAttr>(
+                arg.getArgNumber(), kNameAttr))
+          return name.getValue();
+    }
+    return getNameFromLoc(arg.getLoc());
+  }
+  Operation *def = value.getDefiningOp();
+  if (def->getNumResults() != 1)
+    return "";
+  return getNameFromLoc(def->getLoc());
+}
+
+std::optional<FileLineColRange> ksc::getFileLoc(Location loc) {
+  if (auto file = dyn_cast<FileLineColRange>(loc))
+    return file;
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return getFileLoc(name.getChildLoc());
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return getFileLoc(callSite.getCallee());
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (auto file = getFileLoc(inner))
+        return file;
+  return std::nullopt;
+}
+
+std::string ksc::formatFileLoc(Location loc) {
+  std::optional<FileLineColRange> file = getFileLoc(loc);
+  if (!file)
+    return "<unknown>";
+  return (file->getFilename().getValue() + ":" + Twine(file->getStartLine()) + ":" +
+          Twine(file->getStartColumn()))
+      .str();
+}

@@ -1,0 +1,78 @@
+//===- Driver.cpp - What ksc and ksc-run have in common ---------------===//
+//
+// Part of ksc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ksc/Driver/Driver.h"
+#include "ksc/InitAll.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+using namespace ksc;
+
+bool ksc::isMlirFile(StringRef path) {
+  return llvm::sys::path::extension(path) == ".mlir";
+}
+
+OwningOpRef<ModuleOp> ksc::loadModule(MLIRContext &context,
+                                      llvm::SourceMgr &sourceMgr,
+                                      StringRef path,
+                                      const FrontendOptions &options) {
+  if (!isMlirFile(path)) {
+    FrontendResult result = importKdsl(context, path, options);
+    return std::move(result.module);
+  }
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      mlir::openInputFile(path, &error);
+  if (!buffer) {
+    llvm::errs() << "ksc: error: " << error << "\n";
+    return nullptr;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  return parseSourceFile<ModuleOp>(sourceMgr, &context);
+}
+
+void ksc::addKsCleanupPasses(OpPassManager &pm) {
+  pm.addPass(createCanonicalizerPass());
+}
+
+void ksc::addCpuLoweringPasses(OpPassManager &pm,
+                               const CpuPipelineOptions &options) {
+  if (options.boundsCheck)
+    pm.addPass(ks::createKsInsertBoundsChecks());
+  pm.addPass(createConvertKsToCpu());
+  pm.addPass(createCanonicalizerPass());
+}
+
+LogicalResult ksc::emitCpuCpp(ModuleOp module, std::string &out,
+                              const CpuPipelineOptions &pipeline,
+                              const CppEmitterOptions &emitter) {
+  OwningOpRef<ModuleOp> lowered(cast<ModuleOp>(module->clone()));
+  PassManager pm(module->getContext());
+  addCpuLoweringPasses(pm, pipeline);
+  if (failed(pm.run(*lowered)))
+    return failure();
+  llvm::raw_string_ostream os(out);
+  return translateToCpp(*lowered, os, emitter);
+}
+
+void ksc::registerPipelines() {
+  PassPipelineRegistration<>(
+      "ksc-cpu-pipeline",
+      "The passes `ksc --target=cpu` runs between the frontend and the C++ "
+      "emitter",
+      [](OpPassManager &pm) {
+        addKsCleanupPasses(pm);
+        addCpuLoweringPasses(pm, CpuPipelineOptions());
+      });
+}

@@ -1,0 +1,25 @@
+//===- Builtins.h - The builtin functions of the kernel language *- C++ -*-===//
+//
+// Part of ksc. Internal to lib/Frontend.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KSC_LIB_FRONTEND_BUILTINS_H
+#define KSC_LIB_FRONTEND_BUILTINS_H
+
+#include "mlir/IR/Builders.h"
+
+namespace ksc::frontend {
+
+/// Whether the prelude function `name` has an IR lowering.
+bool isBuiltin(llvm::StringRef name);
+
+/// Builds builtin `name` applied to `args` (already converted to the
+/// parameter types Clang chose); fails for unknown names.
+mlir::FailureOr<mlir::Value> buildBuiltin(llvm::StringRef name,
+                                          mlir::OpBuilder &b,
+                                          mlir::Location loc,
+                                          mlir::ValueRange args);
+
+} // namespace ksc::frontend
+
+#endif // KSC_LIB_FRONTEND_BUILTINS_H

@@ -1,0 +1,232 @@
+//===- CodeGen.h - Building ks IR from the Clang AST --------*- C++ -*-===//
+//
+// Part of ksc. Internal to lib/Frontend.
+//
+// ModuleBuilder walks the translation unit: it checks the top-level
+// declarations, declares a `ks.kernel`/`ks.func` per KSC_KERNEL/KSC_FUNC,
+// and has a FunctionBuilder fill each body.
+//
+// FunctionBuilder builds SSA directly from the structured AST. Local
+// variables live in an environment (declaration -> current SSA value); a
+// statement that assigns variables declared outside it becomes an `scf`
+// operation that yields their new values. `return`, `break` and `continue`
+// become flag variables in the same environment: when one branch of an `if`
+// always leaves, the statements after the `if` move into the other branch;
+// otherwise they run under `if (!flag)`, and loops test the flags in their
+// condition. Canonicalization removes the flags that turn out constant.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KSC_LIB_FRONTEND_CODEGEN_H
+#define KSC_LIB_FRONTEND_CODEGEN_H
+
+#include "ksc/Dialect/Ks/IR/KsOps.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/Stmt.h"
+#include "clang/Basic/Diagnostic.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <deque>
+
+namespace ksc::frontend {
+
+/// What a declared function is in the kernel language.
+enum class FunctionKind { Kernel, Func };
+
+class ModuleBuilder {
+public:
+  ModuleBuilder(clang::ASTContext &ast, mlir::MLIRContext &context);
+
+  /// Builds the module for the translation unit; null after errors.
+  mlir::OwningOpRef<mlir::ModuleOp> build();
+
+  //===--------------------------------------------------------------------===//
+  // Diagnostics and locations
+  //===--------------------------------------------------------------------===//
+
+  /// Reports an error at `loc` (with the source line and a caret).
+  void error(clang::SourceLocation loc, const llvm::Twine &message);
+  void note(clang::SourceLocation loc, const llvm::Twine &message);
+  bool hadError() const { return errorCount != 0; }
+
+  mlir::Location loc(clang::SourceLocation loc);
+  mlir::Location nameLoc(llvm::StringRef name, clang::SourceLocation loc);
+
+  //===--------------------------------------------------------------------===//
+  // Types and declarations
+  //===--------------------------------------------------------------------===//
+
+  /// The IR type of a value of source type `type`; reports an error at
+  /// `loc` (saying what `what` is) for types outside the language.
+  mlir::FailureOr<mlir::Type> convertType(clang::QualType type,
+                                          clang::SourceLocation loc,
+                                          llvm::StringRef what);
+  /// Whether `type` is the prelude's `array<T>`.
+  static bool isArrayType(clang::QualType type);
+  /// Whether `decl` is declared by the prelude (a builtin).
+  bool isPreludeDecl(const clang::Decl *decl) const;
+  std::optional<FunctionKind> getKind(const clang::FunctionDecl *decl) const;
+
+  /// The ks function declared for `decl`, if any.
+  mlir::Operation *lookupFunction(const clang::FunctionDecl *decl) const;
+  void recordCall(const clang::FunctionDecl *caller,
+                  const clang::FunctionDecl *callee,
+                  clang::SourceLocation loc);
+
+  clang::ASTContext &ast;
+  clang::SourceManager &sourceManager;
+  clang::DiagnosticsEngine &diags;
+  mlir::MLIRContext &context;
+  mlir::OpBuilder builder;
+  mlir::ModuleOp module;
+
+private:
+  void checkTopLevelDecl(clang::Decl *decl);
+  void declareFunction(const clang::FunctionDecl *decl, FunctionKind kind);
+  void checkRecursion();
+
+  unsigned errorCount = 0;
+  unsigned errorID, noteID;
+  /// Canonical declaration -> ks.kernel / ks.func.
+  llvm::MapVector<const clang::FunctionDecl *, mlir::Operation *> functions;
+  llvm::StringSet<> symbolNames;
+  struct Call {
+    const clang::FunctionDecl *callee;
+    clang::SourceLocation loc;
+  };
+  llvm::MapVector<const clang::FunctionDecl *, llvm::SmallVector<Call>>
+      calls;
+};
+
+/// Where control goes after a statement.
+struct Exits {
+  bool mayReturn = false, mayBreak = false, mayContinue = false;
+  /// Whether the statement can complete normally.
+  bool fallsThrough = true;
+  bool mayExit() const { return mayReturn || mayBreak || mayContinue; }
+};
+
+class FunctionBuilder {
+public:
+  FunctionBuilder(ModuleBuilder &mb, const clang::FunctionDecl *decl,
+                  mlir::Operation *function, FunctionKind kind);
+  mlir::LogicalResult build();
+
+  //===--------------------------------------------------------------------===//
+  // The environment
+  //===--------------------------------------------------------------------===//
+
+  /// A variable: a source declaration or a control-flow flag.
+  using Key = const void *;
+  /// The source name of `key` (flags have names like `returned`).
+  llvm::StringRef nameOf(Key key) const;
+  /// The keys in `env` assigned by `stmts`.
+  llvm::SmallVector<Key> assignedIn(llvm::ArrayRef<const clang::Stmt *> stmts);
+
+  //===--------------------------------------------------------------------===//
+  // Statements (CodeGenStmt.cpp)
+  //===--------------------------------------------------------------------===//
+
+  mlir::LogicalResult emitStmts(llvm::ArrayRef<const clang::Stmt *> stmts);
+  mlir::LogicalResult emitStmt(const clang::Stmt *stmt);
+  mlir::LogicalResult emitDecl(const clang::VarDecl *var);
+  mlir::LogicalResult emitReturn(const clang::ReturnStmt *stmt);
+  /// `if (cond) { thenStmts } else { elseStmts }`.
+  mlir::LogicalResult emitIf(mlir::Value cond,
+                             llvm::ArrayRef<const clang::Stmt *> thenStmts,
+                             llvm::ArrayRef<const clang::Stmt *> elseStmts,
+                             clang::SourceLocation loc);
+  mlir::LogicalResult emitFor(const clang::ForStmt *stmt);
+  /// `while (cond) { body; inc; }`, or `do { body } while (cond)`.
+  mlir::LogicalResult emitLoop(const clang::Stmt *loop, const clang::Expr *cond,
+                               const clang::Stmt *body, const clang::Expr *inc,
+                               bool isDoWhile);
+  Exits exitsOf(const clang::Stmt *stmt);
+  /// `!(returned || broke || continued)` for the flags `exits` may set.
+  mlir::Value notExited(const Exits &exits, mlir::Location loc);
+
+  //===--------------------------------------------------------------------===//
+  // Expressions (CodeGenExpr.cpp)
+  //===--------------------------------------------------------------------===//
+
+  /// An lvalue: a local variable or an array element.
+  struct LValue {
+    Key var = nullptr;
+    mlir::Value array;
+    llvm::SmallVector<mlir::Value, 1> indices;
+    clang::QualType type;
+  };
+
+  /// The value of `expr` (reading lvalues).
+  mlir::FailureOr<mlir::Value> emitRValue(const clang::Expr *expr);
+  /// `emitRValue`, then names the value `name` if it has no name yet.
+  mlir::FailureOr<mlir::Value> emitNamedRValue(const clang::Expr *expr,
+                                               llvm::StringRef name);
+  mlir::FailureOr<LValue> emitLValue(const clang::Expr *expr);
+  mlir::Value load(const LValue &lvalue, mlir::Location loc);
+  void store(const LValue &lvalue, mlir::Value value, mlir::Location loc);
+  /// `value` as a boolean (i1), following C++'s conversion rules.
+  mlir::FailureOr<mlir::Value> emitCondition(const clang::Expr *expr);
+
+  mlir::FailureOr<mlir::Value> emitCast(mlir::Value value, clang::QualType from,
+                                        clang::QualType to,
+                                        clang::CastKind kind,
+                                        const clang::Expr *expr);
+  mlir::FailureOr<mlir::Value> convert(mlir::Value value, clang::QualType from,
+                                       clang::QualType to,
+                                       clang::SourceLocation loc);
+  mlir::FailureOr<mlir::Value> emitUnary(const clang::UnaryOperator *expr);
+  mlir::FailureOr<mlir::Value> emitBinary(const clang::BinaryOperator *expr);
+  mlir::FailureOr<mlir::Value>
+  emitArithmetic(clang::BinaryOperatorKind op, mlir::Value lhs,
+                 mlir::Value rhs, clang::QualType type, mlir::Location loc,
+                 const clang::Expr *expr);
+  mlir::FailureOr<mlir::Value> emitLogical(const clang::BinaryOperator *expr);
+  mlir::FailureOr<mlir::Value>
+  emitConditional(const clang::ConditionalOperator *expr);
+  mlir::FailureOr<mlir::Value> emitCall(const clang::CallExpr *expr);
+  mlir::FailureOr<mlir::Value> emitBuiltinCall(const clang::CallExpr *expr,
+                                               const clang::FunctionDecl *callee);
+  /// A constant for `expr` if Clang can evaluate it (literals, sizeof,
+  /// constexpr variables); null otherwise.
+  mlir::FailureOr<mlir::Value> tryEmitConstant(const clang::Expr *expr);
+  /// Whether evaluating `expr` can neither fail nor have effects, so that it
+  /// may run even where C++ would not evaluate it.
+  bool isSafeToSpeculate(const clang::Expr *expr);
+
+  mlir::Value constantInt(mlir::Type type, int64_t value, mlir::Location loc);
+  mlir::Value constantBool(bool value, mlir::Location loc);
+  mlir::Value zero(mlir::Type type, mlir::Location loc);
+
+  /// Reports an unsupported construct and fails.
+  mlir::LogicalResult unsupported(const clang::Stmt *stmt,
+                                  const llvm::Twine &what);
+
+  ModuleBuilder &mb;
+  mlir::OpBuilder &b;
+  const clang::FunctionDecl *decl;
+  mlir::Operation *function;
+  FunctionKind kind;
+
+  llvm::DenseMap<Key, mlir::Value> env;
+  /// Flags and the return value, as environment keys.
+  struct Flag {
+    std::string name;
+  };
+  std::deque<Flag> flags;
+  Key returnValue = nullptr, returned = nullptr;
+  /// The flags of the innermost loop being built.
+  Key broke = nullptr, continued = nullptr;
+  mlir::Type returnType;
+};
+
+} // namespace ksc::frontend
+
+#endif // KSC_LIB_FRONTEND_CODEGEN_H

@@ -1,0 +1,446 @@
+//===- EmitArith.cpp - Types, literals, arith and math as C++ ---------===//
+//
+// Part of ksc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Emitter.h"
+
+#include "ksc/Dialect/Ks/IR/KsOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <charconv>
+
+using namespace mlir;
+using namespace ksc;
+using namespace ksc::cpp;
+
+//===----------------------------------------------------------------------===//
+// Types and literals
+//===----------------------------------------------------------------------===//
+
+FailureOr<std::string> Emitter::typeName(Type type, Location loc) {
+  if (type.isF32())
+    return std::string("float");
+  if (type.isF64())
+    return std::string("double");
+  if (type.isSignlessInteger(1))
+    return std::string("bool");
+  if (type.isSignlessInteger(32))
+    return std::string("int");
+  if (auto intType = dyn_cast<IntegerType>(type);
+      intType && intType.isSignless() &&
+      llvm::is_contained({8u, 16u, 64u}, intType.getWidth()))
+    return "int" + std::to_string(intType.getWidth()) + "_t";
+  if (auto array = dyn_cast<ks::ArrayType>(type)) {
+    FailureOr<std::string> element = typeName(array.getElementType(), loc);
+    if (failed(element))
+      return failure();
+    std::string name = "ksc::array<";
+    if (array.getIsConst())
+      name += "const ";
+    name += *element;
+    if (array.getRank() != 1)
+      name += ", " + std::to_string(array.getRank());
+    return name + ">";
+  }
+  return emitError(loc) << "type " << type
+                        << " is not supported by the C++ emitter";
+}
+
+/// The unsigned C++ type of the same width as integer type `type`.
+static std::string unsignedName(Type type) {
+  unsigned width = cast<IntegerType>(type).getWidth();
+  return width == 1 ? "bool" : "uint" + std::to_string(width) + "_t";
+}
+
+/// The shortest decimal text that reads back as `value`, as a C++ literal.
+template <typename T>
+static std::string floatLiteral(T value, StringRef typeName,
+                                StringRef suffix) {
+  if (std::isnan(value))
+    return "std::numeric_limits<" + typeName.str() + ">::quiet_NaN()";
+  if (std::isinf(value))
+    return std::string(value < 0 ? "-" : "") + "std::numeric_limits<" +
+           typeName.str() + ">::infinity()";
+  char buffer[64];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  (void)ec;
+  std::string text(buffer, end);
+  if (text.find_first_of(".e") == std::string::npos)
+    text += ".0";
+  return text + suffix.str();
+}
+
+FailureOr<Expr> Emitter::literal(Attribute value, Location loc) {
+  if (auto intAttr = dyn_cast<IntegerAttr>(value)) {
+    auto type = dyn_cast<IntegerType>(intAttr.getType());
+    if (!type)
+      return emitError(loc) << "cannot emit constant " << value << " as C++";
+    if (type.getWidth() == 1)
+      return Expr(intAttr.getValue().isZero() ? "false" : "true", kPrimary);
+    APInt v = intAttr.getValue();
+    std::string text;
+    if (v.isMinSignedValue() && type.getWidth() > 8)
+      text = "(" + std::to_string(v.getSExtValue() + 1) + " - 1)";
+    else
+      text = std::to_string(v.getSExtValue());
+    if (type.getWidth() != 32)
+      return Expr("int" + std::to_string(type.getWidth()) + "_t(" + text + ")",
+                  kPostfix);
+    return Expr(text, text[0] == '-' ? kUnary : kPrimary);
+  }
+  if (auto floatAttr = dyn_cast<FloatAttr>(value)) {
+    std::string text;
+    if (floatAttr.getType().isF32())
+      text = floatLiteral(static_cast<float>(floatAttr.getValueAsDouble()),
+                          "float", "f");
+    else if (floatAttr.getType().isF64())
+      text = floatLiteral(floatAttr.getValueAsDouble(), "double", "");
+    else
+      return emitError(loc) << "cannot emit constant " << value << " as C++";
+    return Expr(text, text[0] == '-' ? kUnary : kPrimary);
+  }
+  return emitError(loc) << "cannot emit constant " << value << " as C++";
+}
+
+/// `type(expr)`: a functional cast.
+static Expr castTo(StringRef type, const Expr &expr) {
+  Expr result(type.str() + "(" + Emitter::operand(expr, kAssign) + ")",
+              kPostfix);
+  result.merge(expr);
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// arith
+//===----------------------------------------------------------------------===//
+
+static bool isConstantInt(Value value, int64_t expected) {
+  APInt v;
+  if (!matchPattern(value, m_ConstantInt(&v)))
+    return false;
+  return v.getBitWidth() == 1 ? (expected != 0) == !v.isZero()
+                              : v.getSExtValue() == expected;
+}
+
+FailureOr<Expr> Emitter::buildArithExpr(Operation &op) {
+  Location loc = op.getLoc();
+  Type resultType = op.getResult(0).getType();
+  auto typeOf = [&](Type type) -> FailureOr<std::string> {
+    return typeName(type, loc);
+  };
+  // An operation on the unsigned view of its integer operands, converted
+  // back to the signed result type.
+  auto unsignedBinary = [&](StringRef cppOp, int prec, Value lhs,
+                            Value rhs) -> FailureOr<Expr> {
+    std::string utype = unsignedName(lhs.getType());
+    Expr l = castTo(utype, valueExpr(lhs)), r = castTo(utype, valueExpr(rhs));
+    Expr result(l.text + " " + cppOp.str() + " " + r.text, prec);
+    result.merge(l);
+    result.merge(r);
+    if (resultType.isSignlessInteger(1))
+      return result;
+    FailureOr<std::string> type = typeOf(resultType);
+    if (failed(type))
+      return failure();
+    return castTo(*type, result);
+  };
+  auto isBool = [&](Value v) { return v.getType().isSignlessInteger(1); };
+
+  return llvm::TypeSwitch<Operation *, FailureOr<Expr>>(&op)
+      .Case([&](arith::ConstantOp c) { return literal(c.getValue(), loc); })
+      .Case<arith::AddFOp, arith::AddIOp>([&](auto o) -> FailureOr<Expr> {
+        if (isBool(o.getLhs()))
+          return binary("!=", kEq, o.getLhs(), o.getRhs());
+        return binary("+", kAdd, o.getLhs(), o.getRhs());
+      })
+      .Case<arith::SubFOp>(
+          [&](auto o) { return binary("-", kAdd, o.getLhs(), o.getRhs()); })
+      .Case([&](arith::SubIOp o) -> FailureOr<Expr> {
+        if (isBool(o.getLhs()))
+          return binary("!=", kEq, o.getLhs(), o.getRhs());
+        if (isConstantInt(o.getLhs(), 0))
+          return unary("-", o.getRhs());
+        return binary("-", kAdd, o.getLhs(), o.getRhs());
+      })
+      .Case<arith::MulFOp, arith::MulIOp>([&](auto o) -> FailureOr<Expr> {
+        if (isBool(o.getLhs()))
+          return binary("&&", kLogAnd, o.getLhs(), o.getRhs());
+        return binary("*", kMul, o.getLhs(), o.getRhs());
+      })
+      .Case<arith::DivFOp, arith::DivSIOp>(
+          [&](auto o) { return binary("/", kMul, o.getLhs(), o.getRhs()); })
+      .Case([&](arith::RemSIOp o) {
+        return binary("%", kMul, o.getLhs(), o.getRhs());
+      })
+      .Case([&](arith::DivUIOp o) {
+        return unsignedBinary("/", kMul, o.getLhs(), o.getRhs());
+      })
+      .Case([&](arith::RemUIOp o) {
+        return unsignedBinary("%", kMul, o.getLhs(), o.getRhs());
+      })
+      .Case([&](arith::RemFOp o) {
+        return call("std::fmod", {o.getLhs(), o.getRhs()});
+      })
+      .Case([&](arith::NegFOp o) { return unary("-", o.getOperand()); })
+      .Case([&](arith::AndIOp o) {
+        return isBool(o.getLhs())
+                   ? binary("&&", kLogAnd, o.getLhs(), o.getRhs())
+                   : binary("&", kBitAnd, o.getLhs(), o.getRhs());
+      })
+      .Case([&](arith::OrIOp o) {
+        return isBool(o.getLhs())
+                   ? binary("||", kLogOr, o.getLhs(), o.getRhs())
+                   : binary("|", kBitOr, o.getLhs(), o.getRhs());
+      })
+      .Case([&](arith::XOrIOp o) -> FailureOr<Expr> {
+        for (auto [a, b] : {std::pair(o.getLhs(), o.getRhs()),
+                            std::pair(o.getRhs(), o.getLhs())})
+          if (isConstantInt(b, -1) || (isBool(a) && isConstantInt(b, 1)))
+            return unary(isBool(a) ? "!" : "~", a);
+        return isBool(o.getLhs())
+                   ? binary("!=", kEq, o.getLhs(), o.getRhs())
+                   : binary("^", kBitXor, o.getLhs(), o.getRhs());
+      })
+      .Case([&](arith::ShLIOp o) {
+        return binary("<<", kShift, o.getLhs(), o.getRhs());
+      })
+      .Case([&](arith::ShRSIOp o) {
+        return binary(">>", kShift, o.getLhs(), o.getRhs());
+      })
+      .Case([&](arith::ShRUIOp o) {
+        return unsignedBinary(">>", kShift, o.getLhs(), o.getRhs());
+      })
+      .Case([&](arith::CmpIOp o) -> FailureOr<Expr> {
+        using P = arith::CmpIPredicate;
+        switch (o.getPredicate()) {
+        case P::eq:
+          return binary("==", kEq, o.getLhs(), o.getRhs());
+        case P::ne:
+          return binary("!=", kEq, o.getLhs(), o.getRhs());
+        case P::slt:
+          return binary("<", kRel, o.getLhs(), o.getRhs());
+        case P::sle:
+          return binary("<=", kRel, o.getLhs(), o.getRhs());
+        case P::sgt:
+          return binary(">", kRel, o.getLhs(), o.getRhs());
+        case P::sge:
+          return binary(">=", kRel, o.getLhs(), o.getRhs());
+        case P::ult:
+          return unsignedBinary("<", kRel, o.getLhs(), o.getRhs());
+        case P::ule:
+          return unsignedBinary("<=", kRel, o.getLhs(), o.getRhs());
+        case P::ugt:
+          return unsignedBinary(">", kRel, o.getLhs(), o.getRhs());
+        case P::uge:
+          return unsignedBinary(">=", kRel, o.getLhs(), o.getRhs());
+        }
+        llvm_unreachable("unknown cmpi predicate");
+      })
+      .Case([&](arith::CmpFOp o) -> FailureOr<Expr> {
+        using P = arith::CmpFPredicate;
+        Value a = o.getLhs(), b = o.getRhs();
+        // Unordered predicates are the negations of ordered ones.
+        auto negated = [&](StringRef cppOp, int prec) {
+          Expr inner = binary(cppOp, prec, a, b);
+          Expr result("!(" + inner.text + ")", kUnary);
+          result.merge(inner);
+          return result;
+        };
+        switch (o.getPredicate()) {
+        case P::AlwaysFalse:
+          return Expr("false", kPrimary);
+        case P::AlwaysTrue:
+          return Expr("true", kPrimary);
+        case P::OEQ:
+          return binary("==", kEq, a, b);
+        case P::OGT:
+          return binary(">", kRel, a, b);
+        case P::OGE:
+          return binary(">=", kRel, a, b);
+        case P::OLT:
+          return binary("<", kRel, a, b);
+        case P::OLE:
+          return binary("<=", kRel, a, b);
+        case P::UNE:
+          return binary("!=", kEq, a, b);
+        case P::UGT:
+          return negated("<=", kRel);
+        case P::UGE:
+          return negated("<", kRel);
+        case P::ULT:
+          return negated(">=", kRel);
+        case P::ULE:
+          return negated(">", kRel);
+        case P::ONE:
+          return call("ksc::ordered_not_equal", {a, b});
+        case P::UEQ:
+          return call("ksc::unordered_or_equal", {a, b});
+        case P::ORD:
+          return call("ksc::ordered", {a, b});
+        case P::UNO:
+          return call("ksc::unordered", {a, b});
+        }
+        llvm_unreachable("unknown cmpf predicate");
+      })
+      .Case([&](arith::SelectOp o) {
+        return ternary(valueExpr(o.getCondition()),
+                       valueExpr(o.getTrueValue()),
+                       valueExpr(o.getFalseValue()));
+      })
+      .Case<arith::MinSIOp, arith::MaxSIOp>([&](auto o) {
+        return call(isa<arith::MinSIOp>(op) ? "std::min" : "std::max",
+                    {o.getLhs(), o.getRhs()});
+      })
+      .Case<arith::MinUIOp, arith::MaxUIOp>([&](auto o) -> FailureOr<Expr> {
+        std::string utype = unsignedName(resultType);
+        Expr l = castTo(utype, valueExpr(o.getLhs()));
+        Expr r = castTo(utype, valueExpr(o.getRhs()));
+        Expr result(std::string(isa<arith::MinUIOp>(op) ? "std::min("
+                                                        : "std::max(") +
+                        l.text + ", " + r.text + ")",
+                    kPostfix);
+        result.merge(l);
+        result.merge(r);
+        FailureOr<std::string> type = typeOf(resultType);
+        if (failed(type))
+          return failure();
+        return castTo(*type, result);
+      })
+      .Case<arith::MinNumFOp, arith::MaxNumFOp>([&](auto o) {
+        return call(isa<arith::MinNumFOp>(op) ? "std::fmin" : "std::fmax",
+                    {o.getLhs(), o.getRhs()});
+      })
+      .Case<arith::MinimumFOp, arith::MaximumFOp>([&](auto o) {
+        return call(isa<arith::MinimumFOp>(op) ? "ksc::minimum"
+                                               : "ksc::maximum",
+                    {o.getLhs(), o.getRhs()});
+      })
+      .Case([&](arith::ExtSIOp o) -> FailureOr<Expr> {
+        FailureOr<std::string> type = typeOf(resultType);
+        if (failed(type))
+          return failure();
+        Expr in = valueExpr(o.getIn());
+        if (isBool(o.getIn())) {
+          // Sign-extending a bool gives -1 for true.
+          Expr result("-" + castTo(*type, in).text, kUnary);
+          result.merge(in);
+          return result;
+        }
+        return castTo(*type, in);
+      })
+      .Case<arith::ExtUIOp, arith::UIToFPOp>([&](auto o) -> FailureOr<Expr> {
+        FailureOr<std::string> type = typeOf(resultType);
+        if (failed(type))
+          return failure();
+        Expr in = valueExpr(o.getIn());
+        if (!isBool(o.getIn()))
+          in = castTo(unsignedName(o.getIn().getType()), in);
+        return castTo(*type, in);
+      })
+      .Case([&](arith::FPToUIOp o) -> FailureOr<Expr> {
+        FailureOr<std::string> type = typeOf(resultType);
+        if (failed(type))
+          return failure();
+        return castTo(*type,
+                      castTo(unsignedName(resultType), valueExpr(o.getIn())));
+      })
+      .Case([&](arith::TruncIOp o) -> FailureOr<Expr> {
+        if (resultType.isSignlessInteger(1)) {
+          Expr in = valueExpr(o.getIn());
+          Expr result("(" + operand(in, kBitAnd + 1) + " & 1) != 0", kEq);
+          result.merge(in);
+          return result;
+        }
+        FailureOr<std::string> type = typeOf(resultType);
+        if (failed(type))
+          return failure();
+        return castTo(*type, valueExpr(o.getIn()));
+      })
+      .Case<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::FPToSIOp>(
+          [&](auto o) -> FailureOr<Expr> {
+            FailureOr<std::string> type = typeOf(resultType);
+            if (failed(type))
+              return failure();
+            return castTo(*type, valueExpr(o.getIn()));
+          })
+      .Case([&](arith::BitcastOp o) -> FailureOr<Expr> {
+        FailureOr<std::string> type = typeOf(resultType);
+        if (failed(type))
+          return failure();
+        Expr in = valueExpr(o.getIn());
+        Expr result("ksc::bit_cast<" + *type + ">(" + in.text + ")", kPostfix);
+        result.merge(in);
+        return result;
+      })
+      .Default([&](Operation *) -> FailureOr<Expr> {
+        return op.emitError("cannot emit '")
+               << op.getName() << "' as C++ (not supported by the C++ "
+               << "emitter)";
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// math
+//===----------------------------------------------------------------------===//
+
+FailureOr<Expr> Emitter::buildMathExpr(Operation &op) {
+  StringRef name = op.getName().stripDialect();
+  // Operations that are one C++ library call of the same arity.
+  StringRef callee = llvm::StringSwitch<StringRef>(name)
+                         .Case("absf", "std::fabs")
+                         .Case("absi", "std::abs")
+                         .Case("acos", "std::acos")
+                         .Case("acosh", "std::acosh")
+                         .Case("asin", "std::asin")
+                         .Case("asinh", "std::asinh")
+                         .Case("atan", "std::atan")
+                         .Case("atan2", "std::atan2")
+                         .Case("atanh", "std::atanh")
+                         .Case("cbrt", "std::cbrt")
+                         .Case("ceil", "std::ceil")
+                         .Case("copysign", "std::copysign")
+                         .Case("cos", "std::cos")
+                         .Case("cosh", "std::cosh")
+                         .Case("erf", "std::erf")
+                         .Case("erfc", "std::erfc")
+                         .Case("exp", "std::exp")
+                         .Case("exp2", "std::exp2")
+                         .Case("expm1", "std::expm1")
+                         .Case("floor", "std::floor")
+                         .Case("fma", "std::fma")
+                         .Case("fpowi", "std::pow")
+                         .Case("isfinite", "std::isfinite")
+                         .Case("isinf", "std::isinf")
+                         .Case("isnan", "std::isnan")
+                         .Case("log", "std::log")
+                         .Case("log10", "std::log10")
+                         .Case("log1p", "std::log1p")
+                         .Case("log2", "std::log2")
+                         .Case("powf", "std::pow")
+                         .Case("round", "std::round")
+                         .Case("roundeven", "std::nearbyint")
+                         .Case("sin", "std::sin")
+                         .Case("sinh", "std::sinh")
+                         .Case("sqrt", "std::sqrt")
+                         .Case("tan", "std::tan")
+                         .Case("tanh", "std::tanh")
+                         .Case("trunc", "std::trunc")
+                         .Default("");
+  if (!callee.empty())
+    return call(callee, op.getOperands());
+  if (name == "rsqrt") {
+    Expr root = call("std::sqrt", op.getOperands());
+    std::string one = op.getResult(0).getType().isF32() ? "1.0f" : "1.0";
+    Expr result(one + " / " + root.text, kMul);
+    result.merge(root);
+    return result;
+  }
+  return op.emitError("cannot emit '")
+         << op.getName() << "' as C++ (not supported by the C++ emitter)";
+}

@@ -1,0 +1,238 @@
+//===- EmitFunc.cpp - Modules, functions and launchers as C++ ---------===//
+//
+// Part of ksc. A module lowered by `convert-ks-to-cpu` becomes:
+//
+//   #include "ksc_runtime.h"
+//   static float sq(float v) { ... }                       // ks.func
+//   static void saxpy(int tid, float a, ...) { ... }       // one thread
+//   void launch_saxpy(int64_t dim, float a, ...) { ... }   // typed launch
+//   extern "C" int ksc_launch_saxpy(int64_t dim, void *const *args,
+//                                   char *error, size_t error_size);
+//
+//===----------------------------------------------------------------------===//
+
+#include "Emitter.h"
+
+#include "ksc/Config.h"
+#include "ksc/Dialect/Ks/IR/KsOps.h"
+#include "ksc/Dialect/Ks/IR/SourceNames.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace ksc;
+using namespace ksc::cpp;
+
+static constexpr llvm::StringLiteral kLaunchOfAttr = "ks.launch_of";
+
+static bool isIdentifier(StringRef name) {
+  if (name.empty() || !(isalpha(name[0]) || name[0] == '_'))
+    return false;
+  return llvm::all_of(name, [](char c) { return isalnum(c) || c == '_'; });
+}
+
+/// The name of argument `index` of `func`, from its `ks.name` attribute.
+static StringRef argName(func::FuncOp func, unsigned index) {
+  if (auto name = func.getArgAttrOfType<StringAttr>(index, kNameAttr))
+    return name.getValue();
+  return "";
+}
+
+FailureOr<Expr> Emitter::buildCallExpr(func::CallOp op) {
+  Expr result = call(op.getCallee(), op.getOperands());
+  result.readsMemory = true;
+  return result;
+}
+
+LogicalResult Emitter::emitReturn(func::ReturnOp op) {
+  if (op.getNumOperands() > 1)
+    return op.emitError("cannot emit a function with several results as C++");
+  if (op.getNumOperands() == 1)
+    os << "return " << valueExpr(op.getOperand(0)).text << ";\n";
+  return success();
+}
+
+/// `static float sq(float v)`; `names` are the parameter names.
+static FailureOr<std::string> signature(Emitter &emitter, func::FuncOp func,
+                                        ArrayRef<std::string> names) {
+  FunctionType type = func.getFunctionType();
+  std::string result;
+  // `inline`: no unused-function warning for device functions a file
+  // declares but does not call.
+  if (func.isPrivate())
+    result += "static inline ";
+  if (type.getNumResults() > 1)
+    return func.emitError(
+        "cannot emit a function with several results as C++");
+  if (type.getNumResults() == 0) {
+    result += "void";
+  } else {
+    FailureOr<std::string> ret =
+        emitter.typeName(type.getResult(0), func.getLoc());
+    if (failed(ret))
+      return failure();
+    result += *ret;
+  }
+  result += " " + func.getSymName().str() + "(";
+  llvm::ListSeparator sep;
+  for (auto [input, name] : llvm::zip(type.getInputs(), names)) {
+    FailureOr<std::string> param = emitter.typeName(input, func.getLoc());
+    if (failed(param))
+      return failure();
+    result += std::string(StringRef(sep)) + *param;
+    if (!name.empty())
+      result += " " + name;
+  }
+  return result + ")";
+}
+
+LogicalResult Emitter::emitFunction(func::FuncOp func) {
+  if (!func.getBody().hasOneBlock())
+    return func.emitError(
+        "cannot emit a function with other than one block as C++");
+  vars.clear();
+  varOf.clear();
+  exprOf.clear();
+  preferredSlot.clear();
+  openNames.clear();
+  scopes.clear();
+  analyzeFunction(func);
+
+  pushScope();
+  Block &entry = func.getBody().front();
+  SmallVector<std::string> names;
+  for (BlockArgument arg : entry.getArguments()) {
+    StringRef name = argName(func, arg.getArgNumber());
+    unsigned var =
+        newVar(name.empty() ? "arg" + std::to_string(arg.getArgNumber())
+                            : name.str(),
+               arg.getType());
+    bindVar(arg, var);
+    names.push_back(vars[var].name);
+  }
+  FailureOr<std::string> sig = signature(*this, func, names);
+  if (failed(sig))
+    return failure();
+  if (auto kernel = func->getAttrOfType<StringAttr>(kLaunchOfAttr))
+    os << "// Runs every thread of a launch of kernel " << kernel.getValue()
+       << ", one after another.\n";
+  os << *sig << " {\n";
+  os.indent();
+  LogicalResult result = emitBlock(entry);
+  if (succeeded(result))
+    result = emitReturn(cast<func::ReturnOp>(entry.getTerminator()));
+  os.unindent();
+  os << "}\n\n";
+  popScope();
+  return result;
+}
+
+LogicalResult Emitter::emitLauncherEntry(func::FuncOp launcher) {
+  StringRef kernel =
+      launcher->getAttrOfType<StringAttr>(kLaunchOfAttr).getValue();
+  FunctionType type = launcher.getFunctionType();
+  if (type.getNumInputs() == 0 || !type.getInput(0).isSignlessInteger(64))
+    return launcher.emitError("a launcher takes the launch dimension (i64) "
+                              "as its first argument");
+  os << "// C entry point: args[i] points to argument i (a scalar, or a\n"
+     << "// ksc_array_desc for an array). Returns 0, or 1 with a message in\n"
+     << "// error.\n";
+  os << "extern \"C\" int ksc_launch_" << kernel
+     << "(int64_t dim, void *const *args, char *error, size_t error_size) "
+        "{\n";
+  os.indent();
+  os << "return ksc::run_launch(" << cppStringLiteral(kernel)
+     << ", dim, error, error_size, [&] {\n";
+  os.indent();
+  os << launcher.getSymName() << "(dim";
+  for (auto [index, input] : llvm::enumerate(type.getInputs().drop_front())) {
+    FailureOr<std::string> name = typeName(input, launcher.getLoc());
+    if (failed(name))
+      return failure();
+    os << ",\n    ksc::arg<" << *name << ">(args[" << index << "])";
+  }
+  os << ");\n";
+  os.unindent();
+  os << "});\n";
+  os.unindent();
+  os << "}\n\n";
+  return success();
+}
+
+LogicalResult Emitter::emitModule(ModuleOp m) {
+  module = m;
+  SmallVector<func::FuncOp> functions;
+  llvm::DenseMap<Operation *, unsigned> position;
+  for (Operation &op : m.getBody()->getOperations()) {
+    auto func = dyn_cast<func::FuncOp>(op);
+    if (!func) {
+      if (isa<ks::KernelOp, ks::FuncOp>(op))
+        return op.emitError("cannot emit '")
+               << op.getName() << "' as C++; lower it with convert-ks-to-cpu";
+      return op.emitError("cannot emit '") << op.getName() << "' as C++";
+    }
+    if (func.isExternal())
+      return func.emitError("cannot emit a function declaration as C++");
+    if (!isIdentifier(func.getSymName()))
+      return func.emitError("function name '")
+             << func.getSymName() << "' is not a C++ identifier";
+    position[func] = functions.size();
+    functions.push_back(func);
+    reservedNames.insert(func.getSymName());
+  }
+
+  os << "// Generated by ksc " << KSC_VERSION;
+  if (!options.sourceName.empty())
+    os << " from " << options.sourceName;
+  os << ". Do not edit.\n";
+  if (options.standalone) {
+    os << "// The ksc runtime header is included below (--standalone).\n\n";
+    os << getCpuRuntimeHeader() << "\n";
+  } else {
+    os << "#include \"ksc_runtime.h\"\n\n";
+  }
+
+  // C++ needs a declaration before a call; the frontend orders functions
+  // that way already, IR from elsewhere may not.
+  llvm::SetVector<Operation *> forward;
+  for (func::FuncOp func : functions)
+    func.walk([&](func::CallOp call) {
+      auto callee = m.lookupSymbol<func::FuncOp>(call.getCallee());
+      if (!callee)
+        return;
+      if (position.lookup(callee) >= position.lookup(func))
+        forward.insert(callee);
+    });
+  for (Operation *op : forward) {
+    auto func = cast<func::FuncOp>(op);
+    SmallVector<std::string> names;
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      names.push_back(argName(func, i).str());
+    FailureOr<std::string> sig = signature(*this, func, names);
+    if (failed(sig))
+      return failure();
+    os << *sig << ";\n";
+  }
+  if (!forward.empty())
+    os << "\n";
+
+  for (func::FuncOp func : functions) {
+    if (failed(emitFunction(func)))
+      return failure();
+    if (func->hasAttr(kLaunchOfAttr) && failed(emitLauncherEntry(func)))
+      return failure();
+  }
+  return failure(hadError);
+}
+
+LogicalResult ksc::translateToCpp(ModuleOp module, raw_ostream &os,
+                                  const CppEmitterOptions &options) {
+  Emitter emitter(options);
+  if (failed(emitter.emitModule(module)))
+    return failure();
+  // No blank line at the end of the file.
+  StringRef text = emitter.output;
+  os << text.rtrim('\n') << "\n";
+  return success();
+}

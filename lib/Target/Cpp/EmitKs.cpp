@@ -1,0 +1,93 @@
+//===- EmitKs.cpp - ks array operations as C++ ------------------------===//
+//
+// Part of ksc. `ks.load`/`ks.store` become subscripts of `ksc::array`
+// (`x[i]` in 1-D, `x(i, j)` otherwise), `ks.dim` a call of `shape`,
+// `ks.check_bounds` a call of the runtime's `ksc::check_bounds`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Emitter.h"
+
+#include "ksc/Dialect/Ks/IR/KsOps.h"
+
+using namespace mlir;
+using namespace ksc;
+using namespace ksc::cpp;
+
+/// `text` as a C++ string literal.
+static std::string stringLiteral(StringRef text) {
+  std::string result = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      result += '\\';
+      result += c;
+    } else if (c < 0x20 || c >= 0x7f) {
+      char buffer[8];
+      snprintf(buffer, sizeof(buffer), "\\%03o", c);
+      result += buffer;
+    } else {
+      result += c;
+    }
+  }
+  return result + "\"";
+}
+
+/// `array[i]` or `array(i, j, ...)`.
+static Expr subscript(Emitter &emitter, Value array, ValueRange indices) {
+  Expr base = emitter.valueExpr(array);
+  Expr result;
+  result.merge(base);
+  std::string text = Emitter::operand(base, kPostfix);
+  text += indices.size() == 1 ? "[" : "(";
+  llvm::ListSeparator sep;
+  for (Value index : indices) {
+    Expr e = emitter.valueExpr(index);
+    text += std::string(StringRef(sep)) + Emitter::operand(e, kAssign);
+    result.merge(e);
+  }
+  text += indices.size() == 1 ? "]" : ")";
+  result.text = std::move(text);
+  result.prec = kPostfix;
+  return result;
+}
+
+FailureOr<Expr> Emitter::buildKsExpr(Operation &op) {
+  if (auto load = dyn_cast<ks::LoadOp>(op)) {
+    Expr result = subscript(*this, load.getArray(), load.getIndices());
+    result.readsMemory = true;
+    return result;
+  }
+  if (auto dim = dyn_cast<ks::DimOp>(op)) {
+    Expr base = valueExpr(dim.getArray());
+    Expr result(operand(base, kPostfix) + ".shape(" +
+                    std::to_string(dim.getDim()) + ")",
+                kPostfix);
+    result.merge(base);
+    return result;
+  }
+  return op.emitError("cannot emit '")
+         << op.getName() << "' as C++ (not supported by the C++ emitter)";
+}
+
+LogicalResult Emitter::emitKsStatement(Operation &op) {
+  if (auto store = dyn_cast<ks::StoreOp>(op)) {
+    Expr target = subscript(*this, store.getArray(), store.getIndices());
+    os << target.text << " = " << valueExpr(store.getValue()).text << ";\n";
+    return success();
+  }
+  auto check = cast<ks::CheckBoundsOp>(op);
+  SmallVector<Value> args = {check.getArray()};
+  llvm::append_range(args, check.getIndices());
+  Expr array = valueExpr(check.getArray());
+  os << "ksc::check_bounds(" << array.text << ", "
+     << stringLiteral(check.getName()) << ", "
+     << stringLiteral(check.getWhere());
+  for (Value index : check.getIndices())
+    os << ", " << operand(valueExpr(index), kAssign);
+  os << ");\n";
+  return success();
+}
+
+std::string ksc::cpp::cppStringLiteral(StringRef text) {
+  return stringLiteral(text);
+}

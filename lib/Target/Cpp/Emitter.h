@@ -1,0 +1,241 @@
+//===- Emitter.h - State of the C++ emitter -----------------*- C++ -*-===//
+//
+// Part of ksc. Internal to lib/Target/Cpp.
+//
+// The emitter turns SSA back into C++ variables and expressions:
+//
+//  * Expressions. A single-use value without a source name whose use comes
+//    next in the same block with nothing in between that could change what
+//    it reads is printed inline at its use (`a * x[i] + y[i]`). Everything
+//    else is materialized into a variable.
+//  * Variables. Materialized values, function arguments and the results of
+//    `scf` operations live in C++ variables named after the source. A value
+//    reuses the variable of an earlier value with the same source name when
+//    that earlier value is dead, so `s = s + x[i];` stays an assignment. The
+//    results of `scf.if`/`scf.for`/`scf.while` share one variable with their
+//    region arguments ("slots"); yields become assignments to the slots.
+//  * Liveness is computed on the structured IR: a use in the other branch of
+//    an `scf.if` does not keep a value alive, a use anywhere in a loop keeps
+//    a value defined outside the loop alive for the whole loop.
+//
+// The op families are printed in EmitArith.cpp (arith, math), EmitScf.cpp
+// (scf), EmitFunc.cpp (func, launchers and C entry points) and EmitKs.cpp
+// (ks arrays).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KSC_LIB_TARGET_CPP_EMITTER_H
+#define KSC_LIB_TARGET_CPP_EMITTER_H
+
+#include "ksc/Target/Cpp/CppEmitter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/IndentedOstream.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace ksc::cpp {
+
+/// C++ operator precedence, higher binds tighter.
+enum Prec : int {
+  kComma = 1,
+  kAssign = 2,
+  kCond = 3,
+  kLogOr = 4,
+  kLogAnd = 5,
+  kBitOr = 6,
+  kBitXor = 7,
+  kBitAnd = 8,
+  kEq = 9,
+  kRel = 10,
+  kShift = 11,
+  kAdd = 12,
+  kMul = 13,
+  kUnary = 15,
+  kPostfix = 16,
+  kPrimary = 17,
+};
+
+/// A C++ expression and what evaluating it depends on.
+struct Expr {
+  std::string text;
+  int prec = kPrimary;
+  /// Variables the text reads.
+  llvm::SmallVector<unsigned, 2> reads;
+  /// Whether it reads array memory or calls a function.
+  bool readsMemory = false;
+
+  Expr() = default;
+  Expr(std::string text, int prec) : text(std::move(text)), prec(prec) {}
+  void merge(const Expr &other);
+};
+
+/// A C++ variable of the function being printed.
+struct Var {
+  std::string name;
+  /// The source name it was created for (the base of `name`).
+  std::string baseName;
+  mlir::Type type;
+  /// The SSA value it holds at the current point of printing; null when its
+  /// value is dead and the variable can be reused.
+  mlir::Value current;
+};
+
+/// `text` as a C++ string literal.
+std::string cppStringLiteral(llvm::StringRef text);
+
+class Emitter {
+public:
+  explicit Emitter(const CppEmitterOptions &options) : options(options) {}
+
+  mlir::LogicalResult emitModule(mlir::ModuleOp module);
+
+  //===--------------------------------------------------------------------===//
+  // Types and literals (EmitArith.cpp)
+  //===--------------------------------------------------------------------===//
+
+  /// The C++ spelling of `type`, or failure (with an error at `loc`).
+  mlir::FailureOr<std::string> typeName(mlir::Type type, mlir::Location loc);
+  /// A literal for a constant attribute of type `type`.
+  mlir::FailureOr<Expr> literal(mlir::Attribute value, mlir::Location loc);
+
+  //===--------------------------------------------------------------------===//
+  // Expressions
+  //===--------------------------------------------------------------------===//
+
+  /// The expression that reads `value` at this point.
+  Expr valueExpr(mlir::Value value);
+  /// `expr` as an operand of an operator of precedence `prec`.
+  static std::string operand(const Expr &expr, int prec);
+  Expr binary(llvm::StringRef op, int prec, mlir::Value lhs, mlir::Value rhs);
+  Expr binary(llvm::StringRef op, int prec, const Expr &lhs, const Expr &rhs);
+  /// The negation of boolean `cond`, inverting a comparison where exact.
+  Expr negate(mlir::Value cond);
+  Expr negate(const Expr &cond);
+  Expr unary(llvm::StringRef op, mlir::Value value);
+  Expr call(llvm::StringRef callee, mlir::ValueRange args);
+  Expr ternary(const Expr &cond, const Expr &lhs, const Expr &rhs);
+
+  /// Builds the expression computed by an expression operation (one result,
+  /// printed as a C++ expression). Defined per op family.
+  mlir::FailureOr<Expr> buildExpr(mlir::Operation &op);
+  mlir::FailureOr<Expr> buildArithExpr(mlir::Operation &op);
+  mlir::FailureOr<Expr> buildMathExpr(mlir::Operation &op);
+  mlir::FailureOr<Expr> buildKsExpr(mlir::Operation &op);
+  mlir::FailureOr<Expr> buildCallExpr(mlir::func::CallOp op);
+  mlir::FailureOr<Expr> buildIfExpr(mlir::scf::IfOp op);
+  /// Whether `op` is printed as an expression.
+  bool isExpressionOp(mlir::Operation &op);
+  /// Whether `op` may write memory (or has unknown effects).
+  bool hasWriteEffects(mlir::Operation &op);
+
+  //===--------------------------------------------------------------------===//
+  // Functions and statements
+  //===--------------------------------------------------------------------===//
+
+  mlir::LogicalResult emitFunction(mlir::func::FuncOp func);
+  mlir::LogicalResult emitLauncherEntry(mlir::func::FuncOp launcher);
+  /// Prints the operations of `block` except its terminator.
+  mlir::LogicalResult emitBlock(mlir::Block &block);
+  mlir::LogicalResult emitOperation(mlir::Operation &op);
+  mlir::LogicalResult emitScfOp(mlir::Operation &op);
+  mlir::LogicalResult emitKsStatement(mlir::Operation &op);
+  mlir::LogicalResult emitReturn(mlir::func::ReturnOp op);
+  mlir::LogicalResult emitIf(mlir::scf::IfOp op);
+  mlir::LogicalResult emitFor(mlir::scf::ForOp op);
+  mlir::LogicalResult emitWhile(mlir::scf::WhileOp op);
+
+  /// Gives the result of an expression operation a value: inline, or a
+  /// variable declaration or assignment.
+  mlir::LogicalResult bindResult(mlir::Operation &op, Expr expr);
+
+  /// Assigns `values` to the slot variables `slots` as one parallel copy.
+  mlir::LogicalResult assignSlots(llvm::ArrayRef<unsigned> slots,
+                                  mlir::ValueRange values);
+  /// Slot variables for the results of `op`; `inits` are the initial values
+  /// (empty for `scf.if`), `names` the source names, `candidates[i]` the
+  /// values whose variable slot `i` may take over when they die at `op`.
+  /// Declares the variables that are not taken over.
+  mlir::FailureOr<llvm::SmallVector<unsigned>>
+  makeSlots(mlir::Operation *op, mlir::TypeRange types,
+            llvm::ArrayRef<std::string> names, mlir::ValueRange inits,
+            llvm::ArrayRef<llvm::SmallVector<mlir::Value>> candidates);
+  /// Prepares the yield of `block` to compute its values in place.
+  void preferSlots(mlir::Block &block, llvm::ArrayRef<unsigned> slots);
+  /// Prints a nested block (its operations, then `terminator`) in its own
+  /// C++ scope; the caller prints the braces.
+  mlir::LogicalResult
+  emitScope(mlir::Block &block,
+            llvm::function_ref<mlir::LogicalResult()> terminator);
+  /// The value each variable holds, to print alternative branches.
+  llvm::SmallVector<mlir::Value> saveVarState() const;
+  void restoreVarState(llvm::ArrayRef<mlir::Value> state);
+
+  //===--------------------------------------------------------------------===//
+  // Variables
+  //===--------------------------------------------------------------------===//
+
+  unsigned newVar(llvm::StringRef baseName, mlir::Type type);
+  void pushScope() { scopes.emplace_back(); }
+  void popScope();
+  void bindVar(mlir::Value value, unsigned var);
+  std::string uniqueName(llvm::StringRef base);
+  /// A variable named `name` visible here whose value is dead at `at`.
+  std::optional<unsigned> findReusableVar(llvm::StringRef name,
+                                          mlir::Type type,
+                                          mlir::Operation *at);
+  std::string declare(unsigned var);
+
+  //===--------------------------------------------------------------------===//
+  // Analysis of the function being printed (Emitter.cpp)
+  //===--------------------------------------------------------------------===//
+
+  void analyzeFunction(mlir::func::FuncOp func);
+  bool isInlined(mlir::Operation *op) const { return inlined.contains(op); }
+  /// Whether `value` is read after `point` executes (not counting reads
+  /// inside `point` itself).
+  bool isLiveAfter(mlir::Value value, mlir::Operation *point);
+  /// Whether `value` is read inside the regions of `op`.
+  bool isUsedInside(mlir::Value value, mlir::Operation *op);
+  bool isPureFunction(llvm::StringRef name);
+
+  /// Runs `fn`, returning what it printed in `text` instead of printing it.
+  mlir::LogicalResult capture(std::string &text,
+                              llvm::function_ref<mlir::LogicalResult()> fn);
+
+  /// Everything is printed into `output` and copied to the caller's stream
+  /// only when the whole module was printed.
+  std::string output;
+  llvm::raw_string_ostream outputStream{output};
+  mlir::raw_indented_ostream os{outputStream};
+  const CppEmitterOptions &options;
+  mlir::ModuleOp module;
+  /// Set when an internal inconsistency was reported.
+  bool hadError = false;
+
+  // Per function.
+  llvm::SmallVector<Var> vars;
+  llvm::DenseMap<mlir::Value, unsigned> varOf;
+  llvm::DenseMap<mlir::Value, Expr> exprOf;
+  /// Variables declared in each open C++ scope, innermost last.
+  llvm::SmallVector<llvm::SmallVector<unsigned>> scopes;
+  /// How many open scopes declare each name.
+  llvm::StringMap<unsigned> openNames;
+  llvm::DenseSet<mlir::Operation *> inlined;
+  /// Where the text that reads each value is printed.
+  llvm::DenseMap<mlir::Value, llvm::SmallVector<mlir::Operation *>> sites;
+  /// Values a yield would assign to a slot, computed into the slot directly.
+  llvm::DenseMap<mlir::Value, unsigned> preferredSlot;
+
+  // Per module.
+  llvm::DenseMap<llvm::StringRef, bool> pureFunctions;
+  /// Names local variables must not take: the module's functions.
+  llvm::StringSet<> reservedNames;
+};
+
+} // namespace ksc::cpp
+
+#endif // KSC_LIB_TARGET_CPP_EMITTER_H

@@ -1,0 +1,178 @@
+//===- ksc.cpp - The ksc compiler driver ------------------------------===//
+//
+// Part of ksc.
+//
+//   ksc FILE.kdsl [--target=cpu] [--emit=cpp|mlir] [-o OUT]
+//
+// Compiles a kernel file (or ks IR in a .mlir file) to C++ for the CPU, or
+// prints its ks IR. Errors go to standard error with their source location;
+// the exit status is then 1 and no output file is written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ksc/Config.h"
+#include "ksc/Driver/Driver.h"
+#include "ksc/InitAll.h"
+#include "ksc/Support/Paths.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace ksc;
+
+namespace {
+enum class Target { Cpu };
+enum class Emit { Cpp, Mlir };
+
+cl::OptionCategory kscCategory("ksc options");
+
+cl::opt<std::string> inputFile(cl::Positional,
+                               cl::desc("<input .kdsl or .mlir file>"),
+                               cl::cat(kscCategory));
+cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' for stdout)"),
+                                cl::value_desc("file"), cl::init("-"),
+                                cl::cat(kscCategory));
+cl::opt<Target> target("target", cl::desc("Code generation target"),
+                       cl::values(clEnumValN(Target::Cpu, "cpu",
+                                             "C++ for the CPU (default)")),
+                       cl::init(Target::Cpu), cl::cat(kscCategory));
+cl::opt<Emit> emit("emit", cl::desc("What to write"),
+                   cl::values(clEnumValN(Emit::Cpp, "cpp",
+                                         "C++ source (default)"),
+                              clEnumValN(Emit::Mlir, "mlir",
+                                         "the ks dialect IR")),
+                   cl::init(Emit::Cpp), cl::cat(kscCategory));
+cl::opt<bool> standalone(
+    "standalone",
+    cl::desc("Copy the runtime header into the C++ output so that it "
+             "compiles on its own"),
+    cl::cat(kscCategory));
+cl::opt<bool> boundsCheck(
+    "bounds-check",
+    cl::desc("Check every array index; an out-of-bounds access stops the "
+             "launch with an error"),
+    cl::cat(kscCategory));
+cl::list<std::string> includeDirs("I", cl::Prefix,
+                                  cl::desc("Add a directory to search for "
+                                           "#include \"...\""),
+                                  cl::value_desc("dir"), cl::cat(kscCategory));
+cl::list<std::string> defines("D", cl::Prefix,
+                              cl::desc("Define a macro (NAME or NAME=VALUE)"),
+                              cl::value_desc("macro"), cl::cat(kscCategory));
+cl::opt<bool> verifyDiagnostics(
+    "verify-diagnostics",
+    cl::desc("Check diagnostics against expected-* comments in the input "
+             "instead of printing them (for tests)"),
+    cl::cat(kscCategory));
+cl::opt<bool> printRuntimeDir(
+    "print-runtime-dir",
+    cl::desc("Print the directory holding ksc_runtime.h and exit"),
+    cl::cat(kscCategory));
+cl::opt<bool> printIncludeDir(
+    "print-include-dir",
+    cl::desc("Print the directory holding ksc/dsl.h and exit"),
+    cl::cat(kscCategory));
+} // namespace
+
+static void printVersion(raw_ostream &os) {
+  os << "ksc " << KSC_VERSION << " (LLVM " << KSC_LLVM_VERSION << ")\n";
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(kscCategory);
+  cl::SetVersionPrinter(printVersion);
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "ksc: ahead-of-time compiler for GPU-style kernels written in C++\n\n"
+      "  ksc saxpy.kdsl --target=cpu --emit=cpp -o saxpy.cpp\n");
+
+  if (printRuntimeDir) {
+    outs() << getRuntimeDir() << "\n";
+    return 0;
+  }
+  if (printIncludeDir) {
+    outs() << getPreludeIncludeDir() << "\n";
+    return 0;
+  }
+  if (inputFile.empty()) {
+    errs() << "ksc: error: no input file (see ksc --help)\n";
+    return 1;
+  }
+
+  mlir::DialectRegistry registry;
+  registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  SourceMgr sourceMgr;
+  FrontendOptions frontendOptions;
+  frontendOptions.includeDirs = includeDirs;
+  frontendOptions.defines = defines;
+
+  if (verifyDiagnostics) {
+    if (!isMlirFile(inputFile)) {
+      frontendOptions.verifyDiagnostics = true;
+      return importKdsl(context, inputFile, frontendOptions).success ? 0 : 1;
+    }
+    mlir::SourceMgrDiagnosticVerifierHandler handler(sourceMgr, &context);
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        loadModule(context, sourceMgr, inputFile, frontendOptions);
+    if (module && emit == Emit::Cpp) {
+      std::string ignored;
+      CppEmitterOptions emitterOptions;
+      (void)emitCpuCpp(*module, ignored, {boundsCheck}, emitterOptions);
+    }
+    return mlir::succeeded(handler.verify()) ? 0 : 1;
+  }
+
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      loadModule(context, sourceMgr, inputFile, frontendOptions);
+  if (!module)
+    return 1;
+  mlir::PassManager cleanup(&context);
+  addKsCleanupPasses(cleanup);
+  if (mlir::failed(cleanup.run(*module)))
+    return 1;
+
+  std::string output;
+  if (emit == Emit::Mlir) {
+    raw_string_ostream os(output);
+    mlir::OpPrintingFlags flags;
+    flags.printNameLocAsPrefix();
+    module->print(os, flags);
+  } else {
+    CppEmitterOptions emitterOptions;
+    emitterOptions.standalone = standalone;
+    emitterOptions.sourceName =
+        inputFile == "-" ? std::string("<stdin>") : inputFile.getValue();
+    if (mlir::failed(
+            emitCpuCpp(*module, output, {boundsCheck}, emitterOptions)))
+      return 1;
+  }
+
+  // Written at once through a temporary file, so a failing compile never
+  // leaves a partial output behind.
+  if (Error error = writeToOutput(outputFile, [&](raw_ostream &os) {
+        os << output;
+        return Error::success();
+      })) {
+    errs() << "ksc: error: cannot write '" << outputFile
+           << "': " << toString(std::move(error)) << "\n";
+    return 1;
+  }
+  return 0;
+}
