@@ -32,7 +32,8 @@ constexpr llvm::StringLiteral kPrelude = "ksc/dsl.h";
 /// else: there is no C++ standard library on a GPU.
 class IncludeChecker : public PPCallbacks {
 public:
-  IncludeChecker(CompilerInstance &ci) : ci(ci) {}
+  IncludeChecker(CompilerInstance &ci, unsigned &errors)
+      : ci(ci), errors(errors) {}
 
   void InclusionDirective(SourceLocation hashLoc, const Token &,
                           StringRef fileName, bool isAngled,
@@ -53,36 +54,44 @@ public:
           "'%0' cannot be included: kernel code has no system or standard "
           "library headers (only \"ksc/dsl.h\" and your own files)");
       diags.Report(loc, id) << fileName;
+      ++errors;
       return;
     }
     if (!file) {
       unsigned id = diags.getCustomDiagID(DiagnosticsEngine::Error,
                                           "'%0' file not found");
       diags.Report(loc, id) << fileName;
+      ++errors;
     }
   }
 
 private:
   CompilerInstance &ci;
+  unsigned &errors;
 };
 
 class KdslConsumer : public ASTConsumer {
 public:
   KdslConsumer(mlir::MLIRContext &context,
-               mlir::OwningOpRef<mlir::ModuleOp> &result)
-      : context(context), result(result) {}
+               mlir::OwningOpRef<mlir::ModuleOp> &result,
+               const unsigned &includeErrors)
+      : context(context), result(result), includeErrors(includeErrors) {}
 
   void HandleTranslationUnit(ASTContext &ast) override {
-    // Clang already explained what is wrong with the file.
-    if (ast.getDiagnostics().hasErrorOccurred())
+    // After Clang's own errors the AST may be incomplete; after rejected
+    // includes only, it is whole and the rest of the file is checked too.
+    if (ast.getDiagnostics().getClient()->getNumErrors() > includeErrors)
       return;
     ksc::frontend::ModuleBuilder builder(ast, context);
     result = builder.build();
+    if (includeErrors)
+      result = nullptr;
   }
 
 private:
   mlir::MLIRContext &context;
   mlir::OwningOpRef<mlir::ModuleOp> &result;
+  const unsigned &includeErrors;
 };
 
 class KdslAction : public ASTFrontendAction {
@@ -95,13 +104,14 @@ public:
                                                  StringRef) override {
     Preprocessor &pp = ci.getPreprocessor();
     pp.SetSuppressIncludeNotFoundError(true);
-    pp.addPPCallbacks(std::make_unique<IncludeChecker>(ci));
-    return std::make_unique<KdslConsumer>(context, result);
+    pp.addPPCallbacks(std::make_unique<IncludeChecker>(ci, includeErrors));
+    return std::make_unique<KdslConsumer>(context, result, includeErrors);
   }
 
 private:
   mlir::MLIRContext &context;
   mlir::OwningOpRef<mlir::ModuleOp> &result;
+  unsigned includeErrors = 0;
 };
 
 } // namespace

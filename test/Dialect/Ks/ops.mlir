@@ -1,0 +1,59 @@
+// RUN: ksc-opt %s | FileCheck %s
+// RUN: ksc-opt %s | ksc-opt | FileCheck %s
+// RUN: ksc-opt %s --mlir-print-op-generic | ksc-opt | FileCheck %s
+
+// Every op of the ks dialect round-trips; argument names survive as the
+// names of the entry block arguments.
+
+// CHECK-LABEL: ks.func @sq(
+// CHECK-SAME:      %[[V:.*]]: f32) -> f32 {
+// CHECK-NEXT:    %[[P:.*]] = arith.mulf %[[V]], %[[V]] : f32
+// CHECK-NEXT:    ks.return %[[P]] : f32
+ks.func @sq(%v: f32) -> f32 {
+  %0 = arith.mulf %v, %v : f32
+  ks.return %0 : f32
+}
+
+// CHECK-LABEL: ks.kernel @saxpy(
+// CHECK-SAME:      %a: f32, %x: !ks.array<const f32>, %y: !ks.array<f32>) {
+// CHECK-NEXT:    %[[I:.*]] = ks.tid : i32
+// CHECK-NEXT:    %[[XI:.*]] = ks.load %x[%[[I]]] : !ks.array<const f32>, i32
+// CHECK-NEXT:    %[[YI:.*]] = ks.load %y[%[[I]]] : !ks.array<f32>, i32
+// CHECK-NEXT:    %[[AX:.*]] = arith.mulf %a, %[[XI]] : f32
+// CHECK-NEXT:    %[[SQ:.*]] = ks.call @sq(%[[AX]]) : (f32) -> f32
+// CHECK-NEXT:    %[[R:.*]] = arith.addf %[[SQ]], %[[YI]] : f32
+// CHECK-NEXT:    ks.store %[[R]], %y[%[[I]]] : !ks.array<f32>, i32
+// CHECK-NEXT:    ks.return
+ks.kernel @saxpy(%a: f32, %x: !ks.array<const f32>, %y: !ks.array<f32>) {
+  %i = ks.tid : i32
+  %xi = ks.load %x[%i] : !ks.array<const f32>, i32
+  %yi = ks.load %y[%i] : !ks.array<f32>, i32
+  %0 = arith.mulf %a, %xi : f32
+  %1 = ks.call @sq(%0) : (f32) -> f32
+  %2 = arith.addf %1, %yi : f32
+  ks.store %2, %y[%i] : !ks.array<f32>, i32
+  ks.return
+}
+
+// CHECK-LABEL: ks.kernel @shapes(
+// CHECK-SAME:      %m: !ks.array<f64, 2>, %flags: !ks.array<i1>, %n: i64) {
+// CHECK-NEXT:    %[[D:.*]] = ks.dim %m, 1 : !ks.array<f64, 2>
+// CHECK-NEXT:    %[[E:.*]] = ks.load %m[%n, %[[D]]] : !ks.array<f64, 2>, i64, i64
+// CHECK-NEXT:    ks.check_bounds %flags[%n] {name = "flags", where = "k.kdsl:1:2"} : !ks.array<i1>, i64
+// CHECK-NEXT:    %[[F:.*]] = ks.load %flags[%n] : !ks.array<i1>, i64
+// CHECK-NEXT:    ks.store %[[E]], %m[%n, %n] : !ks.array<f64, 2>, i64, i64
+ks.kernel @shapes(%m: !ks.array<f64, 2>, %flags: !ks.array<i1>, %n: i64) {
+  %d = ks.dim %m, 1 : !ks.array<f64, 2>
+  %e = ks.load %m[%n, %d] : !ks.array<f64, 2>, i64, i64
+  ks.check_bounds %flags[%n] {name = "flags", where = "k.kdsl:1:2"} : !ks.array<i1>, i64
+  %f = ks.load %flags[%n] : !ks.array<i1>, i64
+  ks.store %e, %m[%n, %n] : !ks.array<f64, 2>, i64, i64
+  ks.return
+}
+
+// Unnamed arguments print as numbers.
+// CHECK-LABEL: ks.func private @unnamed(
+// CHECK-SAME:      %{{.*}}: i32, %{{.*}}: i1) -> i32
+ks.func private @unnamed(%arg0: i32, %arg1: i1) -> i32 {
+  ks.return %arg0 : i32
+}

@@ -1,0 +1,55 @@
+# -*- Python -*-
+# lit configuration of the ksc regression tests.
+
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "ksc"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".kdsl", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.ksc_obj_root, "test")
+
+# As MLIR does: every FileCheck variable is local to its CHECK-LABEL block,
+# and every --check-prefixes prefix must be used.
+config.environment["FILECHECK_OPTS"] = (
+    "-enable-var-scope --allow-unused-prefixes=false"
+)
+# ksc-run caches compiled kernels; keep the tests' cache in the build tree.
+config.environment["KSC_CACHE_DIR"] = os.path.join(
+    config.test_exec_root, "ksc-run-cache"
+)
+config.environment.pop("KSC_CXX", None)
+llvm_config.with_system_environment(["HOME", "TMPDIR", "TMP", "TEMP"])
+
+llvm_config.use_default_substitutions()
+llvm_config.add_tool_substitutions(
+    ["ksc", "ksc-opt", "ksc-run"], [config.ksc_tools_dir]
+)
+llvm_config.add_tool_substitutions(["split-file"], [config.llvm_tools_dir])
+
+# Compiling emitted C++: the compiler ksc was built with, and Clang.
+cxx_flags = "-std=c++17 -O2 -Wall -Wextra -Werror -fsyntax-only"
+config.substitutions.append(("%ksc_runtime_dir", config.ksc_runtime_dir))
+config.substitutions.append(
+    ("%host-cxx", "%s %s -I%s" % (config.host_cxx, cxx_flags, config.ksc_runtime_dir))
+)
+clangxx = os.path.join(config.llvm_tools_dir, "clang++")
+config.substitutions.append(
+    ("%clangxx", "%s %s -I%s" % (clangxx, cxx_flags, config.ksc_runtime_dir))
+)
+# Compares JSON numbers with a tolerance (see utils/lit/json-close.py).
+config.substitutions.append(
+    (
+        "%json-close",
+        "%s %s"
+        % (
+            config.python_executable,
+            os.path.join(config.ksc_src_root, "utils", "lit", "json-close.py"),
+        ),
+    )
+)

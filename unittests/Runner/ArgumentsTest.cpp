@@ -1,0 +1,163 @@
+//===- ArgumentsTest.cpp - Tests of ksc-run's JSON arguments ----------===//
+//
+// Part of ksc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ksc/Runner/Runner.h"
+
+#include "gtest/gtest.h"
+
+#include <cstring>
+
+using namespace llvm;
+using namespace ksc::runner;
+
+namespace {
+Param scalar(const char *name, Scalar type) {
+  Param p;
+  p.name = name;
+  p.scalar = type;
+  return p;
+}
+
+Param array(const char *name, Scalar type, bool isConst = false) {
+  Param p = scalar(name, type);
+  p.isArray = true;
+  p.isConst = isConst;
+  p.rank = 1;
+  return p;
+}
+
+Signature saxpy() {
+  Signature sig;
+  sig.kernel = "saxpy";
+  sig.params = {scalar("a", Scalar::F32), array("x", Scalar::F32, true),
+                array("y", Scalar::F32)};
+  return sig;
+}
+
+/// The arguments for `text`, or the error message.
+std::string parse(const Signature &sig, const char *text,
+                  std::vector<Argument> *out = nullptr) {
+  Expected<json::Value> value = json::parse(text);
+  if (!value)
+    return "bad test JSON: " + toString(value.takeError());
+  Expected<std::vector<Argument>> args = parseArguments(sig, *value);
+  if (!args)
+    return toString(args.takeError());
+  if (out)
+    *out = std::move(*args);
+  return "";
+}
+
+template <typename T>
+T element(const Argument &arg, size_t i) {
+  T value;
+  std::memcpy(&value, arg.bytes.data() + i * sizeof(T), sizeof(T));
+  return value;
+}
+} // namespace
+
+TEST(ArgumentsTest, ReadsScalarsAndArrays) {
+  std::vector<Argument> args;
+  ASSERT_EQ(parse(saxpy(), R"({"a": 2, "x": [1, 2.5], "y": [0, -1]})", &args),
+            "");
+  ASSERT_EQ(args.size(), 3u);
+  EXPECT_EQ(element<float>(args[0], 0), 2.0f);
+  EXPECT_EQ(args[1].shape, std::vector<int64_t>{2});
+  EXPECT_EQ(element<float>(args[1], 1), 2.5f);
+  EXPECT_EQ(element<float>(args[2], 1), -1.0f);
+}
+
+TEST(ArgumentsTest, NamesTheArgumentInEveryError) {
+  Signature sig = saxpy();
+  EXPECT_EQ(parse(sig, R"({"a": 2, "x": [1]})"),
+            "missing argument 'y'; kernel saxpy(float a, array<const float> "
+            "x, array<float> y)");
+  EXPECT_EQ(parse(sig, R"({"a": 2, "x": [1], "y": [1], "z": 3})"),
+            "unknown argument 'z'; kernel saxpy(float a, array<const float> "
+            "x, array<float> y)");
+  EXPECT_EQ(parse(sig, R"({"a": "two", "x": [1], "y": [1]})"),
+            "argument 'a' (float): expected a number, got a string");
+  EXPECT_EQ(parse(sig, R"({"a": 2, "x": [[1]], "y": [1]})"),
+            "argument 'x' (array<const float>): element 0: expected a "
+            "number, got a nested list (the array has 1 dimension)");
+  EXPECT_EQ(parse(sig, R"({"a": 2, "x": 1, "y": [1]})"),
+            "argument 'x' (array<const float>): expected 1-dimensional "
+            "nested lists, got 1");
+  EXPECT_EQ(parse(sig, R"([1, 2])"),
+            "the inputs must be a JSON object mapping the arguments of "
+            "saxpy(float a, array<const float> x, array<float> y) to values");
+}
+
+TEST(ArgumentsTest, ChecksIntegersAndBools) {
+  Signature sig;
+  sig.kernel = "k";
+  sig.params = {scalar("n", Scalar::I32), scalar("flag", Scalar::I1),
+                array("v", Scalar::I64)};
+  std::vector<Argument> args;
+  EXPECT_EQ(parse(sig, R"({"n": 3.0, "flag": 1, "v": [-5, 9007199254740993]})",
+                  &args),
+            "");
+  EXPECT_EQ(element<int32_t>(args[0], 0), 3);
+  EXPECT_EQ(element<uint8_t>(args[1], 0), 1);
+  EXPECT_EQ(element<int64_t>(args[2], 1), 9007199254740993LL);
+  EXPECT_EQ(parse(sig, R"({"n": 2.5, "flag": true, "v": []})"),
+            "argument 'n' (int): expected an integer, got 2.5");
+  EXPECT_EQ(parse(sig, R"({"n": 3000000000, "flag": true, "v": []})"),
+            "argument 'n' (int): expected a 32-bit integer, got 3000000000");
+  EXPECT_EQ(parse(sig, R"({"n": 1, "flag": 2, "v": []})"),
+            "argument 'flag' (bool): expected true, false, 0 or 1, got 2");
+}
+
+TEST(ArgumentsTest, GeneratesRandomInputsDeterministically) {
+  Signature sig;
+  sig.kernel = "k";
+  sig.params = {array("u", Scalar::F64), array("g", Scalar::F32)};
+  const char *text = R"({
+    "u": {"random": "uniform", "shape": [1000], "seed": 3, "low": -2, "high": 4},
+    "g": {"random": "normal", "shape": [5], "seed": 1}})";
+  std::vector<Argument> first, second;
+  ASSERT_EQ(parse(sig, text, &first), "");
+  ASSERT_EQ(parse(sig, text, &second), "");
+  EXPECT_EQ(first[0].bytes, second[0].bytes);
+  EXPECT_EQ(first[1].bytes, second[1].bytes);
+  for (size_t i = 0; i < 1000; ++i) {
+    double u = element<double>(first[0], i);
+    EXPECT_GE(u, -2.0);
+    EXPECT_LT(u, 4.0);
+  }
+  // The first value is low + (high - low) * uniform() of SplitMix64(3).
+  SplitMix64 rng(3);
+  EXPECT_EQ(element<double>(first[0], 0), -2.0 + 6.0 * rng.uniform());
+  EXPECT_EQ(parse(sig, R"({"u": {"random": "zipf", "shape": [2]}, "g": []})"),
+            "argument 'u' (array<double>): \"random\" must be \"uniform\" or "
+            "\"normal\"");
+  EXPECT_EQ(parse(sig, R"({"u": {"random": "uniform", "size": 2}, "g": []})"),
+            "argument 'u' (array<double>): unknown field 'size' in a random "
+            "input (fields: random, shape, seed, low, high, mean, std)");
+}
+
+TEST(ArgumentsTest, WritesArraysWithShortestRoundTripNumbers) {
+  Signature sig;
+  sig.kernel = "k";
+  sig.params = {scalar("s", Scalar::F32), array("f", Scalar::F32),
+                array("d", Scalar::F64), array("b", Scalar::I1),
+                array("i", Scalar::I32)};
+  std::vector<Argument> args;
+  ASSERT_EQ(parse(sig,
+                  R"({"s": 1, "f": [0.1, 1e30, "nan", "-inf"], "d": [0.1],
+                      "b": [true, false], "i": [-7]})",
+                  &args),
+            "");
+  std::string text;
+  raw_string_ostream os(text);
+  writeArrays(os, args);
+  EXPECT_EQ(text, "{\n"
+                  "  \"f\": [0.1, 1e+30, \"nan\", \"-inf\"],\n"
+                  "  \"d\": [0.1],\n"
+                  "  \"b\": [true, false],\n"
+                  "  \"i\": [-7]\n"
+                  "}\n");
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Checks numbers in JSON against expected values, with a tolerance.
+
+Used by the run tests, whose expected numbers are computed independently of
+ksc (by hand or with Python) and may differ from what the compiled kernel
+produces in the last bits (a different libm, a fused multiply-add).
+
+    ksc-run ... | json-close.py --expect '{"y": [2.5, 4.5]}' [--rtol R] [--atol A]
+
+Every key of the expected object must be in the actual one (extra keys are
+ignored), lists must have the same shape, and each number must satisfy
+|actual - expected| <= atol + rtol * |expected|. Strings "nan", "inf" and
+"-inf" stand for the IEEE values. Exits 1 with a message naming the first
+mismatch.
+"""
+
+import argparse
+import json
+import math
+import sys
+
+
+def as_number(value):
+    if isinstance(value, str) and value in ("nan", "inf", "-inf"):
+        return float(value)
+    return value
+
+
+def compare(actual, expected, path, rtol, atol):
+    actual, expected = as_number(actual), as_number(expected)
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return "%s: expected an object, got %r" % (path, actual)
+        for key, value in expected.items():
+            if key not in actual:
+                return "%s: missing key %r" % (path, key)
+            error = compare(actual[key], value, "%s.%s" % (path, key), rtol, atol)
+            if error:
+                return error
+        return None
+    if isinstance(expected, list):
+        if not isinstance(actual, list) or len(actual) != len(expected):
+            return "%s: expected a list of %d, got %r" % (path, len(expected), actual)
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            error = compare(a, e, "%s[%d]" % (path, i), rtol, atol)
+            if error:
+                return error
+        return None
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        if actual is not expected:
+            return "%s: expected %r, got %r" % (path, expected, actual)
+        return None
+    if isinstance(expected, (int, float)):
+        if not isinstance(actual, (int, float)):
+            return "%s: expected a number, got %r" % (path, actual)
+        if math.isnan(expected) or math.isnan(actual):
+            ok = math.isnan(expected) and math.isnan(actual)
+        elif math.isinf(expected) or math.isinf(actual):
+            ok = actual == expected
+        else:
+            ok = abs(actual - expected) <= atol + rtol * abs(expected)
+        if not ok:
+            return "%s: expected %r, got %r (rtol %g, atol %g)" % (
+                path, expected, actual, rtol, atol)
+        return None
+    if actual != expected:
+        return "%s: expected %r, got %r" % (path, expected, actual)
+    return None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("actual", nargs="?", default="-",
+                        help="JSON file to check (default: stdin)")
+    parser.add_argument("--expect", required=True,
+                        help="the expected JSON (an object)")
+    parser.add_argument("--rtol", type=float, default=1e-6)
+    parser.add_argument("--atol", type=float, default=0.0)
+    args = parser.parse_args()
+    text = sys.stdin.read() if args.actual == "-" else open(args.actual).read()
+    try:
+        actual = json.loads(text)
+    except ValueError as e:
+        print("json-close: the input is not JSON (%s):\n%s" % (e, text))
+        return 1
+    error = compare(actual, json.loads(args.expect), "$", args.rtol, args.atol)
+    if error:
+        print("json-close: mismatch at " + error)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
