@@ -51,8 +51,10 @@ public:
   // Diagnostics and locations
   //===--------------------------------------------------------------------===//
 
-  /// Reports an error at `loc` (with the source line and a caret).
-  void error(clang::SourceLocation loc, const llvm::Twine &message);
+  /// Reports an error at `loc` (with the source line and a caret, and
+  /// `range` underlined).
+  void error(clang::SourceLocation loc, const llvm::Twine &message,
+             clang::SourceRange range = clang::SourceRange());
   void note(clang::SourceLocation loc, const llvm::Twine &message);
   bool hadError() const { return errorCount != 0; }
 
@@ -70,6 +72,11 @@ public:
                                           llvm::StringRef what);
   /// Whether `type` is the prelude's `array<T>`.
   static bool isArrayType(clang::QualType type);
+  /// A declaration other than a function or variable: true if it is one the
+  /// language allows (using, typedef, static_assert), else reports why not.
+  bool checkOtherDecl(const clang::Decl *decl, bool local);
+  /// `type` as the source spells it (`bool`, `array<float>`).
+  std::string spell(clang::QualType type) const;
   /// Whether `decl` is declared by the prelude (a builtin).
   bool isPreludeDecl(const clang::Decl *decl) const;
   std::optional<FunctionKind> getKind(const clang::FunctionDecl *decl) const;
@@ -88,7 +95,7 @@ public:
   mlir::ModuleOp module;
 
 private:
-  void checkTopLevelDecl(clang::Decl *decl);
+  void handleTopLevelDecl(clang::Decl *decl);
   void declareFunction(const clang::FunctionDecl *decl, FunctionKind kind);
   void checkRecursion();
 
@@ -97,6 +104,8 @@ private:
   /// Canonical declaration -> ks.kernel / ks.func.
   llvm::MapVector<const clang::FunctionDecl *, mlir::Operation *> functions;
   llvm::StringSet<> symbolNames;
+  /// Canonical declarations of the functions defined, in source order.
+  llvm::SmallVector<const clang::FunctionDecl *> definitions;
   struct Call {
     const clang::FunctionDecl *callee;
     clang::SourceLocation loc;
@@ -208,6 +217,9 @@ public:
   /// Reports an unsupported construct and fails.
   mlir::LogicalResult unsupported(const clang::Stmt *stmt,
                                   const llvm::Twine &what);
+  /// Reports an error about `expr` (at its location, its range underlined).
+  mlir::FailureOr<mlir::Value> exprError(const clang::Expr *expr,
+                                         const llvm::Twine &message);
 
   ModuleBuilder &mb;
   mlir::OpBuilder &b;

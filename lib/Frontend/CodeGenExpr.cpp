@@ -9,6 +9,8 @@
 #include "Builtins.h"
 #include "CodeGen.h"
 
+#include "ksc/Dialect/Ks/IR/SourceNames.h"
+
 #include "clang/AST/DeclCXX.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -37,24 +39,61 @@ mlir::Value FunctionBuilder::zero(mlir::Type type, mlir::Location loc) {
   return constantInt(type, 0, loc);
 }
 
+/// Whether `stmt` is made only of what the kernel language allows in a
+/// constant: literals, constants, sizeof, casts and operators on them.
+/// Anything else (pointers, statement expressions, ...) must reach the checks
+/// of emitRValue even when Clang could evaluate it.
+static bool isFoldable(const Stmt *stmt) {
+  if (isa<IntegerLiteral, FloatingLiteral, CXXBoolLiteralExpr,
+          UnaryExprOrTypeTraitExpr>(stmt))
+    return true; // sizeof's operand is not evaluated.
+  if (auto *ref = dyn_cast<DeclRefExpr>(stmt)) {
+    auto *var = dyn_cast<VarDecl>(ref->getDecl());
+    return var && var->getType()->isArithmeticType() &&
+           var->getType().isConstQualified();
+  }
+  if (auto *cast = dyn_cast<CastExpr>(stmt)) {
+    switch (cast->getCastKind()) {
+    case CK_NoOp:
+    case CK_LValueToRValue:
+    case CK_IntegralCast:
+    case CK_IntegralToBoolean:
+    case CK_IntegralToFloating:
+    case CK_FloatingToIntegral:
+    case CK_FloatingToBoolean:
+    case CK_FloatingCast:
+      break;
+    default:
+      return false;
+    }
+    if (!isa<ImplicitCastExpr, CStyleCastExpr, CXXFunctionalCastExpr,
+             CXXStaticCastExpr>(cast))
+      return false;
+  } else if (auto *unary = dyn_cast<UnaryOperator>(stmt)) {
+    if (unary->getOpcode() != UO_Plus && unary->getOpcode() != UO_Minus &&
+        unary->getOpcode() != UO_Not && unary->getOpcode() != UO_LNot)
+      return false;
+  } else if (auto *binary = dyn_cast<BinaryOperator>(stmt)) {
+    if (binary->isAssignmentOp() || binary->isCommaOp() ||
+        binary->isPtrMemOp() || binary->getOpcode() == BO_Cmp)
+      return false;
+  } else if (!isa<ParenExpr, ConditionalOperator, ConstantExpr>(stmt)) {
+    return false;
+  }
+  return llvm::all_of(stmt->children(), [](const Stmt *child) {
+    return child && isFoldable(child);
+  });
+}
+
 mlir::FailureOr<mlir::Value>
 FunctionBuilder::tryEmitConstant(const Expr *expr) {
-  const Expr *inner = expr->IgnoreParenImpCasts();
-  if (auto *unary = dyn_cast<UnaryOperator>(inner);
-      unary && (unary->getOpcode() == UO_Minus ||
-                unary->getOpcode() == UO_Plus))
-    inner = unary->getSubExpr()->IgnoreParenImpCasts();
-  bool candidate =
-      isa<IntegerLiteral, FloatingLiteral, CXXBoolLiteralExpr,
-          UnaryExprOrTypeTraitExpr>(inner);
-  if (auto *ref = dyn_cast<DeclRefExpr>(inner))
-    if (auto *var = dyn_cast<VarDecl>(ref->getDecl()))
-      candidate = !var->isLocalVarDeclOrParm() ||
-                  var->getType().isConstQualified();
-  if (!candidate || !expr->getType()->isArithmeticType())
+  if (!expr->getType()->isArithmeticType() || expr->isGLValue() ||
+      !isFoldable(expr))
     return mlir::Value();
   Expr::EvalResult result;
   if (!expr->EvaluateAsRValue(result, mb.ast) || result.HasSideEffects)
+    return mlir::Value();
+  if (!result.Val.isInt() && !result.Val.isFloat())
     return mlir::Value();
   mlir::FailureOr<mlir::Type> type =
       mb.convertType(expr->getType(), expr->getExprLoc(), "this expression");
@@ -92,14 +131,21 @@ static bool isStorage(const Expr *expr) {
           cast<CXXOperatorCallExpr>(expr)->getOperator() == OO_Subscript);
 }
 
-/// Gives the value the name of the variable it is stored in, unless it
-/// already has one (then it is another variable's value, or an argument).
+/// Gives the value the name of the variable it is stored in. A value that
+/// already has a name is another variable's value too (`float old = t;`):
+/// the new name is added after the first.
 static mlir::Value nameValue(mlir::Value value, StringRef name) {
   mlir::Operation *def = value.getDefiningOp();
-  if (!def || def->getNumResults() != 1 || isa<mlir::NameLoc>(def->getLoc()))
+  if (!def || def->getNumResults() != 1)
     return value;
-  def->setLoc(mlir::NameLoc::get(
-      mlir::StringAttr::get(def->getContext(), name), def->getLoc()));
+  llvm::SmallVector<StringRef, 1> names = getNamesFromLoc(def->getLoc());
+  if (llvm::is_contained(names, name))
+    return value;
+  if (names.empty())
+    def->setLoc(mlir::NameLoc::get(
+        mlir::StringAttr::get(def->getContext(), name), def->getLoc()));
+  else
+    def->setLoc(addNameToLoc(def->getLoc(), name));
   return value;
 }
 
@@ -143,7 +189,8 @@ FunctionBuilder::emitLValue(const Expr *expr) {
     if (!indexType->isIntegerType() || indexType->isBooleanType()) {
       mb.error(index->getExprLoc(),
                "an array index must be an integer, not '" +
-                   indexType.getAsString() + "'");
+                   mb.spell(indexType) + "'",
+               index->getSourceRange());
       return mlir::failure();
     }
     mlir::FailureOr<mlir::Value> array = emitRValue(object);
@@ -161,8 +208,14 @@ FunctionBuilder::emitLValue(const Expr *expr) {
     lvalue.indices.push_back(*indexValue);
     return lvalue;
   }
+  if (isa<CXXMemberCallExpr>(expr)) {
+    mb.error(expr->getExprLoc(), "member functions are not supported in "
+                                 "kernel code (arrays support only a[i])");
+    return mlir::failure();
+  }
   mb.error(expr->getExprLoc(),
-           "this kind of expression cannot be assigned to in kernel code");
+           "this kind of expression cannot be assigned to in kernel code",
+           expr->getSourceRange());
   return mlir::failure();
 }
 
@@ -356,15 +409,49 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
   if (auto *cond = dyn_cast<ConditionalOperator>(expr))
     return emitConditional(cond);
   if (auto *call = dyn_cast<CXXOperatorCallExpr>(expr)) {
-    mb.error(expr->getExprLoc(), "overloaded operators are not supported in "
-                                 "kernel code");
-    return mlir::failure();
+    auto *method = dyn_cast_or_null<CXXMethodDecl>(call->getCalleeDecl());
+    if (method && method->getParent()->isLambda())
+      return exprError(expr, "lambdas are not supported in kernel code");
+    // `a = b` for arrays: `a` now views what `b` views.
+    if (call->getOperator() == OO_Equal &&
+        ModuleBuilder::isArrayType(call->getArg(0)->getType())) {
+      mlir::FailureOr<mlir::Value> value = emitRValue(call->getArg(1));
+      if (mlir::failed(value))
+        return mlir::failure();
+      mlir::FailureOr<LValue> target = emitLValue(call->getArg(0));
+      if (mlir::failed(target))
+        return mlir::failure();
+      if (!target->var)
+        return exprError(expr, "only array variables can be assigned");
+      store(*target, *value, loc);
+      return *value;
+    }
+    return exprError(expr,
+                     "overloaded operators are not supported in kernel code");
   }
-  if (auto *call = dyn_cast<CXXMemberCallExpr>(expr)) {
-    mb.error(expr->getExprLoc(), "member functions are not supported in "
-                                 "kernel code (arrays support only a[i])");
-    return mlir::failure();
+  if (isa<CXXMemberCallExpr>(expr))
+    return exprError(expr, "member functions are not supported in kernel "
+                           "code (arrays support only a[i])");
+  if (auto *init = dyn_cast<CXXScalarValueInitExpr>(expr)) {
+    // `int()`: a zero.
+    mlir::FailureOr<mlir::Type> type =
+        mb.convertType(init->getType(), init->getExprLoc(), "'T()'");
+    if (mlir::failed(type))
+      return mlir::failure();
+    return zero(*type, loc);
   }
+  if (auto *ref = dyn_cast<DeclRefExpr>(expr)) {
+    if (isa<EnumConstantDecl>(ref->getDecl()))
+      return exprError(expr, "enums are not supported in kernel code");
+    if (isa<FunctionDecl>(ref->getDecl()))
+      return exprError(expr, "functions can only be called in kernel code");
+  }
+  if (isa<ArraySubscriptExpr>(expr))
+    return exprError(expr, "C arrays and pointers are not supported in "
+                           "kernel code; use array<T>");
+  if (isa<CharacterLiteral>(expr))
+    return exprError(expr, "character literals are not supported: the "
+                           "kernel language has no char type");
   if (auto *call = dyn_cast<CallExpr>(expr))
     return emitCall(call);
   if (auto *construct = dyn_cast<CXXConstructExpr>(expr)) {
@@ -399,14 +486,11 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
     what = "typeid is not supported in kernel code";
   else if (isa<StmtExpr>(expr))
     what = "statement expressions are not supported in kernel code";
-  if (!what.empty()) {
-    mb.error(expr->getExprLoc(), what);
-    return mlir::failure();
-  }
-  mb.error(expr->getExprLoc(), llvm::Twine("'") + expr->getStmtClassName() +
-                                   "' expressions are not supported in "
-                                   "kernel code");
-  return mlir::failure();
+  if (!what.empty())
+    return exprError(expr, what);
+  return exprError(expr, llvm::Twine("this expression ('") +
+                             expr->getStmtClassName() +
+                             "') is not supported in kernel code");
 }
 
 mlir::FailureOr<mlir::Value>
@@ -562,23 +646,24 @@ FunctionBuilder::emitBinary(const BinaryOperator *expr) {
                  "' operator is not supported in kernel code");
     return mlir::failure();
   }
+  // In C++17 the right operand of an assignment is sequenced first.
   if (op == BO_Assign) {
-    mlir::FailureOr<LValue> lvalue = emitLValue(expr->getLHS());
-    if (mlir::failed(lvalue))
-      return mlir::failure();
     mlir::FailureOr<mlir::Value> value = emitRValue(expr->getRHS());
     if (mlir::failed(value))
+      return mlir::failure();
+    mlir::FailureOr<LValue> lvalue = emitLValue(expr->getLHS());
+    if (mlir::failed(lvalue))
       return mlir::failure();
     store(*lvalue, *value, loc);
     return *value;
   }
   if (auto *compound = dyn_cast<CompoundAssignOperator>(expr)) {
     // a op= b is a = (T)((C)a op (C)b) for the computation type C.
-    mlir::FailureOr<LValue> lvalue = emitLValue(expr->getLHS());
-    if (mlir::failed(lvalue))
-      return mlir::failure();
     mlir::FailureOr<mlir::Value> rhs = emitRValue(expr->getRHS());
     if (mlir::failed(rhs))
+      return mlir::failure();
+    mlir::FailureOr<LValue> lvalue = emitLValue(expr->getLHS());
+    if (mlir::failed(lvalue))
       return mlir::failure();
     QualType lhsType = expr->getLHS()->getType();
     QualType computeType = compound->getComputationResultType();
@@ -699,6 +784,14 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitCall(const CallExpr *expr) {
   }
   if (mb.isPreludeDecl(callee))
     return emitBuiltinCall(expr, callee);
+  if (callee->getBuiltinID())
+    return exprError(expr, "compiler builtins ('" +
+                               callee->getNameAsString() +
+                               "') are not supported in kernel code; use the "
+                               "kernel-language functions (sqrt, sin, ...)");
+  if (auto *method = dyn_cast<CXXMethodDecl>(callee);
+      method && method->getParent()->isLambda())
+    return exprError(expr, "lambdas are not supported in kernel code");
   std::optional<FunctionKind> calleeKind = mb.getKind(callee);
   if (!calleeKind) {
     mb.error(expr->getExprLoc(),

@@ -26,9 +26,13 @@ ModuleBuilder::ModuleBuilder(ASTContext &ast, mlir::MLIRContext &context)
   noteID = diags.getCustomDiagID(DiagnosticsEngine::Note, "%0");
 }
 
-void ModuleBuilder::error(SourceLocation loc, const llvm::Twine &message) {
+void ModuleBuilder::error(SourceLocation loc, const llvm::Twine &message,
+                          SourceRange range) {
   ++errorCount;
-  diags.Report(loc, errorID) << message.str();
+  DiagnosticBuilder report = diags.Report(loc, errorID);
+  report << message.str();
+  if (range.isValid())
+    report << CharSourceRange::getTokenRange(range);
 }
 
 void ModuleBuilder::note(SourceLocation loc, const llvm::Twine &message) {
@@ -54,6 +58,14 @@ mlir::Location ModuleBuilder::nameLoc(StringRef name, SourceLocation at) {
 // Types
 //===----------------------------------------------------------------------===//
 
+std::string ModuleBuilder::spell(QualType type) const {
+  PrintingPolicy policy = ast.getPrintingPolicy();
+  policy.SuppressTagKeyword = true;
+  policy.SuppressScope = true;
+  policy.Bool = true;
+  return type.getAsString(policy);
+}
+
 bool ModuleBuilder::isArrayType(QualType type) {
   auto *record = type.getNonReferenceType()->getAsCXXRecordDecl();
   auto *spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(record);
@@ -78,13 +90,13 @@ mlir::FailureOr<mlir::Type> ModuleBuilder::convertType(QualType type,
   QualType canonical = type.getCanonicalType();
   if (canonical->isPointerType() || canonical->isMemberPointerType()) {
     error(at, "pointers are not supported in kernel code (" + what +
-                  " has type '" + type.getAsString() +
+                  " has type '" + spell(type) +
                   "'); pass arrays as array<T>");
     return mlir::failure();
   }
   if (canonical->isReferenceType()) {
     error(at, "references are not supported here (" + what + " has type '" +
-                  type.getAsString() + "')");
+                  spell(type) + "')");
     return mlir::failure();
   }
   if (const auto *builtin = canonical->getAs<BuiltinType>()) {
@@ -113,13 +125,18 @@ mlir::FailureOr<mlir::Type> ModuleBuilder::convertType(QualType type,
     if (mlir::failed(elementType))
       return mlir::failure();
     if (!ks::ArrayType::isValidElementType(*elementType)) {
-      error(at, "arrays of '" + element.getAsString() + "' are not supported");
+      error(at, "arrays of '" + spell(element) + "' are not supported");
       return mlir::failure();
     }
     return mlir::Type(ks::ArrayType::get(*elementType, 1,
                                          element.isConstQualified()));
   }
   std::string reason;
+  if (auto *record = canonical->getAsCXXRecordDecl();
+      record && record->isLambda()) {
+    error(at, "lambdas are not supported in kernel code");
+    return mlir::failure();
+  }
   if (canonical->isRecordType())
     reason = "structs and classes are not supported yet";
   else if (canonical->isEnumeralType())
@@ -129,7 +146,7 @@ mlir::FailureOr<mlir::Type> ModuleBuilder::convertType(QualType type,
   else
     reason = "the kernel language has float, double, int, int64_t, bool "
              "and array<T>";
-  error(at, "type '" + type.getAsString() + "' of " + what +
+  error(at, "type '" + spell(type) + "' of " + what +
                 " is not supported: " + reason);
   return mlir::failure();
 }
@@ -162,14 +179,60 @@ void ModuleBuilder::recordCall(const FunctionDecl *caller,
       {callee->getCanonicalDecl(), loc});
 }
 
-void ModuleBuilder::checkTopLevelDecl(Decl *decl) {
-  if (decl->isImplicit() || sourceManager.isInSystemHeader(decl->getLocation()))
-    return;
+bool ModuleBuilder::checkOtherDecl(const Decl *decl, bool local) {
   SourceLocation at = decl->getLocation();
   if (isa<UsingDirectiveDecl, UsingDecl, TypedefNameDecl, StaticAssertDecl,
           EmptyDecl>(decl))
+    return true;
+  if (auto *record = dyn_cast<CXXRecordDecl>(decl)) {
+    if (record->isLambda()) {
+      error(at, "lambdas are not supported in kernel code");
+      return false;
+    }
+    if (record->hasDefinition())
+      for (const CXXMethodDecl *method : record->methods())
+        if (method->isVirtual()) {
+          error(method->getLocation(), "virtual functions are not supported "
+                                       "in kernel code");
+          return false;
+        }
+    error(at, "structs and classes are not supported yet");
+    return false;
+  }
+  if (isa<FunctionTemplateDecl, ClassTemplateDecl, VarTemplateDecl,
+          TypeAliasTemplateDecl, ClassTemplatePartialSpecializationDecl>(
+          decl)) {
+    error(at, "templates are not supported yet");
+    return false;
+  }
+  if (isa<NamespaceDecl, NamespaceAliasDecl>(decl)) {
+    error(at, "namespaces are not supported in kernel code");
+    return false;
+  }
+  if (isa<LinkageSpecDecl>(decl)) {
+    error(at, "linkage specifications (extern \"C\") are not supported in "
+              "kernel code");
+    return false;
+  }
+  if (isa<EnumDecl>(decl)) {
+    error(at, "enums are not supported in kernel code");
+    return false;
+  }
+  error(at, llvm::Twine(local ? "local '" : "'") + decl->getDeclKindName() +
+                "' declarations are not supported in kernel code");
+  return false;
+}
+
+void ModuleBuilder::handleTopLevelDecl(Decl *decl) {
+  if (decl->isImplicit() || sourceManager.isInSystemHeader(decl->getLocation()))
     return;
+  SourceLocation at = decl->getLocation();
   if (auto *function = dyn_cast<FunctionDecl>(decl)) {
+    if (function->getDeclName().isIdentifier() && function->getName() == "main") {
+      error(at, "'main' is not allowed in kernel code; kernels are launched "
+                "from the host");
+      return;
+    }
     std::optional<FunctionKind> kind = getKind(function);
     if (!kind) {
       error(at, "function '" + function->getNameAsString() +
@@ -178,54 +241,42 @@ void ModuleBuilder::checkTopLevelDecl(Decl *decl) {
       return;
     }
     if (isa<CXXMethodDecl>(function)) {
-      error(at, "member functions are not supported");
+      error(at, "member functions are not supported in kernel code");
       return;
     }
+    // Declared at its first declaration (calls may come before the
+    // definition), built at its definition: errors come in source order.
+    const FunctionDecl *definition = function->getDefinition();
+    if (!definition)
+      return; // Calls to it are errors, reported where they are.
+    if (!lookupFunction(function))
+      declareFunction(definition, *kind);
     if (function->isThisDeclarationADefinition())
-      declareFunction(function, *kind);
+      if (mlir::Operation *op = lookupFunction(function)) {
+        FunctionBuilder builder(*this, function, op, *kind);
+        (void)builder.build();
+        definitions.push_back(function->getCanonicalDecl());
+      }
     return;
   }
   if (auto *var = dyn_cast<VarDecl>(decl)) {
     // constexpr scalars are compile-time constants; they are folded where
     // they are used.
-    if (var->isConstexpr() || (var->getType().isConstQualified() &&
-                               var->getType()->isArithmeticType() &&
-                               var->hasConstantInitialization()))
+    bool constant = var->isConstexpr() ||
+                    (var->getType().isConstQualified() &&
+                     var->hasConstantInitialization());
+    if (constant && var->getType()->isArithmeticType())
       return;
-    error(at, "global variables are not supported in kernel code; pass the "
-              "value as a kernel argument or make it constexpr");
+    if (constant)
+      error(at, "only constants of scalar type (float, double, int, "
+                "int64_t, bool) are supported in kernel code, not '" +
+                    spell(var->getType()) + "'");
+    else
+      error(at, "global variables are not supported in kernel code; pass the "
+                "value as a kernel argument or make it constexpr");
     return;
   }
-  if (auto *record = dyn_cast<CXXRecordDecl>(decl)) {
-    for (const CXXMethodDecl *method : record->methods())
-      if (method->isVirtual()) {
-        error(method->getLocation(), "virtual functions are not supported in "
-                                     "kernel code");
-        return;
-      }
-    error(at, "structs and classes are not supported yet");
-    return;
-  }
-  if (isa<FunctionTemplateDecl, ClassTemplateDecl, VarTemplateDecl,
-          TypeAliasTemplateDecl>(decl)) {
-    error(at, "templates are not supported yet");
-    return;
-  }
-  if (isa<NamespaceDecl>(decl)) {
-    error(at, "namespaces are not supported in kernel code");
-    return;
-  }
-  if (isa<LinkageSpecDecl>(decl)) {
-    error(at, "linkage specifications (extern \"C\") are not supported in "
-              "kernel code");
-    return;
-  }
-  if (isa<EnumDecl>(decl)) {
-    error(at, "enums are not supported");
-    return;
-  }
-  error(at, llvm::Twine("'") + decl->getDeclKindName() +
-                "' declarations are not supported in kernel code");
+  (void)checkOtherDecl(decl, /*local=*/false);
 }
 
 void ModuleBuilder::declareFunction(const FunctionDecl *decl,
@@ -239,16 +290,18 @@ void ModuleBuilder::declareFunction(const FunctionDecl *decl,
     error(decl->getLocation(), "variadic functions are not supported");
     return;
   }
-  if (decl->isMain()) {
-    error(decl->getLocation(), "'main' cannot be a kernel or device function");
-    return;
-  }
   bool ok = true;
   llvm::SmallVector<mlir::Type> inputs;
   llvm::SmallVector<llvm::StringRef> argNames;
   for (const ParmVarDecl *param : decl->parameters()) {
     QualType type = param->getType();
     std::string what = "parameter '" + param->getNameAsString() + "'";
+    if (param->getOriginalType()->isArrayType()) {
+      error(param->getLocation(), "C arrays are not supported in kernel code "
+                                  "(" + what + "); use array<T>");
+      ok = false;
+      continue;
+    }
     if (type->isReferenceType()) {
       QualType pointee = type->getPointeeType();
       if (kind == FunctionKind::Kernel) {
@@ -262,7 +315,7 @@ void ModuleBuilder::declareFunction(const FunctionDecl *decl,
         error(param->getLocation(),
               "non-const reference parameters are not supported yet; use "
               "'const " +
-                  pointee.getAsString() + " &' or pass by value");
+                  spell(pointee) + " &' or pass by value");
         ok = false;
         continue;
       }
@@ -354,8 +407,10 @@ void ModuleBuilder::checkRecursion() {
         state[function] = 2;
         return false;
       };
-  for (auto &entry : functions)
-    if (!state.lookup(entry.first) && visit(entry.first))
+  // In the order of the definitions, so that a cycle is reported at the
+  // call that closes it as one reads the file.
+  for (const FunctionDecl *function : definitions)
+    if (!state.lookup(function) && visit(function))
       return;
 }
 
@@ -367,15 +422,8 @@ mlir::OwningOpRef<mlir::ModuleOp> ModuleBuilder::build() {
   mlir::OwningOpRef<mlir::ModuleOp> owned(module);
 
   for (Decl *decl : tu->decls())
-    checkTopLevelDecl(decl);
+    handleTopLevelDecl(decl);
 
-  for (auto &[decl, op] : functions) {
-    const FunctionDecl *definition = decl->getDefinition();
-    FunctionBuilder function(*this, definition, op,
-                             isa<ks::KernelOp>(op) ? FunctionKind::Kernel
-                                                   : FunctionKind::Func);
-    (void)function.build();
-  }
   if (!hadError())
     checkRecursion();
   if (hadError())

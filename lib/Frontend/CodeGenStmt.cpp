@@ -40,6 +40,12 @@ mlir::LogicalResult FunctionBuilder::unsupported(const Stmt *stmt,
   return mlir::failure();
 }
 
+mlir::FailureOr<mlir::Value>
+FunctionBuilder::exprError(const Expr *expr, const llvm::Twine &message) {
+  mb.error(expr->getExprLoc(), message, expr->getSourceRange());
+  return mlir::failure();
+}
+
 mlir::LogicalResult FunctionBuilder::build() {
   mlir::Block &entry = function->getRegion(0).front();
   b.setInsertionPointToStart(&entry);
@@ -223,11 +229,7 @@ mlir::LogicalResult FunctionBuilder::emitStmt(const Stmt *stmt) {
       if (auto *var = dyn_cast<VarDecl>(d)) {
         if (mlir::failed(emitDecl(var)))
           return mlir::failure();
-      } else if (!isa<TypedefNameDecl, StaticAssertDecl, UsingDecl,
-                      UsingDirectiveDecl>(d)) {
-        mb.error(d->getLocation(),
-                 llvm::Twine("local '") + d->getDeclKindName() +
-                     "' declarations are not supported in kernel code");
+      } else if (!mb.checkOtherDecl(d, /*local=*/true)) {
         return mlir::failure();
       }
     }
@@ -299,6 +301,11 @@ mlir::LogicalResult FunctionBuilder::emitStmt(const Stmt *stmt) {
 }
 
 mlir::LogicalResult FunctionBuilder::emitDecl(const VarDecl *var) {
+  // `static constexpr` locals are constants, folded where they are used.
+  if (var->isStaticLocal() && var->getType()->isArithmeticType() &&
+      (var->isConstexpr() || (var->getType().isConstQualified() &&
+                              var->hasConstantInitialization())))
+    return mlir::success();
   if (var->hasGlobalStorage())
     return mb.error(var->getLocation(), "static local variables are not "
                                         "supported in kernel code"),
@@ -314,7 +321,11 @@ mlir::LogicalResult FunctionBuilder::emitDecl(const VarDecl *var) {
   if (mlir::failed(irType))
     return mlir::failure();
   mlir::Value value;
-  if (const Expr *init = var->getInit()) {
+  const Expr *init = var->getInit();
+  if (auto *construct = dyn_cast_or_null<CXXConstructExpr>(init);
+      construct && construct->getNumArgs() == 0)
+    init = nullptr; // `array<float> a;` default-constructs.
+  if (init) {
     mlir::FailureOr<mlir::Value> v = emitNamedRValue(init, var->getName());
     if (mlir::failed(v))
       return mlir::failure();

@@ -80,7 +80,7 @@ public:
   void HandleTranslationUnit(ASTContext &ast) override {
     // After Clang's own errors the AST may be incomplete; after rejected
     // includes only, it is whole and the rest of the file is checked too.
-    if (ast.getDiagnostics().getClient()->getNumErrors() > includeErrors)
+    if (ast.getDiagnostics().getNumErrors() > includeErrors)
       return;
     ksc::frontend::ModuleBuilder builder(ast, context);
     result = builder.build();
@@ -159,6 +159,7 @@ FrontendResult ksc::importKdsl(mlir::MLIRContext &context, StringRef path,
   if (options.verifyDiagnostics) {
     args.push_back("-Xclang");
     args.push_back("-verify");
+    args.push_back("-ferror-limit=0");
   }
   args.push_back(path.str());
 

@@ -71,8 +71,16 @@ static std::string floatLiteral(T value, StringRef typeName,
   auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
   (void)ec;
   std::string text(buffer, end);
-  if (text.find_first_of(".e") == std::string::npos)
+  // 1e-06 -> 1e-6, 1e+30 -> 1e30.
+  if (size_t e = text.find('e'); e != std::string::npos) {
+    std::string mantissa = text.substr(0, e), exponent = text.substr(e + 1);
+    bool negative = exponent[0] == '-';
+    size_t digits = exponent.find_first_not_of("+-0");
+    text = mantissa + "e" + (negative ? "-" : "") +
+           (digits == std::string::npos ? "0" : exponent.substr(digits));
+  } else if (text.find('.') == std::string::npos) {
     text += ".0";
+  }
   return text + suffix.str();
 }
 
@@ -288,10 +296,21 @@ FailureOr<Expr> Emitter::buildArithExpr(Operation &op) {
         }
         llvm_unreachable("unknown cmpf predicate");
       })
-      .Case([&](arith::SelectOp o) {
-        return ternary(valueExpr(o.getCondition()),
-                       valueExpr(o.getTrueValue()),
-                       valueExpr(o.getFalseValue()));
+      .Case([&](arith::SelectOp o) -> FailureOr<Expr> {
+        Value c = o.getCondition(), t = o.getTrueValue(),
+              f = o.getFalseValue();
+        // Selects between booleans read better as logic.
+        if (isBool(t)) {
+          if (isConstantInt(t, 1))
+            return binary("||", kLogOr, c, f);
+          if (isConstantInt(f, 0))
+            return binary("&&", kLogAnd, c, t);
+          if (isConstantInt(t, 0))
+            return binary("&&", kLogAnd, negate(c), valueExpr(f));
+          if (isConstantInt(f, 1))
+            return binary("||", kLogOr, negate(c), valueExpr(t));
+        }
+        return ternary(valueExpr(c), valueExpr(t), valueExpr(f));
       })
       .Case<arith::MinSIOp, arith::MaxSIOp>([&](auto o) {
         return call(isa<arith::MinSIOp>(op) ? "std::min" : "std::max",

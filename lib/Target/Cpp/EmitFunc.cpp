@@ -58,10 +58,13 @@ static FailureOr<std::string> signature(Emitter &emitter, func::FuncOp func,
                                         ArrayRef<std::string> names) {
   FunctionType type = func.getFunctionType();
   std::string result;
-  // `inline`: no unused-function warning for device functions a file
-  // declares but does not call.
-  if (func.isPrivate())
-    result += "static inline ";
+  if (func.isPrivate()) {
+    // A device function the file defines but never calls is still emitted;
+    // say so, to keep -Wunused-function quiet.
+    if (SymbolTable::symbolKnownUseEmpty(func, func->getParentOp()))
+      result += "[[maybe_unused]] ";
+    result += "static ";
+  }
   if (type.getNumResults() > 1)
     return func.emitError(
         "cannot emit a function with several results as C++");

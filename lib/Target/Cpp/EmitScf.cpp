@@ -27,6 +27,23 @@ static std::string firstName(ArrayRef<Value> values) {
   return "";
 }
 
+/// A name for `result` when the source gave it none: what it becomes.
+static std::string roleName(Value result) {
+  if (result.hasOneUse() && isa<func::ReturnOp>(*result.getUsers().begin()))
+    return "result";
+  return "";
+}
+
+/// The name the frontend recorded for result `index` of an `scf` op (in its
+/// `ks.names` attribute), or "".
+static std::string recordedName(Operation *op, unsigned index) {
+  auto names = op->getAttrOfType<ArrayAttr>("ks.names");
+  if (!names || names.size() != op->getNumResults())
+    return "";
+  auto name = dyn_cast<StringAttr>(names[index]);
+  return name ? name.getValue().str() : "";
+}
+
 static bool isDefinedOutside(Value value, Operation *op) {
   return !op->isAncestor(value.getParentBlock()->getParentOp());
 }
@@ -100,7 +117,12 @@ LogicalResult Emitter::emitIf(scf::IfOp op) {
   for (unsigned i = 0; i < numResults; ++i) {
     Value thenValue = op.thenYield().getOperand(i);
     Value elseValue = op.elseYield().getOperand(i);
-    names.push_back(firstName({thenValue, elseValue}));
+    std::string name = recordedName(op, i);
+    if (name.empty())
+      name = firstName({thenValue, elseValue});
+    if (name.empty())
+      name = roleName(op.getResult(i));
+    names.push_back(name);
     for (Value value : {thenValue, elseValue})
       if (isDefinedOutside(value, op))
         candidates[i].push_back(value);
@@ -142,10 +164,20 @@ LogicalResult Emitter::emitIf(scf::IfOp op) {
     SmallVector<Value> afterThen = saveVarState();
     restoreVarState(before);
     if (elseNeeded()) {
-      // `else if` for an else branch that is only another if.
-      auto nested = dyn_cast<scf::IfOp>(elseBlock->front());
-      if (nested && numResults == 0 && nested.getNumResults() == 0 &&
-          elseBlock->getOperations().size() == 2) {
+      // `else if` for an else branch that is only another if (and the
+      // expressions of its condition).
+      Operation *last = elseBlock->getTerminator()->getPrevNode();
+      auto nested = dyn_cast_or_null<scf::IfOp>(last);
+      bool onlyIf = nested && numResults == 0 &&
+                    nested.getNumResults() == 0 &&
+                    llvm::all_of(elseBlock->without_terminator(),
+                                 [&](Operation &inner) {
+                                   return &inner == last || isInlined(&inner);
+                                 });
+      if (onlyIf) {
+        for (Operation &inner : elseBlock->without_terminator())
+          if (&inner != last && failed(emitOperation(inner)))
+            return failure();
         os << " else ";
         pushScope();
         LogicalResult result = emitIf(nested);
@@ -181,10 +213,12 @@ LogicalResult Emitter::emitFor(scf::ForOp op) {
     return op.emitError("cannot emit an unsigned scf.for as C++");
   SmallVector<std::string> names;
   SmallVector<SmallVector<Value>> candidates;
-  for (auto [iterArg, init, yielded] :
-       llvm::zip(op.getRegionIterArgs(), op.getInitArgs(),
-                 op.getYieldedValues())) {
-    std::string name = getNameFromLoc(iterArg.getLoc()).str();
+  for (auto [index, iterArg, init, yielded] :
+       llvm::enumerate(op.getRegionIterArgs(), op.getInitArgs(),
+                       op.getYieldedValues())) {
+    std::string name = recordedName(op, index);
+    if (name.empty())
+      name = getNameFromLoc(iterArg.getLoc()).str();
     if (name.empty())
       name = firstName({yielded, init});
     names.push_back(name);
@@ -250,7 +284,9 @@ LogicalResult Emitter::emitWhile(scf::WhileOp op) {
   SmallVector<std::string> names;
   SmallVector<SmallVector<Value>> candidates;
   for (auto [index, arg] : llvm::enumerate(before.getArguments())) {
-    std::string name = getNameFromLoc(arg.getLoc()).str();
+    std::string name = recordedName(op, index);
+    if (name.empty())
+      name = getNameFromLoc(arg.getLoc()).str();
     if (name.empty() && index < after.getNumArguments())
       name = getNameFromLoc(after.getArgument(index).getLoc()).str();
     if (name.empty())
@@ -329,7 +365,11 @@ LogicalResult Emitter::emitWhile(scf::WhileOp op) {
       return failure();
     if (running)
       os << declare(*running) << ";\n";
-    os << "do {\n" << body << "} while (" << condText << ");\n";
+    os << "do {\n";
+    os.indent();
+    os.printReindented(body);
+    os.unindent();
+    os << "} while (" << condText << ");\n";
     for (auto [res, slot] : llvm::zip(op.getResults(), *slots))
       bindVar(res, slot);
     return success();

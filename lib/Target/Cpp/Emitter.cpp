@@ -158,6 +158,8 @@ Expr Emitter::ternary(const Expr &cond, const Expr &lhs, const Expr &rhs) {
 // Variables
 //===----------------------------------------------------------------------===//
 
+static bool executesAfter(Operation *site, Operation *point);
+
 static bool isCppKeywordOrReserved(StringRef name) {
   static const llvm::StringSet<> reserved = {
       "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand",
@@ -204,7 +206,10 @@ void Emitter::popScope() {
 }
 
 unsigned Emitter::newVar(StringRef baseName, Type type) {
-  StringRef base = baseName.empty() ? StringRef("t") : baseName;
+  // Unnamed temporaries: `cond` for conditions, `t` for the rest.
+  StringRef base = !baseName.empty()           ? baseName
+                   : type.isSignlessInteger(1) ? StringRef("cond")
+                                               : StringRef("t");
   vars.push_back(Var{uniqueName(base), base.str(), type, Value()});
   ++openNames[vars.back().name];
   scopes.back().push_back(vars.size() - 1);
@@ -224,6 +229,20 @@ std::string Emitter::declare(unsigned var) {
     return "<error> " + vars[var].name;
   }
   return *type + " " + vars[var].name;
+}
+
+std::string Emitter::chooseName(Value value) {
+  Operation *def = value.getDefiningOp();
+  SmallVector<StringRef, 1> names =
+      def ? getNamesFromLoc(def->getLoc()) : SmallVector<StringRef, 1>();
+  for (StringRef name : names) {
+    bool conflict = llvm::any_of(assignments.lookup(name), [&](Operation *op) {
+      return op != def && executesAfter(op, def) && isLiveAfter(value, op);
+    });
+    if (!conflict)
+      return name.str();
+  }
+  return names.empty() ? "" : names.front().str();
 }
 
 std::optional<unsigned> Emitter::findReusableVar(StringRef name, Type type,
@@ -356,6 +375,17 @@ static bool readsMemoryAt(Operation &op,
 void Emitter::analyzeFunction(func::FuncOp func) {
   inlined.clear();
   sites.clear();
+  assignments.clear();
+  func.walk([&](Operation *op) {
+    if (op->getNumResults() == 1) {
+      if (StringRef name = getNameFromLoc(op->getLoc()); !name.empty())
+        assignments[name].push_back(op);
+    } else if (auto names = op->getAttrOfType<ArrayAttr>("ks.names")) {
+      for (Attribute name : names)
+        if (auto str = dyn_cast<StringAttr>(name))
+          assignments[str.getValue()].push_back(op);
+    }
+  });
   llvm::DenseMap<Operation *, bool> inlinedReadsMemory;
 
   // Operations of an expression `scf.if` are part of its expression.
@@ -519,23 +549,32 @@ LogicalResult Emitter::bindResult(Operation &op, Expr expr) {
     os << vars[var].name << " = " << expr.text << ";\n";
     bindVar(result, var);
   };
-  // A value a yield will copy into a slot is computed there directly.
+  // A value a yield will copy into a slot is computed there directly, or
+  // else into `<slot>_next`.
+  StringRef name = getSourceName(result);
+  std::string nextName;
   if (auto it = preferredSlot.find(result); it != preferredSlot.end()) {
     Var &slot = vars[it->second];
     if (!slot.current || !isLiveAfter(slot.current, &op)) {
       assign(it->second);
       return success();
     }
+    nextName = slot.baseName + "_next";
+  }
+  if (!nextName.empty()) {
+    unsigned var = newVar(nextName, result.getType());
+    os << declare(var) << " = " << expr.text << ";\n";
+    bindVar(result, var);
+    return success();
   }
   // A new value of a source variable reuses its C++ variable.
-  StringRef name = getSourceName(result);
   if (!name.empty())
     if (std::optional<unsigned> var =
             findReusableVar(name, result.getType(), &op)) {
       assign(*var);
       return success();
     }
-  unsigned var = newVar(name, result.getType());
+  unsigned var = newVar(chooseName(result), result.getType());
   os << declare(var) << " = " << expr.text << ";\n";
   bindVar(result, var);
   return success();

@@ -183,6 +183,9 @@ public:
   void popScope();
   void bindVar(mlir::Value value, unsigned var);
   std::string uniqueName(llvm::StringRef base);
+  /// The name to declare `value`'s variable with: the first of its source
+  /// names no other value of that name needs while `value` is alive.
+  std::string chooseName(mlir::Value value);
   /// A variable named `name` visible here whose value is dead at `at`.
   std::optional<unsigned> findReusableVar(llvm::StringRef name,
                                           mlir::Type type,
@@ -227,6 +230,9 @@ public:
   llvm::DenseSet<mlir::Operation *> inlined;
   /// Where the text that reads each value is printed.
   llvm::DenseMap<mlir::Value, llvm::SmallVector<mlir::Operation *>> sites;
+  /// The operations that assign each source variable (define a value whose
+  /// first name it is).
+  llvm::StringMap<llvm::SmallVector<mlir::Operation *>> assignments;
   /// Values a yield would assign to a slot, computed into the slot directly.
   llvm::DenseMap<mlir::Value, unsigned> preferredSlot;
 

@@ -23,6 +23,33 @@ llvm::StringRef ksc::getNameFromLoc(Location loc) {
   return "";
 }
 
+llvm::SmallVector<llvm::StringRef, 1> ksc::getNamesFromLoc(Location loc) {
+  llvm::SmallVector<llvm::StringRef, 1> names;
+  if (auto fused = dyn_cast<FusedLoc>(loc)) {
+    for (Location inner : fused.getLocations())
+      if (auto name = dyn_cast<NameLoc>(inner))
+        names.push_back(name.getName().getValue());
+  } else if (StringRef name = getNameFromLoc(loc); !name.empty()) {
+    names.push_back(name);
+  }
+  return names;
+}
+
+Location ksc::addNameToLoc(Location loc, llvm::StringRef name) {
+  MLIRContext *context = loc->getContext();
+  auto named = NameLoc::get(StringAttr::get(context, name),
+                            getFileLoc(loc) ? Location(*getFileLoc(loc))
+                                            : UnknownLoc::get(context));
+  llvm::SmallVector<Location> parts;
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    llvm::append_range(parts, fused.getLocations());
+  else
+    parts.push_back(loc);
+  parts.push_back(named);
+  // FusedLoc::get would fold a fused location with one part; keep the parts.
+  return FusedLoc::get(parts, Attribute(), context);
+}
+
 llvm::StringRef ksc::getSourceName(Value value) {
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     Operation *parent = arg.getOwner()->getParentOp();

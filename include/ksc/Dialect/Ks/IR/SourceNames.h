@@ -27,6 +27,13 @@ llvm::StringRef getNameFromLoc(mlir::Location loc);
 /// it. Returns "" when the value has none.
 llvm::StringRef getSourceName(mlir::Value value);
 
+/// Every source name in `loc`, in order: a value first assigned to `t` and
+/// then copied into `old` (`float old = t;`) has the names `t`, `old`.
+llvm::SmallVector<llvm::StringRef, 1> getNamesFromLoc(mlir::Location loc);
+
+/// `loc` with `name` added as a further name of the value it locates.
+mlir::Location addNameToLoc(mlir::Location loc, llvm::StringRef name);
+
 /// The innermost file location in `loc`, if any.
 std::optional<mlir::FileLineColRange> getFileLoc(mlir::Location loc);
 
