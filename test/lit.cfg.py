@@ -39,6 +39,7 @@ llvm_config.add_tool_substitutions(["split-file"], [config.llvm_tools_dir])
 # file, with the runtime header on the include path.
 warnings = "-std=c++17 -O2 -Wall -Wextra -Werror"
 config.substitutions.append(("%ksc_runtime_dir", config.ksc_runtime_dir))
+config.substitutions.append(("%ksc_obj_root", config.ksc_obj_root))
 config.substitutions.append(
     ("%host-cxx", "%s %s -fsyntax-only -I%s"
      % (config.host_cxx, warnings, config.ksc_runtime_dir))

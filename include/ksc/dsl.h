@@ -14,10 +14,16 @@
 
 #include <stdint.h>
 
+#if defined(__KSC__) || defined(__clang__)
 /// Marks a kernel: an entry point run once per thread of a launch.
 #define KSC_KERNEL __attribute__((annotate("ksc.kernel")))
 /// Marks a device function, callable from kernels and device functions.
 #define KSC_FUNC __attribute__((annotate("ksc.func")))
+#else
+// Other compilers (for syntax checks) have no annotate attribute.
+#define KSC_KERNEL
+#define KSC_FUNC
+#endif
 
 namespace ksc {
 

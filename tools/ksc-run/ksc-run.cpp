@@ -110,6 +110,8 @@ int main(int argc, char **argv) {
   registerAllDialects(registry);
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Errors point at source locations; a dump of the IR would be noise.
+  context.printOpOnDiagnostic(false);
   SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   FrontendOptions frontendOptions;

@@ -78,6 +78,11 @@ cl::opt<bool> printRuntimeDir(
     "print-runtime-dir",
     cl::desc("Print the directory holding ksc_runtime.h and exit"),
     cl::cat(kscCategory));
+cl::opt<bool> printResourceDir(
+    "print-resource-dir",
+    cl::desc("Print the directory of the Clang builtin headers ksc uses and "
+             "exit"),
+    cl::cat(kscCategory));
 cl::opt<bool> printIncludeDir(
     "print-include-dir",
     cl::desc("Print the directory holding ksc/dsl.h and exit"),
@@ -103,6 +108,10 @@ int main(int argc, char **argv) {
     outs() << getRuntimeDir() << "\n";
     return 0;
   }
+  if (printResourceDir) {
+    outs() << getClangResourceDir() << "\n";
+    return 0;
+  }
   if (printIncludeDir) {
     outs() << getPreludeIncludeDir() << "\n";
     return 0;
@@ -116,6 +125,8 @@ int main(int argc, char **argv) {
   registerAllDialects(registry);
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Errors point at source locations; a dump of the IR would be noise.
+  context.printOpOnDiagnostic(false);
 
   SourceMgr sourceMgr;
   FrontendOptions frontendOptions;

@@ -92,14 +92,17 @@ FailureOr<Expr> Emitter::literal(Attribute value, Location loc) {
     if (type.getWidth() == 1)
       return Expr(intAttr.getValue().isZero() ? "false" : "true", kPrimary);
     APInt v = intAttr.getValue();
-    std::string text;
-    if (v.isMinSignedValue() && type.getWidth() > 8)
-      text = "(" + std::to_string(v.getSExtValue() + 1) + " - 1)";
-    else
-      text = std::to_string(v.getSExtValue());
+    // The most negative value has no literal: -2147483648 is -(2147483648),
+    // which does not fit.
+    bool noLiteral = v.isMinSignedValue() && type.getWidth() > 8;
+    std::string text = noLiteral
+                           ? std::to_string(v.getSExtValue() + 1) + " - 1"
+                           : std::to_string(v.getSExtValue());
     if (type.getWidth() != 32)
       return Expr("int" + std::to_string(type.getWidth()) + "_t(" + text + ")",
                   kPostfix);
+    if (noLiteral)
+      return Expr("(" + text + ")", kPrimary);
     return Expr(text, text[0] == '-' ? kUnary : kPrimary);
   }
   if (auto floatAttr = dyn_cast<FloatAttr>(value)) {

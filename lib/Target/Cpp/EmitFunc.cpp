@@ -112,7 +112,9 @@ LogicalResult Emitter::emitFunction(func::FuncOp func) {
                             : name.str(),
                arg.getType());
     bindVar(arg, var);
-    names.push_back(vars[var].name);
+    // An unused parameter keeps its name in a comment (-Wunused-parameter).
+    names.push_back(arg.use_empty() ? "/*" + vars[var].name + "*/"
+                                    : vars[var].name);
   }
   FailureOr<std::string> sig = signature(*this, func, names);
   if (failed(sig))
@@ -191,7 +193,7 @@ LogicalResult Emitter::emitModule(ModuleOp m) {
   os << ". Do not edit.\n";
   if (options.standalone) {
     os << "// The ksc runtime header is included below (--standalone).\n\n";
-    os << getCpuRuntimeHeader() << "\n";
+    os << getCpuRuntimeHeader() << "\n\n";
   } else {
     os << "#include \"ksc_runtime.h\"\n\n";
   }
