@@ -27,13 +27,38 @@
 
 namespace ksc {
 
+namespace detail {
+template <typename A, typename B>
+struct same_type {
+  static constexpr bool value = false;
+};
+template <typename A>
+struct same_type<A, A> {
+  static constexpr bool value = true;
+};
+template <bool Condition, typename T = void>
+struct enable_if {};
+template <typename T>
+struct enable_if<true, T> {
+  using type = T;
+};
+} // namespace detail
+
 /// `array<T>`: a 1-D view of memory that the launch's caller owns, passed to
 /// kernels and functions by value (the view is copied, not the data).
-/// `array<const T>` is read-only. `a[i]` is element i; indices are not
-/// checked unless ksc runs with --bounds-check.
+/// `array<const T>` is read-only, and an `array<T>` can be passed where one
+/// is expected. `a[i]` is element i; indices are not checked unless ksc runs
+/// with --bounds-check.
 template <typename T>
 class array {
 public:
+  array() = default;
+  array(const array &) = default;
+  array &operator=(const array &) = default;
+  template <typename U, typename = typename detail::enable_if<
+                            detail::same_type<const U, T>::value>::type>
+  array(const array<U> &other);
+
   template <typename Index>
   T &operator[](Index index) const;
 };

@@ -13,6 +13,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -26,7 +27,13 @@ bool ksc::isMlirFile(StringRef path) {
 OwningOpRef<ModuleOp> ksc::loadModule(MLIRContext &context,
                                       llvm::SourceMgr &sourceMgr,
                                       StringRef path,
-                                      const FrontendOptions &options) {
+                                      const FrontendOptions &options,
+                                      StringRef toolName) {
+  if (path != "-" && !llvm::sys::fs::exists(path)) {
+    llvm::errs() << toolName << ": error: cannot open input file '" << path
+                 << "': No such file or directory\n";
+    return nullptr;
+  }
   if (!isMlirFile(path)) {
     FrontendResult result = importKdsl(context, path, options);
     return std::move(result.module);
@@ -35,7 +42,7 @@ OwningOpRef<ModuleOp> ksc::loadModule(MLIRContext &context,
   std::unique_ptr<llvm::MemoryBuffer> buffer =
       mlir::openInputFile(path, &error);
   if (!buffer) {
-    llvm::errs() << "ksc: error: " << error << "\n";
+    llvm::errs() << toolName << ": error: " << error << "\n";
     return nullptr;
   }
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());

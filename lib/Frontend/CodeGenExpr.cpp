@@ -136,7 +136,8 @@ static bool isStorage(const Expr *expr) {
 /// the new name is added after the first.
 static mlir::Value nameValue(mlir::Value value, StringRef name) {
   mlir::Operation *def = value.getDefiningOp();
-  if (!def || def->getNumResults() != 1)
+  // scf operations carry the names of their results in ks.names.
+  if (!def || def->getNumResults() != 1 || def->getNumRegions() != 0)
     return value;
   llvm::SmallVector<StringRef, 1> names = getNamesFromLoc(def->getLoc());
   if (llvm::is_contained(names, name))
@@ -296,6 +297,11 @@ FunctionBuilder::emitCast(mlir::Value value, QualType from, QualType to,
   switch (kind) {
   case CK_NoOp:
     return value;
+  case CK_ConstructorConversion:
+    // array<T> -> array<const T>: the constructor call did it.
+    if (ModuleBuilder::isArrayType(to))
+      return value;
+    break;
   case CK_IntegralCast:
   case CK_IntegralToBoolean:
   case CK_IntegralToFloating:
@@ -315,11 +321,12 @@ FunctionBuilder::emitCast(mlir::Value value, QualType from, QualType to,
     mb.error(expr->getExprLoc(), "pointers are not supported in kernel code");
     return mlir::failure();
   default:
-    mb.error(expr->getExprLoc(),
-             llvm::Twine("'") + CastExpr::getCastKindName(kind) +
-                 "' conversions are not supported in kernel code");
-    return mlir::failure();
+    break;
   }
+  mb.error(expr->getExprLoc(),
+           llvm::Twine("'") + CastExpr::getCastKindName(kind) +
+               "' conversions are not supported in kernel code");
+  return mlir::failure();
 }
 
 //===----------------------------------------------------------------------===//
@@ -455,10 +462,21 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
   if (auto *call = dyn_cast<CallExpr>(expr))
     return emitCall(call);
   if (auto *construct = dyn_cast<CXXConstructExpr>(expr)) {
-    const CXXConstructorDecl *ctor = construct->getConstructor();
+    // Copies of arrays, and array<T> -> array<const T>.
     if (ModuleBuilder::isArrayType(construct->getType()) &&
-        ctor->isCopyOrMoveConstructor() && construct->getNumArgs() == 1)
-      return emitRValue(construct->getArg(0));
+        construct->getNumArgs() == 1 &&
+        ModuleBuilder::isArrayType(construct->getArg(0)->getType())) {
+      mlir::FailureOr<mlir::Value> array = emitRValue(construct->getArg(0));
+      if (mlir::failed(array))
+        return mlir::failure();
+      mlir::FailureOr<mlir::Type> type = mb.convertType(
+          construct->getType(), construct->getExprLoc(), "the array");
+      if (mlir::failed(type))
+        return mlir::failure();
+      if (array->getType() != *type)
+        return ks::AsConstOp::create(b, loc, *array).getResult();
+      return *array;
+    }
     mb.error(expr->getExprLoc(), "constructing objects is not supported in "
                                  "kernel code");
     return mlir::failure();

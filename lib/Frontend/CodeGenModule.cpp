@@ -233,6 +233,15 @@ void ModuleBuilder::handleTopLevelDecl(Decl *decl) {
                 "from the host");
       return;
     }
+    if (function->getDeclName().isIdentifier()) {
+      StringRef name = function->getName();
+      // Names the emitted code itself uses.
+      if (name.starts_with("ksc_") || name == "ksc" || name == "std" ||
+          name == "size_t") {
+        error(at, "the name '" + name + "' is reserved by ksc");
+        return;
+      }
+    }
     std::optional<FunctionKind> kind = getKind(function);
     if (!kind) {
       error(at, "function '" + function->getNameAsString() +

@@ -329,6 +329,12 @@ static Error readRandom(const Param &param, const json::Object &spec,
   SplitMix64 rng(static_cast<uint64_t>(*seed));
   int64_t count = arg.numElements();
   for (int64_t i = 0; i < count; ++i) {
+    // One draw per element (two for a normal one): bools are uniform() < 0.5,
+    // numbers low + (high - low) * uniform() or mean + std * normal().
+    if (param.scalar == Scalar::I1) {
+      append(arg.bytes, static_cast<uint8_t>(rng.uniform() < 0.5));
+      continue;
+    }
     double u = *kind == "normal" ? *mean + *stddev * rng.normal()
                                  : *low + (*high - *low) * rng.uniform();
     switch (param.scalar) {
@@ -345,7 +351,6 @@ static Error readRandom(const Param &param, const json::Object &spec,
       append(arg.bytes, static_cast<int64_t>(std::floor(u)));
       break;
     case Scalar::I1:
-      append(arg.bytes, static_cast<uint8_t>(rng.uniform() < 0.5));
       break;
     }
   }

@@ -41,7 +41,7 @@ cl::opt<std::string> kernelName(
     "kernel", cl::desc("The kernel to run (optional if the file has one)"),
     cl::value_desc("name"), cl::cat(runCategory));
 cl::opt<int64_t> dim("dim", cl::desc("Number of threads of the launch"),
-                     cl::value_desc("N"), cl::init(-1), cl::cat(runCategory));
+                     cl::value_desc("N"), cl::cat(runCategory));
 cl::opt<std::string> inputsFile(
     "inputs",
     cl::desc("JSON object with a value for every kernel argument ('-' for "
@@ -97,8 +97,11 @@ int main(int argc, char **argv) {
 
   if (inputFile.empty())
     return fail("no input file (see ksc-run --help)");
-  if (dim < 0)
+  if (!dim.getNumOccurrences())
     return fail("--dim=N is required: the number of threads to launch");
+  if (dim < 0)
+    return fail("--dim=" + Twine(dim.getValue()) +
+                " is negative; a launch has 0 or more threads");
   if (dim > INT32_MAX)
     return fail("--dim=" + Twine(dim.getValue()) +
                 " is too large; a launch has at most 2147483647 threads");
@@ -118,7 +121,7 @@ int main(int argc, char **argv) {
   frontendOptions.includeDirs = includeDirs;
   frontendOptions.defines = defines;
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      loadModule(context, sourceMgr, inputFile, frontendOptions);
+      loadModule(context, sourceMgr, inputFile, frontendOptions, "ksc-run");
   if (!module)
     return 1;
   mlir::PassManager cleanup(&context);
@@ -132,6 +135,8 @@ int main(int argc, char **argv) {
   for (ks::KernelOp k : kernels)
     available += (available.empty() ? "" : ", ") + k.getSymName().str();
   ks::KernelOp kernel;
+  if (kernels.empty())
+    return fail(inputFile + " has no kernels to run (mark one KSC_KERNEL)");
   if (kernelName.empty()) {
     if (kernels.size() != 1)
       return fail(inputFile + " has " + Twine(kernels.size()) +
@@ -143,8 +148,7 @@ int main(int argc, char **argv) {
         kernel = k;
     if (!kernel)
       return fail("no kernel named '" + kernelName + "' in " + inputFile +
-                  (available.empty() ? Twine(" (it has no kernels)")
-                                     : " (kernels: " + available + ")"));
+                  " (kernels: " + available + ")");
   }
   Expected<runner::Signature> signature = runner::getSignature(kernel);
   if (!signature)
@@ -191,6 +195,6 @@ int main(int argc, char **argv) {
         return Error::success();
       }))
     return fail("cannot write '" + outputFile +
-                "': " + toString(std::move(error)));
+                "': " + errorToErrorCode(std::move(error)).message());
   return 0;
 }

@@ -22,6 +22,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -135,12 +136,17 @@ int main(int argc, char **argv) {
 
   if (verifyDiagnostics) {
     if (!isMlirFile(inputFile)) {
+      if (inputFile != "-" && !sys::fs::exists(inputFile)) {
+        errs() << "ksc: error: cannot open input file '" << inputFile
+               << "': No such file or directory\n";
+        return 1;
+      }
       frontendOptions.verifyDiagnostics = true;
       return importKdsl(context, inputFile, frontendOptions).success ? 0 : 1;
     }
     mlir::SourceMgrDiagnosticVerifierHandler handler(sourceMgr, &context);
     mlir::OwningOpRef<mlir::ModuleOp> module =
-        loadModule(context, sourceMgr, inputFile, frontendOptions);
+        loadModule(context, sourceMgr, inputFile, frontendOptions, "ksc");
     if (module && emit == Emit::Cpp) {
       std::string ignored;
       CppEmitterOptions emitterOptions;
@@ -151,7 +157,7 @@ int main(int argc, char **argv) {
 
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      loadModule(context, sourceMgr, inputFile, frontendOptions);
+      loadModule(context, sourceMgr, inputFile, frontendOptions, "ksc");
   if (!module)
     return 1;
   mlir::PassManager cleanup(&context);
@@ -161,6 +167,13 @@ int main(int argc, char **argv) {
 
   std::string output;
   if (emit == Emit::Mlir) {
+    // The ks-level passes the options ask for show in the IR.
+    if (boundsCheck) {
+      mlir::PassManager pm(&context);
+      pm.addPass(ks::createKsInsertBoundsChecks());
+      if (mlir::failed(pm.run(*module)))
+        return 1;
+    }
     raw_string_ostream os(output);
     mlir::OpPrintingFlags flags;
     flags.printNameLocAsPrefix();
@@ -182,7 +195,7 @@ int main(int argc, char **argv) {
         return Error::success();
       })) {
     errs() << "ksc: error: cannot write '" << outputFile
-           << "': " << toString(std::move(error)) << "\n";
+           << "': " << errorToErrorCode(std::move(error)).message() << "\n";
     return 1;
   }
   return 0;

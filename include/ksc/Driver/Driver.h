@@ -22,11 +22,13 @@ namespace ksc {
 
 /// Loads `path` ("-" for standard input) as ks IR: a `.mlir` file is parsed,
 /// anything else goes through the kernel-language frontend. Errors are
-/// reported on standard error; returns null after one.
+/// reported on standard error (prefixed with `toolName` where they are not
+/// about a source location); returns null after one.
 mlir::OwningOpRef<mlir::ModuleOp> loadModule(mlir::MLIRContext &context,
                                              llvm::SourceMgr &sourceMgr,
                                              llvm::StringRef path,
-                                             const FrontendOptions &options);
+                                             const FrontendOptions &options,
+                                             llvm::StringRef toolName);
 
 /// Whether `path` names an MLIR file rather than a kernel file.
 bool isMlirFile(llvm::StringRef path);

@@ -167,7 +167,7 @@ struct ConvertKsToCpu : public ksc::impl::ConvertKsToCpuBase<ConvertKsToCpu> {
     target.addLegalDialect<arith::ArithDialect, func::FuncDialect,
                            math::MathDialect, scf::SCFDialect>();
     target.addLegalOp<ModuleOp, ks::LoadOp, ks::StoreOp, ks::DimOp,
-                      ks::CheckBoundsOp>();
+                      ks::CheckBoundsOp, ks::AsConstOp>();
     target.addIllegalOp<ks::KernelOp, ks::FuncOp, ks::ReturnOp, ks::CallOp,
                         ks::TidOp>();
     RewritePatternSet patterns(&getContext());

@@ -57,6 +57,9 @@ FailureOr<Expr> Emitter::buildKsExpr(Operation &op) {
     result.readsMemory = true;
     return result;
   }
+  // array<T> converts to array<const T> implicitly in C++.
+  if (auto asConst = dyn_cast<ks::AsConstOp>(op))
+    return valueExpr(asConst.getArray());
   if (auto dim = dyn_cast<ks::DimOp>(op)) {
     Expr base = valueExpr(dim.getArray());
     Expr result(operand(base, kPostfix) + ".shape(" +

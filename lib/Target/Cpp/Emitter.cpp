@@ -160,6 +160,40 @@ Expr Emitter::ternary(const Expr &cond, const Expr &lhs, const Expr &rhs) {
 
 static bool executesAfter(Operation *site, Operation *point);
 
+bool ksc::cpp::isMacroOfRuntimeHeaders(StringRef name) {
+  // Macros of the C and C++ standard library headers (C17 annex B, <cmath>'s
+  // POSIX constants, glibc's), which the runtime header brings in: a
+  // variable or function with one of these names would not compile.
+  static const llvm::StringSet<> macros = {
+      "assert", "errno", "NULL", "EOF", "BUFSIZ", "FILENAME_MAX",
+      "FOPEN_MAX", "L_tmpnam", "SEEK_CUR", "SEEK_END", "SEEK_SET", "TMP_MAX",
+      "stdin", "stdout", "stderr", "EXIT_FAILURE", "EXIT_SUCCESS",
+      "MB_CUR_MAX", "RAND_MAX", "EDOM", "EILSEQ", "ERANGE", "HUGE_VAL",
+      "HUGE_VALF", "HUGE_VALL", "INFINITY", "NAN", "FP_INFINITE", "FP_NAN",
+      "FP_NORMAL", "FP_SUBNORMAL", "FP_ZERO", "FP_FAST_FMA", "FP_FAST_FMAF",
+      "FP_FAST_FMAL", "FP_ILOGB0", "FP_ILOGBNAN", "MATH_ERRNO",
+      "MATH_ERREXCEPT", "math_errhandling", "M_E", "M_LOG2E", "M_LOG10E",
+      "M_LN2", "M_LN10", "M_PI", "M_PI_2", "M_PI_4", "M_1_PI", "M_2_PI",
+      "M_2_SQRTPI", "M_SQRT2", "M_SQRT1_2", "CHAR_BIT", "CHAR_MIN",
+      "CHAR_MAX", "SCHAR_MIN", "SCHAR_MAX", "UCHAR_MAX", "SHRT_MIN",
+      "SHRT_MAX", "USHRT_MAX", "INT_MIN", "INT_MAX", "UINT_MAX", "LONG_MIN",
+      "LONG_MAX", "ULONG_MAX", "LLONG_MIN", "LLONG_MAX", "ULLONG_MAX",
+      "MB_LEN_MAX", "INT8_MIN", "INT8_MAX", "UINT8_MAX", "INT16_MIN",
+      "INT16_MAX", "UINT16_MAX", "INT32_MIN", "INT32_MAX", "UINT32_MAX",
+      "INT64_MIN", "INT64_MAX", "UINT64_MAX", "INT8_C", "INT16_C", "INT32_C",
+      "INT64_C", "UINT8_C", "UINT16_C", "UINT32_C", "UINT64_C", "INTMAX_C",
+      "UINTMAX_C", "INTMAX_MIN", "INTMAX_MAX", "UINTMAX_MAX", "INTPTR_MIN",
+      "INTPTR_MAX", "UINTPTR_MAX", "SIZE_MAX", "PTRDIFF_MIN", "PTRDIFF_MAX",
+      "SIG_ATOMIC_MIN", "SIG_ATOMIC_MAX", "WCHAR_MIN", "WCHAR_MAX",
+      "WINT_MIN", "WINT_MAX", "FLT_EPSILON", "FLT_MAX", "FLT_MIN",
+      "DBL_EPSILON", "DBL_MAX", "DBL_MIN", "FLT_RADIX", "CLOCKS_PER_SEC",
+      "offsetof", "setjmp", "va_arg", "va_copy", "va_end", "va_start",
+      "isfinite", "isinf", "isnan", "isnormal", "signbit", "fpclassify",
+      // Predefined by GCC and Clang in their GNU modes.
+      "linux", "unix", "i386"};
+  return macros.contains(name);
+}
+
 static bool isCppKeywordOrReserved(StringRef name) {
   static const llvm::StringSet<> reserved = {
       "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand",
@@ -176,8 +210,9 @@ static bool isCppKeywordOrReserved(StringRef name) {
       "typeid", "typename", "union", "unsigned", "using", "virtual", "void",
       "volatile", "wchar_t", "while", "xor", "xor_eq",
       // Names the emitted code itself uses.
-      "ksc", "std", "int64_t", "int32_t", "uint32_t", "size_t", "main"};
-  return reserved.contains(name);
+      "ksc", "ksc_kernels", "std", "int8_t", "int16_t", "int32_t",
+      "int64_t", "uint32_t", "size_t", "main"};
+  return reserved.contains(name) || isMacroOfRuntimeHeaders(name);
 }
 
 std::string Emitter::uniqueName(StringRef base) {
@@ -352,7 +387,7 @@ bool Emitter::isExpressionOp(Operation &op) {
   StringRef ns = dialect->getNamespace();
   if (ns == "arith" || ns == "math")
     return true;
-  return isa<ks::LoadOp, ks::DimOp>(op);
+  return isa<ks::LoadOp, ks::DimOp, ks::AsConstOp>(op);
 }
 
 /// Whether evaluating `op` where it is printed reads memory.
@@ -602,7 +637,8 @@ LogicalResult Emitter::emitOperation(Operation &op) {
     if (callOp.getNumResults() != 0)
       return op.emitError("cannot emit a call with ")
              << callOp.getNumResults() << " results as C++";
-    os << call(callOp.getCallee(), callOp.getOperands()).text << ";\n";
+    os << call(calleeName(callOp.getCallee()), callOp.getOperands()).text
+       << ";\n";
     return success();
   }
   return op.emitError("cannot emit '")

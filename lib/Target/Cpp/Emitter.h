@@ -87,6 +87,13 @@ struct Var {
 /// `text` as a C++ string literal.
 std::string cppStringLiteral(llvm::StringRef text);
 
+/// Whether `name` is a macro of the headers emitted code includes.
+bool isMacroOfRuntimeHeaders(llvm::StringRef name);
+
+/// The namespace of the functions the emitted code keeps to itself (device
+/// functions and the bodies of kernel threads), away from the C library's.
+inline constexpr llvm::StringLiteral kKernelNamespace = "ksc_kernels";
+
 class Emitter {
 public:
   explicit Emitter(const CppEmitterOptions &options) : options(options) {}
@@ -126,6 +133,8 @@ public:
   mlir::FailureOr<Expr> buildMathExpr(mlir::Operation &op);
   mlir::FailureOr<Expr> buildKsExpr(mlir::Operation &op);
   mlir::FailureOr<Expr> buildCallExpr(mlir::func::CallOp op);
+  /// How the function being printed names function `symbol`.
+  std::string calleeName(llvm::StringRef symbol);
   mlir::FailureOr<Expr> buildIfExpr(mlir::scf::IfOp op);
   /// Whether `op` is printed as an expression.
   bool isExpressionOp(mlir::Operation &op);
@@ -240,6 +249,10 @@ public:
   llvm::DenseMap<llvm::StringRef, bool> pureFunctions;
   /// Names local variables must not take: the module's functions.
   llvm::StringSet<> reservedNames;
+  /// The C++ name of each function of the module.
+  llvm::StringMap<std::string> functionNames;
+  /// Whether the function being printed is outside kKernelNamespace.
+  bool inPublicFunction = false;
 };
 
 } // namespace ksc::cpp

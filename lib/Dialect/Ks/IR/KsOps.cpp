@@ -69,9 +69,11 @@ struct FunctionLike {
     for (OpAsmParser::Argument &arg : args) {
       argTypes.push_back(arg.type);
       // SSA names such as `%0` or `%arg3` carry no source name.
+      // SSA names the printer makes up (`%0`, `%arg3`) carry no source
+      // name; everything else does (`%argval` too).
       StringRef ssa = arg.ssaName.name.drop_front();
-      bool numbered = !ssa.empty() && llvm::all_of(ssa, isdigit);
-      if (numbered || ssa.starts_with("arg"))
+      StringRef digits = ssa.starts_with("arg") ? ssa.drop_front(3) : ssa;
+      if (!digits.empty() && llvm::all_of(digits, isdigit))
         ssa = "";
       anyName |= !ssa.empty();
       argNames.push_back(StringAttr::get(ctx, ssa));
@@ -121,15 +123,7 @@ struct FunctionLike {
       return op.emitOpError() << "has " << names.size()
                               << " argument names for " << type.getNumInputs()
                               << " arguments";
-    Block &entry = op.getBody().front();
-    if (entry.getNumArguments() != type.getNumInputs())
-      return op.emitOpError("entry block must have ")
-             << type.getNumInputs() << " arguments to match the signature";
-    for (auto [blockArg, argType] :
-         llvm::zip(entry.getArgumentTypes(), type.getInputs()))
-      if (blockArg != argType)
-        return op.emitOpError("entry block argument types do not match the "
-                              "function signature");
+    // FunctionOpInterface checks the entry block against the signature.
     return success();
   }
 
@@ -301,6 +295,12 @@ LogicalResult StoreOp::verify() {
 
 LogicalResult CheckBoundsOp::verify() {
   return verifyIndices(*this, getArray().getType(), getIndices());
+}
+
+OpFoldResult AsConstOp::fold(FoldAdaptor) {
+  if (getArray().getType() == getType())
+    return getArray();
+  return {};
 }
 
 LogicalResult DimOp::verify() {

@@ -27,8 +27,11 @@ def Ks_Dialect : Dialect {
     running thread, and `ks.load`/`ks.store` on `!ks.array` values.
 
     Source variable names survive as `NameLoc` locations on the operations
-    that define them, and as the `arg_names` of kernels and functions, so that
-    the emitters can print readable code.
+    that define them (a `FusedLoc` of several `NameLoc`s when one value is
+    stored in several variables), as the `arg_names` of kernels and
+    functions, and as a `ks.names` string array on the `scf` operations the
+    frontend creates (one name per result), so that the emitters can print
+    readable code. Names are hints: no transformation depends on them.
 
     ```mlir
     ks.kernel @saxpy(%a: f32, %x: !ks.array<const f32>, %y: !ks.array<f32>) {

@@ -92,7 +92,8 @@ def Ks_FuncOp : Ks_FunctionLikeOp<"func"> {
   let description = [{
     A `ks.func` is a function of the kernel language (`KSC_FUNC` in the
     source). It may take and return scalars, and take arrays. Calls to it are
-    `ks.call` operations; recursion is not allowed.
+    `ks.call` operations. The kernel language has no recursion (the frontend
+    rejects it); the IR does not check for it.
 
     ```mlir
     ks.func @sq(%v: f32) -> f32 {
@@ -234,6 +235,26 @@ def Ks_StoreOp : Ks_Op<"store", [
     $value `,` $array `[` $indices `]` attr-dict `:` qualified(type($array)) `,` type($indices)
   }];
   let hasVerifier = 1;
+}
+
+def Ks_AsConstOp : Ks_Op<"as_const", [Pure,
+    TypesMatchWith<"result is the read-only view of the array",
+                   "array", "result",
+                   "::llvm::cast<ArrayType>($_self).withConst(true)">]> {
+  let summary = "Views an array as read-only";
+  let description = [{
+    The same array as a read-only view: what C++ does when an `array<T>`
+    is passed where an `array<const T>` is expected. Folds away when the
+    array is already read-only.
+
+    ```mlir
+    %view = ks.as_const %y : !ks.array<f32>
+    ```
+  }];
+  let arguments = (ins Ks_ArrayType:$array);
+  let results = (outs Ks_ArrayType:$result);
+  let assemblyFormat = "$array attr-dict `:` qualified(type($array))";
+  let hasFolder = 1;
 }
 
 def Ks_DimOp : Ks_Op<"dim", [Pure]> {

@@ -1,0 +1,389 @@
+// RUN: ksc-opt %s -split-input-file -verify-diagnostics
+
+// One case per error of the ks dialect's verifiers (KsOps.cpp, KsTypes.cpp)
+// and of the constraints ODS generates for its operations.
+
+//===----------------------------------------------------------------------===//
+// !ks.array
+//===----------------------------------------------------------------------===//
+
+// expected-error@+1 {{array element type must be f32, f64, i1, i32 or i64, got 'f16'}}
+ks.kernel @bad_element(%a: !ks.array<f16>) {
+  ks.return
+}
+
+// -----
+
+// expected-error@+1 {{array element type must be f32, f64, i1, i32 or i64, got 'index'}}
+ks.func @bad_const_element(%a: !ks.array<const index>) {
+  ks.return
+}
+
+// -----
+
+// Arrays of arrays are not arrays of the kernel language.
+// expected-error@+1 {{array element type must be f32, f64, i1, i32 or i64, got '!ks.array<f32>'}}
+ks.kernel @nested_array(%a: !ks.array<!ks.array<f32>>) {
+  ks.return
+}
+
+// -----
+
+// expected-error@+1 {{array rank must be between 1 and 4, got 0}}
+ks.kernel @rank_zero(%a: !ks.array<f32, 0>) {
+  ks.return
+}
+
+// -----
+
+// expected-error@+1 {{array rank must be between 1 and 4, got 5}}
+ks.kernel @rank_five(%a: !ks.array<const i32, 5>) {
+  ks.return
+}
+
+//===----------------------------------------------------------------------===//
+// ks.kernel and ks.func
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error@+1 {{'ks.kernel' op must not return values}}
+ks.kernel @returns(%a: f32) -> f32 {
+  ks.return %a : f32
+}
+
+// -----
+
+// expected-error@+1 {{'ks.kernel' op argument type 'f16' is not a scalar or !ks.array type}}
+ks.kernel @half(%a: f16) {
+  ks.return
+}
+
+// -----
+
+// expected-error@+1 {{'ks.kernel' op argument type 'index' is not a scalar or !ks.array type}}
+ks.kernel @index_arg(%x: !ks.array<f32>, %i: index) {
+  ks.return
+}
+
+// -----
+
+// expected-error@+1 {{'ks.func' op argument type 'memref<4xf32>' is not a scalar or !ks.array type}}
+ks.func @memref_arg(%a: memref<4xf32>) {
+  ks.return
+}
+
+// -----
+
+// expected-error@+1 {{'ks.func' op argument type 'i8' is not a scalar or !ks.array type}}
+ks.func @i8_arg(%a: i8) {
+  ks.return
+}
+
+// -----
+
+// A device function may take arrays but only return scalars.
+// expected-error@+1 {{'ks.func' op result type '!ks.array<f32>' is not a scalar type}}
+ks.func @returns_array(%a: !ks.array<f32>) -> !ks.array<f32> {
+  ks.return %a : !ks.array<f32>
+}
+
+// -----
+
+// expected-error@+1 {{'ks.func' op result type 'i8' is not a scalar type}}
+ks.func @returns_i8(%a: i32) -> i8 {
+  %0 = arith.trunci %a : i32 to i8
+  ks.return %0 : i8
+}
+
+// -----
+
+// expected-error@+1 {{'ks.kernel' op has 2 argument names for 1 arguments}}
+ks.kernel @too_many_names(%a: f32) attributes {arg_names = ["a", "b"]} {
+  ks.return
+}
+
+// -----
+
+// expected-error@+1 {{'ks.func' op has 0 argument names for 2 arguments}}
+ks.func @too_few_names(%a: f32, %b: f32) attributes {arg_names = []} {
+  ks.return
+}
+
+// -----
+
+// The entry block must match the signature (checked by FunctionOpInterface).
+// expected-error@+1 {{'ks.kernel' op entry block must have 1 arguments to match function signature}}
+"ks.kernel"() <{function_type = (f32) -> (), sym_name = "missing_block_arg"}> ({
+^bb0:
+  ks.return
+}) : () -> ()
+
+// -----
+
+// expected-error@+1 {{'ks.func' op type of entry block argument #0('i32') must match the type of the corresponding argument in function signature('f32')}}
+"ks.func"() <{function_type = (f32) -> (), sym_name = "wrong_block_arg"}> ({
+^bb0(%a: i32):
+  ks.return
+}) : () -> ()
+
+// -----
+
+// expected-error@+1 {{'ks.kernel' op region #0 ('body') failed to verify constraint: region with 1 blocks}}
+"ks.kernel"() <{function_type = () -> (), sym_name = "no_body"}> ({
+}) : () -> ()
+
+// -----
+
+// expected-error@+1 {{'ks.func' op region #0 ('body') failed to verify constraint: region with 1 blocks}}
+"ks.func"() <{function_type = () -> (), sym_name = "two_blocks"}> ({
+^bb0:
+  ks.return
+^bb1:
+  ks.return
+}) : () -> ()
+
+//===----------------------------------------------------------------------===//
+// ks.return
+//===----------------------------------------------------------------------===//
+
+// -----
+
+ks.kernel @kernel_returns_value(%a: f32) {
+  // expected-error@+1 {{'ks.return' op has 1 operands, but the enclosing ks.kernel returns 0}}
+  ks.return %a : f32
+}
+
+// -----
+
+ks.func @missing_value() -> i32 {
+  // expected-error@+1 {{'ks.return' op has 0 operands, but the enclosing ks.func returns 1}}
+  ks.return
+}
+
+// -----
+
+ks.func @wrong_type(%a: i64) -> i32 {
+  // expected-error@+1 {{'ks.return' op type of operand #0 ('i64') does not match result type 'i32' of the enclosing ks.func}}
+  ks.return %a : i64
+}
+
+// -----
+
+func.func @not_in_ks_function() {
+  // expected-error@+1 {{'ks.return' op expects parent op to be one of 'ks.kernel, ks.func'}}
+  ks.return
+}
+
+//===----------------------------------------------------------------------===//
+// ks.call
+//===----------------------------------------------------------------------===//
+
+// -----
+
+ks.kernel @unknown_callee() {
+  // expected-error@+1 {{'ks.call' op callee @nope does not name a symbol in scope}}
+  ks.call @nope() : () -> ()
+  ks.return
+}
+
+// -----
+
+ks.kernel @other() {
+  ks.return
+}
+
+ks.kernel @calls_kernel() {
+  // expected-error@+1 {{'ks.call' op cannot call kernel @other; kernels are launched, not called}}
+  ks.call @other() : () -> ()
+  ks.return
+}
+
+// -----
+
+func.func private @host(f32) -> f32
+
+ks.kernel @calls_func_func(%a: f32) {
+  // expected-error@+1 {{'ks.call' op callee @host is not a ks.func}}
+  %r = ks.call @host(%a) : (f32) -> f32
+  ks.return
+}
+
+// -----
+
+ks.func @sq(%v: f32) -> f32 {
+  %0 = arith.mulf %v, %v : f32
+  ks.return %0 : f32
+}
+
+ks.kernel @wrong_call_type(%a: f64) {
+  // expected-error@+1 {{'ks.call' op call type '(f64) -> f64' does not match the callee's type '(f32) -> f32'}}
+  %r = ks.call @sq(%a) : (f64) -> f64
+  ks.return
+}
+
+// -----
+
+ks.func @sq(%v: f32) -> f32 {
+  %0 = arith.mulf %v, %v : f32
+  ks.return %0 : f32
+}
+
+ks.kernel @wrong_call_arity(%a: f32) {
+  // expected-error@+1 {{'ks.call' op call type '(f32, f32) -> f32' does not match the callee's type '(f32) -> f32'}}
+  %r = ks.call @sq(%a, %a) : (f32, f32) -> f32
+  ks.return
+}
+
+//===----------------------------------------------------------------------===//
+// ks.tid
+//===----------------------------------------------------------------------===//
+
+// -----
+
+ks.func @tid_in_func() -> i32 {
+  // expected-error@+1 {{'ks.tid' op is only valid inside a ks.kernel}}
+  %i = ks.tid : i32
+  ks.return %i : i32
+}
+
+// -----
+
+func.func @tid_in_func_func() -> i32 {
+  // expected-error@+1 {{'ks.tid' op is only valid inside a ks.kernel}}
+  %i = ks.tid : i32
+  return %i : i32
+}
+
+// -----
+
+ks.kernel @tid_i64() {
+  // expected-error@+1 {{'ks.tid' op result #0 must be 32-bit signless integer, but got 'i64'}}
+  %i = "ks.tid"() : () -> i64
+  ks.return
+}
+
+//===----------------------------------------------------------------------===//
+// ks.load, ks.store, ks.check_bounds, ks.dim
+//===----------------------------------------------------------------------===//
+
+// -----
+
+ks.kernel @load_too_many_indices(%x: !ks.array<f32>, %i: i32) {
+  // expected-error@+1 {{'ks.load' op expects 1 indices for '!ks.array<f32>', got 2}}
+  %v = ks.load %x[%i, %i] : !ks.array<f32>, i32, i32
+  ks.return
+}
+
+// -----
+
+ks.kernel @load_too_few_indices(%x: !ks.array<const f64, 3>, %i: i64) {
+  // expected-error@+1 {{'ks.load' op expects 3 indices for '!ks.array<const f64, 3>', got 2}}
+  %v = ks.load %x[%i, %i] : !ks.array<const f64, 3>, i64, i64
+  ks.return
+}
+
+// -----
+
+ks.kernel @load_no_indices(%x: !ks.array<f32>) {
+  // expected-error@+1 {{'ks.load' op expects 1 indices for '!ks.array<f32>', got 0}}
+  %v = "ks.load"(%x) : (!ks.array<f32>) -> f32
+  ks.return
+}
+
+// -----
+
+ks.kernel @load_index_type(%x: !ks.array<f32>) {
+  %i = arith.constant 0 : index
+  // expected-error@+1 {{'ks.load' op operand #1 must be variadic of signless integer, but got 'index'}}
+  %v = ks.load %x[%i] : !ks.array<f32>, index
+  ks.return
+}
+
+// -----
+
+ks.kernel @load_result_type(%x: !ks.array<f32>, %i: i32) {
+  // expected-error@+1 {{'ks.load' op failed to verify that result type is the array's element type}}
+  %v = "ks.load"(%x, %i) : (!ks.array<f32>, i32) -> f64
+  ks.return
+}
+
+// -----
+
+ks.kernel @store_too_many_indices(%x: !ks.array<i32>, %i: i32, %v: i32) {
+  // expected-error@+1 {{'ks.store' op expects 1 indices for '!ks.array<i32>', got 2}}
+  ks.store %v, %x[%i, %i] : !ks.array<i32>, i32, i32
+  ks.return
+}
+
+// -----
+
+ks.kernel @store_too_few_indices(%x: !ks.array<i1, 2>, %i: i32, %v: i1) {
+  // expected-error@+1 {{'ks.store' op expects 2 indices for '!ks.array<i1, 2>', got 1}}
+  ks.store %v, %x[%i] : !ks.array<i1, 2>, i32
+  ks.return
+}
+
+// -----
+
+ks.kernel @store_to_const(%x: !ks.array<const f32>, %i: i32, %v: f32) {
+  // expected-error@+1 {{'ks.store' op cannot store to read-only array of type '!ks.array<const f32>'}}
+  ks.store %v, %x[%i] : !ks.array<const f32>, i32
+  ks.return
+}
+
+// -----
+
+ks.kernel @store_value_type(%x: !ks.array<f32>, %i: i32, %v: f64) {
+  // expected-error@+1 {{'ks.store' op failed to verify that stored value has the array's element type}}
+  "ks.store"(%v, %x, %i) : (f64, !ks.array<f32>, i32) -> ()
+  ks.return
+}
+
+// -----
+
+ks.kernel @check_bounds_too_few_indices(%x: !ks.array<f32, 2>, %i: i32) {
+  // expected-error@+1 {{'ks.check_bounds' op expects 2 indices for '!ks.array<f32, 2>', got 1}}
+  ks.check_bounds %x[%i] {name = "x", where = "k.kdsl:1:1"} : !ks.array<f32, 2>, i32
+  ks.return
+}
+
+// -----
+
+ks.kernel @check_bounds_too_many_indices(%x: !ks.array<const i64>, %i: i64) {
+  // expected-error@+1 {{'ks.check_bounds' op expects 1 indices for '!ks.array<const i64>', got 3}}
+  ks.check_bounds %x[%i, %i, %i] {name = "x", where = "k.kdsl:1:1"} : !ks.array<const i64>, i64, i64, i64
+  ks.return
+}
+
+// -----
+
+ks.kernel @check_bounds_without_name(%x: !ks.array<f32>, %i: i32) {
+  // expected-error@+1 {{'ks.check_bounds' op requires attribute 'name'}}
+  ks.check_bounds %x[%i] {where = "k.kdsl:1:1"} : !ks.array<f32>, i32
+  ks.return
+}
+
+// -----
+
+ks.kernel @dim_out_of_range(%x: !ks.array<f32, 2>) {
+  // expected-error@+1 {{'ks.dim' op dimension 2 is out of range for '!ks.array<f32, 2>'}}
+  %d = ks.dim %x, 2 : !ks.array<f32, 2>
+  ks.return
+}
+
+// -----
+
+ks.kernel @dim_out_of_range_rank1(%x: !ks.array<const i32>) {
+  // expected-error@+1 {{'ks.dim' op dimension 1 is out of range for '!ks.array<const i32>'}}
+  %d = ks.dim %x, 1 : !ks.array<const i32>
+  ks.return
+}
+
+// -----
+
+ks.kernel @dim_negative(%x: !ks.array<f32>) {
+  // expected-error@+1 {{'ks.dim' op attribute 'dim' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  %d = ks.dim %x, -1 : !ks.array<f32>
+  ks.return
+}
