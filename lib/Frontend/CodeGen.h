@@ -37,6 +37,10 @@
 
 namespace ksc::frontend {
 
+/// Attribute naming the variables an `scf` operation carries, so that the
+/// emitters can name the C++ variables that hold them.
+inline constexpr llvm::StringLiteral kNamesAttr = "ks.names";
+
 /// What a declared function is in the kernel language.
 enum class FunctionKind { Kernel, Func };
 

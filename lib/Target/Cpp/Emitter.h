@@ -87,6 +87,11 @@ struct Var {
 /// `text` as a C++ string literal.
 std::string cppStringLiteral(llvm::StringRef text);
 
+/// Whether `site` can execute after `point` in the same activation of the
+/// function (ignoring back edges of loops). `site` is neither `point` nor
+/// nested in it.
+bool executesAfter(mlir::Operation *site, mlir::Operation *point);
+
 /// Whether `name` is a macro of the headers emitted code includes.
 bool isMacroOfRuntimeHeaders(llvm::StringRef name);
 

@@ -1,0 +1,102 @@
+//===- CodeGenCall.cpp - Calls -------------------------------------------===//
+//
+// Part of ksc. Calls of device functions (ks.call) and of the builtins of
+// the prelude (Builtins.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Builtins.h"
+#include "CodeGen.h"
+
+#include "ksc/Dialect/Ks/IR/SourceNames.h"
+
+#include "clang/AST/DeclCXX.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace clang;
+using namespace ksc;
+using namespace ksc::frontend;
+namespace arith = mlir::arith;
+
+//===----------------------------------------------------------------------===//
+// Calls
+//===----------------------------------------------------------------------===//
+
+mlir::FailureOr<mlir::Value> FunctionBuilder::emitCall(const CallExpr *expr) {
+  mlir::Location loc = mb.loc(expr->getExprLoc());
+  const FunctionDecl *callee = expr->getDirectCallee();
+  if (!callee) {
+    mb.error(expr->getExprLoc(), "indirect calls are not supported in "
+                                 "kernel code");
+    return mlir::failure();
+  }
+  if (mb.isPreludeDecl(callee))
+    return emitBuiltinCall(expr, callee);
+  if (callee->getBuiltinID())
+    return exprError(expr, "compiler builtins ('" +
+                               callee->getNameAsString() +
+                               "') are not supported in kernel code; use the "
+                               "kernel-language functions (sqrt, sin, ...)");
+  if (auto *method = dyn_cast<CXXMethodDecl>(callee);
+      method && method->getParent()->isLambda())
+    return exprError(expr, "lambdas are not supported in kernel code");
+  std::optional<FunctionKind> calleeKind = mb.getKind(callee);
+  if (!calleeKind) {
+    mb.error(expr->getExprLoc(),
+             "'" + callee->getNameAsString() +
+                 "' is not a device function (mark it KSC_FUNC)");
+    return mlir::failure();
+  }
+  if (*calleeKind == FunctionKind::Kernel) {
+    mb.error(expr->getExprLoc(),
+             "kernel '" + callee->getNameAsString() +
+                 "' cannot be called; kernels are launched from the host");
+    return mlir::failure();
+  }
+  auto func = dyn_cast_or_null<ks::FuncOp>(mb.lookupFunction(callee));
+  if (!func) {
+    if (!callee->getDefinition())
+      mb.error(expr->getExprLoc(), "function '" + callee->getNameAsString() +
+                                       "' is declared but never defined");
+    return mlir::failure();
+  }
+  llvm::SmallVector<mlir::Value> args;
+  for (const Expr *arg : expr->arguments()) {
+    mlir::FailureOr<mlir::Value> value = emitRValue(arg);
+    if (mlir::failed(value))
+      return mlir::failure();
+    args.push_back(*value);
+  }
+  mb.recordCall(decl, callee, expr->getExprLoc());
+  auto call = ks::CallOp::create(b, loc, func, args);
+  if (call.getNumResults() == 0)
+    return mlir::Value();
+  return call.getResult(0);
+}
+
+mlir::FailureOr<mlir::Value>
+FunctionBuilder::emitBuiltinCall(const CallExpr *expr,
+                                 const FunctionDecl *callee) {
+  mlir::Location loc = mb.loc(expr->getExprLoc());
+  StringRef name = callee->getName();
+  if (!isBuiltin(name)) {
+    mb.error(expr->getExprLoc(),
+             "builtin '" + name + "' is not supported yet");
+    return mlir::failure();
+  }
+  if (name == "tid" && kind != FunctionKind::Kernel) {
+    mb.error(expr->getExprLoc(),
+             "tid() can only be called in a kernel; pass the index to the "
+             "function as an argument");
+    return mlir::failure();
+  }
+  llvm::SmallVector<mlir::Value> args;
+  for (const Expr *arg : expr->arguments()) {
+    mlir::FailureOr<mlir::Value> value = emitRValue(arg);
+    if (mlir::failed(value))
+      return mlir::failure();
+    args.push_back(*value);
+  }
+  return buildBuiltin(name, b, loc, args);
+}

@@ -1,0 +1,206 @@
+//===- CodeGenConstant.cpp - Constants and conversions -------------------===//
+//
+// Part of ksc. Clang has made every implicit conversion explicit in the
+// AST; each becomes an `arith` cast here, so the IR has no implicit
+// conversions left. Constant expressions of the language fold to
+// `arith.constant` with Clang's evaluator.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Builtins.h"
+#include "CodeGen.h"
+
+#include "ksc/Dialect/Ks/IR/SourceNames.h"
+
+#include "clang/AST/DeclCXX.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace clang;
+using namespace ksc;
+using namespace ksc::frontend;
+namespace arith = mlir::arith;
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+mlir::Value FunctionBuilder::constantInt(mlir::Type type, int64_t value,
+                                         mlir::Location loc) {
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, value));
+}
+
+mlir::Value FunctionBuilder::constantBool(bool value, mlir::Location loc) {
+  return arith::ConstantOp::create(b, loc, b.getBoolAttr(value));
+}
+
+mlir::Value FunctionBuilder::zero(mlir::Type type, mlir::Location loc) {
+  if (isa<mlir::FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 0.0));
+  return constantInt(type, 0, loc);
+}
+
+/// Whether `stmt` is made only of what the kernel language allows in a
+/// constant: literals, constants, sizeof, casts and operators on them.
+/// Anything else (pointers, statement expressions, ...) must reach the checks
+/// of emitRValue even when Clang could evaluate it.
+static bool isFoldable(const Stmt *stmt) {
+  if (isa<IntegerLiteral, FloatingLiteral, CXXBoolLiteralExpr,
+          UnaryExprOrTypeTraitExpr>(stmt))
+    return true; // sizeof's operand is not evaluated.
+  if (auto *ref = dyn_cast<DeclRefExpr>(stmt)) {
+    auto *var = dyn_cast<VarDecl>(ref->getDecl());
+    return var && var->getType()->isArithmeticType() &&
+           var->getType().isConstQualified();
+  }
+  if (auto *cast = dyn_cast<CastExpr>(stmt)) {
+    switch (cast->getCastKind()) {
+    case CK_NoOp:
+    case CK_LValueToRValue:
+    case CK_IntegralCast:
+    case CK_IntegralToBoolean:
+    case CK_IntegralToFloating:
+    case CK_FloatingToIntegral:
+    case CK_FloatingToBoolean:
+    case CK_FloatingCast:
+      break;
+    default:
+      return false;
+    }
+    if (!isa<ImplicitCastExpr, CStyleCastExpr, CXXFunctionalCastExpr,
+             CXXStaticCastExpr>(cast))
+      return false;
+  } else if (auto *unary = dyn_cast<UnaryOperator>(stmt)) {
+    if (unary->getOpcode() != UO_Plus && unary->getOpcode() != UO_Minus &&
+        unary->getOpcode() != UO_Not && unary->getOpcode() != UO_LNot)
+      return false;
+  } else if (auto *binary = dyn_cast<BinaryOperator>(stmt)) {
+    if (binary->isAssignmentOp() || binary->isCommaOp() ||
+        binary->isPtrMemOp() || binary->getOpcode() == BO_Cmp)
+      return false;
+  } else if (!isa<ParenExpr, ConditionalOperator, ConstantExpr>(stmt)) {
+    return false;
+  }
+  return llvm::all_of(stmt->children(), [](const Stmt *child) {
+    return child && isFoldable(child);
+  });
+}
+
+mlir::FailureOr<mlir::Value>
+FunctionBuilder::tryEmitConstant(const Expr *expr) {
+  if (!expr->getType()->isArithmeticType() || expr->isGLValue() ||
+      !isFoldable(expr))
+    return mlir::Value();
+  Expr::EvalResult result;
+  if (!expr->EvaluateAsRValue(result, mb.ast) || result.HasSideEffects)
+    return mlir::Value();
+  if (!result.Val.isInt() && !result.Val.isFloat())
+    return mlir::Value();
+  mlir::FailureOr<mlir::Type> type =
+      mb.convertType(expr->getType(), expr->getExprLoc(), "this expression");
+  if (mlir::failed(type))
+    return mlir::failure();
+  mlir::Location loc = mb.loc(expr->getExprLoc());
+  const APValue &value = result.Val;
+  if (value.isInt()) {
+    llvm::APInt v = value.getInt();
+    unsigned width = cast<mlir::IntegerType>(*type).getWidth();
+    return arith::ConstantOp::create(
+               b, loc, b.getIntegerAttr(*type, v.sextOrTrunc(width)))
+        .getResult();
+  }
+  if (value.isFloat())
+    return arith::ConstantOp::create(
+               b, loc, b.getFloatAttr(*type, value.getFloat()))
+        .getResult();
+  return mlir::Value();
+}
+
+//===----------------------------------------------------------------------===//
+// Conversions
+//===----------------------------------------------------------------------===//
+
+mlir::FailureOr<mlir::Value> FunctionBuilder::convert(mlir::Value value,
+                                                      QualType from,
+                                                      QualType to,
+                                                      SourceLocation at) {
+  mlir::FailureOr<mlir::Type> target = mb.convertType(to, at, "the result");
+  if (mlir::failed(target))
+    return mlir::failure();
+  mlir::Location loc = mb.loc(at);
+  mlir::Type source = value.getType();
+  if (source == *target)
+    return value;
+  bool fromFloat = isa<mlir::FloatType>(source);
+  bool toFloat = isa<mlir::FloatType>(*target);
+  bool fromSigned = from->isSignedIntegerType();
+  if (target->isInteger(1)) {
+    if (fromFloat)
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, value,
+                                   zero(source, loc))
+          .getResult();
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, value,
+                                 zero(source, loc))
+        .getResult();
+  }
+  if (fromFloat && toFloat) {
+    if (source.getIntOrFloatBitWidth() < target->getIntOrFloatBitWidth())
+      return arith::ExtFOp::create(b, loc, *target, value).getResult();
+    return arith::TruncFOp::create(b, loc, *target, value).getResult();
+  }
+  if (fromFloat) {
+    if (to->isSignedIntegerType())
+      return arith::FPToSIOp::create(b, loc, *target, value).getResult();
+    return arith::FPToUIOp::create(b, loc, *target, value).getResult();
+  }
+  if (toFloat) {
+    if (fromSigned)
+      return arith::SIToFPOp::create(b, loc, *target, value).getResult();
+    return arith::UIToFPOp::create(b, loc, *target, value).getResult();
+  }
+  unsigned fromWidth = source.getIntOrFloatBitWidth();
+  unsigned toWidth = target->getIntOrFloatBitWidth();
+  if (fromWidth > toWidth)
+    return arith::TruncIOp::create(b, loc, *target, value).getResult();
+  if (fromSigned)
+    return arith::ExtSIOp::create(b, loc, *target, value).getResult();
+  return arith::ExtUIOp::create(b, loc, *target, value).getResult();
+}
+
+mlir::FailureOr<mlir::Value>
+FunctionBuilder::emitCast(mlir::Value value, QualType from, QualType to,
+                          CastKind kind, const Expr *expr) {
+  switch (kind) {
+  case CK_NoOp:
+    return value;
+  case CK_ConstructorConversion:
+    // array<T> -> array<const T>: the constructor call did it.
+    if (ModuleBuilder::isArrayType(to))
+      return value;
+    break;
+  case CK_IntegralCast:
+  case CK_IntegralToBoolean:
+  case CK_IntegralToFloating:
+  case CK_FloatingToIntegral:
+  case CK_FloatingToBoolean:
+  case CK_FloatingCast:
+  case CK_BooleanToSignedIntegral:
+    return convert(value, from, to, expr->getExprLoc());
+  case CK_ArrayToPointerDecay:
+  case CK_FunctionToPointerDecay:
+  case CK_NullToPointer:
+  case CK_PointerToBoolean:
+  case CK_PointerToIntegral:
+  case CK_IntegralToPointer:
+  case CK_BitCast:
+  case CK_LValueBitCast:
+    mb.error(expr->getExprLoc(), "pointers are not supported in kernel code");
+    return mlir::failure();
+  default:
+    break;
+  }
+  mb.error(expr->getExprLoc(),
+           llvm::Twine("'") + CastExpr::getCastKindName(kind) +
+               "' conversions are not supported in kernel code");
+  return mlir::failure();
+}

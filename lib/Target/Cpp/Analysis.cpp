@@ -1,0 +1,284 @@
+//===- Analysis.cpp - What the emitter knows about a function ---------===//
+//
+// Part of ksc. Which values are printed inline, where each value is read,
+// and structured liveness; see Emitter.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Emitter.h"
+
+#include "ksc/Dialect/Ks/IR/KsOps.h"
+#include "ksc/Dialect/Ks/IR/SourceNames.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace ksc;
+using namespace ksc::cpp;
+
+//===----------------------------------------------------------------------===//
+// Analysis
+//===----------------------------------------------------------------------===//
+
+bool Emitter::hasWriteEffects(Operation &op) {
+  if (auto call = dyn_cast<func::CallOp>(op))
+    return !isPureFunction(call.getCallee());
+  if (isa<ks::CheckBoundsOp>(op))
+    return true;
+  if (op.getNumRegions() != 0) {
+    // Region operations write what their bodies write.
+    WalkResult result = op.walk([&](Operation *nested) {
+      if (nested != &op && nested->getNumRegions() == 0 &&
+          hasWriteEffects(*nested))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    return result.wasInterrupted();
+  }
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return !op.hasTrait<OpTrait::IsTerminator>() &&
+           !op.hasTrait<OpTrait::ConstantLike>();
+  return effects.hasEffect<MemoryEffects::Write>() ||
+         effects.hasEffect<MemoryEffects::Free>() ||
+         effects.hasEffect<MemoryEffects::Allocate>();
+}
+
+bool Emitter::isPureFunction(StringRef name) {
+  if (auto it = pureFunctions.find(name); it != pureFunctions.end())
+    return it->second;
+  auto func = module.lookupSymbol<func::FuncOp>(name);
+  // Recursion is rejected by the frontend; be conservative while analyzing.
+  pureFunctions[name] = false;
+  bool pure = func && !func.isExternal();
+  if (pure)
+    func.walk([&](Operation *op) {
+      if (op->getNumRegions() == 0 && hasWriteEffects(*op))
+        pure = false;
+    });
+  pureFunctions[name] = pure;
+  return pure;
+}
+
+/// The block and region structure that `analyzeFunction` inlines into
+/// expressions: `scf.if` whose regions compute one value with expression
+/// operations only.
+static bool isExpressionIfShape(scf::IfOp op) {
+  if (op.getNumResults() != 1 || op.getElseRegion().empty())
+    return false;
+  for (Region *region : {&op.getThenRegion(), &op.getElseRegion()})
+    for (Operation &inner : region->front().without_terminator()) {
+      if (inner.getNumResults() != 1 || !inner.getResult(0).hasOneUse())
+        return false;
+      if (inner.getResult(0).getUsers().begin()->getBlock() !=
+          inner.getBlock())
+        return false;
+      if (auto nested = dyn_cast<scf::IfOp>(inner)) {
+        if (!isExpressionIfShape(nested))
+          return false;
+      } else if (inner.getNumRegions() != 0) {
+        return false;
+      }
+    }
+  return true;
+}
+
+bool Emitter::isExpressionOp(Operation &op) {
+  if (op.getNumResults() != 1)
+    return false;
+  if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+    if (!isExpressionIfShape(ifOp))
+      return false;
+    // Everything inside must itself be an expression without side effects.
+    WalkResult result = ifOp.walk([&](Operation *inner) {
+      if (inner == ifOp.getOperation() ||
+          inner->hasTrait<OpTrait::IsTerminator>())
+        return WalkResult::advance();
+      if (!isExpressionOp(*inner) || hasWriteEffects(*inner))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    return !result.wasInterrupted();
+  }
+  if (auto call = dyn_cast<func::CallOp>(op))
+    return true;
+  Dialect *dialect = op.getDialect();
+  if (!dialect)
+    return false;
+  StringRef ns = dialect->getNamespace();
+  if (ns == "arith" || ns == "math")
+    return true;
+  return isa<ks::LoadOp, ks::DimOp, ks::AsConstOp>(op);
+}
+
+/// Whether evaluating `op` where it is printed reads memory.
+static bool readsMemoryAt(Operation &op,
+                          const llvm::DenseMap<Operation *, bool> &memo) {
+  if (isa<ks::LoadOp, func::CallOp>(op))
+    return true;
+  bool reads = false;
+  op.walk([&](Operation *inner) {
+    if (inner != &op && isa<ks::LoadOp, func::CallOp>(inner))
+      reads = true;
+  });
+  for (Value operand : op.getOperands())
+    if (Operation *def = operand.getDefiningOp())
+      if (auto it = memo.find(def); it != memo.end())
+        reads |= it->second;
+  return reads;
+}
+
+void Emitter::analyzeFunction(func::FuncOp func) {
+  inlined.clear();
+  sites.clear();
+  assignments.clear();
+  func.walk([&](Operation *op) {
+    if (op->getNumResults() == 1) {
+      if (StringRef name = getNameFromLoc(op->getLoc()); !name.empty())
+        assignments[name].push_back(op);
+    } else if (auto names = op->getAttrOfType<ArrayAttr>("ks.names")) {
+      for (Attribute name : names)
+        if (auto str = dyn_cast<StringAttr>(name))
+          assignments[str.getValue()].push_back(op);
+    }
+  });
+  llvm::DenseMap<Operation *, bool> inlinedReadsMemory;
+
+  // Operations of an expression `scf.if` are part of its expression.
+  std::function<void(Block &)> analyzeBlock = [&](Block &block) {
+    for (Operation &op : block) {
+      bool isExpr = isExpressionOp(op);
+      if (isExpr && isa<scf::IfOp>(op)) {
+        op.walk([&](Operation *inner) {
+          if (inner != &op && !inner->hasTrait<OpTrait::IsTerminator>())
+            inlined.insert(inner);
+        });
+      } else {
+        for (Region &region : op.getRegions())
+          for (Block &nested : region)
+            analyzeBlock(nested);
+      }
+      if (!isExpr)
+        continue;
+
+      Value result = op.getResult(0);
+      bool readsMemory = readsMemoryAt(op, inlinedReadsMemory);
+      auto decide = [&]() {
+        if (op.hasTrait<OpTrait::ConstantLike>())
+          return getSourceName(result).empty() ||
+                 !llvm::hasNItemsOrMore(result.getUses(), 2);
+        if (!result.hasOneUse() || !getSourceName(result).empty())
+          return false;
+        Operation *user = *result.getUsers().begin();
+        if (user->getBlock() != op.getBlock())
+          return false;
+        for (Operation *between = op.getNextNode(); between != user;
+             between = between->getNextNode())
+          if (between->getNumRegions() != 0 || hasWriteEffects(*between))
+            return false;
+        if (hasWriteEffects(op))
+          return user == op.getNextNode();
+        // A loop bound that reads memory would be re-read every iteration.
+        if (auto loop = dyn_cast<scf::ForOp>(user))
+          if (readsMemory && (result == loop.getUpperBound() ||
+                              result == loop.getStep()))
+            return false;
+        return true;
+      };
+      if (decide()) {
+        inlined.insert(&op);
+        inlinedReadsMemory[&op] = readsMemory;
+      }
+    }
+  };
+  for (Block &block : func.getBody())
+    analyzeBlock(block);
+
+  // Where is the text that reads each operand printed?
+  auto effectiveSite = [&](Operation *user, Value used) -> Operation * {
+    while (true) {
+      if (auto loop = dyn_cast<scf::ForOp>(user))
+        if (used == loop.getUpperBound() || used == loop.getStep())
+          // Re-evaluated by the C++ loop condition on every iteration.
+          return loop.getBody()->getTerminator();
+      if (user->hasTrait<OpTrait::IsTerminator>()) {
+        Operation *parent = user->getParentOp();
+        if (parent && isInlined(parent) && isa<scf::IfOp>(parent)) {
+          used = parent->getResult(0);
+          user = parent;
+        } else {
+          return user;
+        }
+      }
+      if (!isInlined(user))
+        return user;
+      Value result = user->getResult(0);
+      if (result.use_empty())
+        return user;
+      used = result;
+      user = *result.getUsers().begin();
+    }
+  };
+  func.walk([&](Operation *op) {
+    for (Value operand : op->getOperands())
+      sites[operand].push_back(effectiveSite(op, operand));
+  });
+}
+
+bool ksc::cpp::executesAfter(Operation *site, Operation *point) {
+  for (Operation *p = point; p && !isa<func::FuncOp>(p);
+       p = p->getParentOp()) {
+    Block *block = p->getBlock();
+    Operation *s = block->findAncestorOpInBlock(*site);
+    if (!s)
+      continue;
+    if (s != p)
+      return p->isBeforeInBlock(s);
+    // Both are inside `p`, in different regions.
+    if (isa<scf::IfOp>(p))
+      return false;
+    return true;
+  }
+  return false;
+}
+
+static bool isLoop(Operation *op) { return isa<scf::ForOp, scf::WhileOp>(op); }
+
+static bool isDefinedInside(Value value, Operation *op) {
+  Operation *def = value.getParentBlock()->getParentOp();
+  return op->isAncestor(def);
+}
+
+bool Emitter::isLiveAfter(Value value, Operation *point) {
+  auto it = sites.find(value);
+  if (it == sites.end())
+    return false;
+  for (Operation *site : it->second) {
+    if (site == point || point->isAncestor(site))
+      continue;
+    if (executesAfter(site, point))
+      return true;
+  }
+  // A value defined outside a loop and read inside it is read again by the
+  // next iteration.
+  for (Operation *loop = point->getParentOp();
+       loop && !isa<func::FuncOp>(loop); loop = loop->getParentOp()) {
+    if (!isLoop(loop) || isDefinedInside(value, loop))
+      continue;
+    for (Operation *site : it->second)
+      if (loop->isProperAncestor(site))
+        return true;
+  }
+  return false;
+}
+
+bool Emitter::isUsedInside(Value value, Operation *op) {
+  auto it = sites.find(value);
+  if (it == sites.end())
+    return false;
+  return llvm::any_of(it->second, [&](Operation *site) {
+    return op->isProperAncestor(site);
+  });
+}
