@@ -229,6 +229,17 @@ FailureOr<Expr> Emitter::buildArithExpr(Operation &op) {
       })
       .Case([&](arith::CmpIOp o) -> FailureOr<Expr> {
         using P = arith::CmpIPredicate;
+        // A signed i1 is -1 or 0; C++ promotes bool to 1 or 0.
+        if (isBool(o.getLhs()) &&
+            llvm::is_contained({P::slt, P::sle, P::sgt, P::sge},
+                               o.getPredicate())) {
+          StringRef op = o.getPredicate() == P::slt   ? "<"
+                         : o.getPredicate() == P::sle ? "<="
+                         : o.getPredicate() == P::sgt ? ">"
+                                                      : ">=";
+          return binary(op, kRel, unary("-", o.getLhs()),
+                        unary("-", o.getRhs()));
+        }
         switch (o.getPredicate()) {
         case P::eq:
           return binary("==", kEq, o.getLhs(), o.getRhs());
