@@ -35,18 +35,19 @@ llvm_config.add_tool_substitutions(
 llvm_config.add_tool_substitutions(["split-file"], [config.llvm_tools_dir])
 
 # Compiling emitted C++: %cxx is the compiler ksc was built with (warnings
-# are errors); %host-cxx and %clangxx (Clang 22) only check the syntax of a
-# file, with the runtime header on the include path.
+# are errors); %host-cxx and %clangxx (Clang 22) compile a file to an object
+# (`-c`, discarded), with the runtime header on the include path.
 warnings = "-std=c++17 -O2 -Wall -Wextra -Werror"
 config.substitutions.append(("%ksc_runtime_dir", config.ksc_runtime_dir))
 config.substitutions.append(("%ksc_obj_root", config.ksc_obj_root))
+config.substitutions.append(("%ksc_src_root", config.ksc_src_root))
 config.substitutions.append(
-    ("%host-cxx", "%s %s -fsyntax-only -I%s"
+    ("%host-cxx", "%s %s -c -o /dev/null -I%s"
      % (config.host_cxx, warnings, config.ksc_runtime_dir))
 )
 clangxx = os.path.join(config.llvm_tools_dir, "clang++")
 config.substitutions.append(
-    ("%clangxx", "%s %s -fsyntax-only -I%s"
+    ("%clangxx", "%s %s -c -o /dev/null -I%s"
      % (clangxx, warnings, config.ksc_runtime_dir))
 )
 config.substitutions.append(("%cxx", "%s %s" % (config.host_cxx, warnings)))

@@ -57,3 +57,19 @@ ks.kernel @shapes(%m: !ks.array<f64, 2>, %flags: !ks.array<i1>, %n: i64) {
 ks.func private @unnamed(%arg0: i32, %arg1: i1) -> i32 {
   ks.return %arg0 : i32
 }
+
+// CHECK-LABEL: ks.func @views(
+// CHECK-SAME:      %[[Y:.*]]: !ks.array<f32>) -> f32 {
+// CHECK-NEXT:    %[[V:.*]] = ks.as_const %[[Y]] : !ks.array<f32>
+// CHECK-NEXT:    %[[S:.*]] = ks.call @first(%[[V]]) : (!ks.array<const f32>) -> f32
+ks.func @views(%y: !ks.array<f32>) -> f32 {
+  %v = ks.as_const %y : !ks.array<f32>
+  %s = ks.call @first(%v) : (!ks.array<const f32>) -> f32
+  ks.return %s : f32
+}
+
+ks.func @first(%x: !ks.array<const f32>) -> f32 {
+  %c0 = arith.constant 0 : i32
+  %v = ks.load %x[%c0] : !ks.array<const f32>, i32
+  ks.return %v : f32
+}

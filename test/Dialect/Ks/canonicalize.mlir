@@ -1,0 +1,24 @@
+// RUN: ksc-opt %s --canonicalize | FileCheck %s
+
+// ks.as_const of an array that is already read-only folds to the array.
+// CHECK-LABEL: ks.func @already_const(
+// CHECK-SAME:      %[[X:.*]]: !ks.array<const f32>) -> f32 {
+// CHECK-NOT:     ks.as_const
+// CHECK:         ks.load %[[X]]
+ks.func @already_const(%x: !ks.array<const f32>) -> f32 {
+  %c0 = arith.constant 0 : i32
+  %v = ks.as_const %x : !ks.array<const f32>
+  %e = ks.load %v[%c0] : !ks.array<const f32>, i32
+  ks.return %e : f32
+}
+
+// A read-only view of a writable array stays.
+// CHECK-LABEL: ks.func @writable(
+// CHECK-SAME:      %[[Y:.*]]: !ks.array<f32>) -> f32 {
+// CHECK:         %[[V:.*]] = ks.as_const %[[Y]] : !ks.array<f32>
+ks.func @writable(%y: !ks.array<f32>) -> f32 {
+  %c0 = arith.constant 0 : i32
+  %v = ks.as_const %y : !ks.array<f32>
+  %e = ks.load %v[%c0] : !ks.array<const f32>, i32
+  ks.return %e : f32
+}
