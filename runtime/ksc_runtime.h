@@ -37,8 +37,7 @@ namespace ksc {
 /// Element (i, j, ...) is at `data()[i * stride(0) + j * stride(1) + ...]`.
 /// Indices are not checked unless the code was emitted with
 /// `--bounds-check`.
-template <typename T, int N = 1>
-class array {
+template <typename T, int N = 1> class array {
   static_assert(N >= 1 && N <= 4, "arrays have 1 to 4 dimensions");
 
 public:
@@ -86,8 +85,7 @@ public:
     return data_[i * strides_[0]];
   }
 
-  template <typename... I>
-  T &operator()(I... indices) const {
+  template <typename... I> T &operator()(I... indices) const {
     static_assert(sizeof...(I) == N, "one index per dimension");
     const int64_t index[] = {static_cast<int64_t>(indices)...};
     int64_t offset = 0;
@@ -102,10 +100,8 @@ private:
   int64_t strides_[N] = {};
 };
 
-template <typename T>
-struct is_array : std::false_type {};
-template <typename T, int N>
-struct is_array<array<T, N>> : std::true_type {};
+template <typename T> struct is_array : std::false_type {};
+template <typename T, int N> struct is_array<array<T, N>> : std::true_type {};
 
 /// An error that stops a launch, such as a failed bounds check. The C entry
 /// points turn it into their error message; C++ callers of the typed
@@ -149,8 +145,7 @@ inline void check_bounds(const array<T, N> &a, const char *name,
 }
 
 /// Argument `T` of a C entry point, from the pointer the caller passed.
-template <typename T>
-inline T arg(void *pointer) {
+template <typename T> inline T arg(void *pointer) {
   if constexpr (is_array<T>::value)
     return T(*static_cast<const ksc_array_desc *>(pointer));
   else
@@ -186,34 +181,28 @@ inline int run_launch(const char *kernel, int64_t dim, char *error,
 }
 
 // Floating-point comparisons C++ has no operator for.
-template <typename T>
-inline bool ordered(T a, T b) {
+template <typename T> inline bool ordered(T a, T b) {
   return !std::isnan(a) && !std::isnan(b);
 }
-template <typename T>
-inline bool unordered(T a, T b) {
+template <typename T> inline bool unordered(T a, T b) {
   return std::isnan(a) || std::isnan(b);
 }
-template <typename T>
-inline bool ordered_not_equal(T a, T b) {
+template <typename T> inline bool ordered_not_equal(T a, T b) {
   return a < b || a > b;
 }
-template <typename T>
-inline bool unordered_or_equal(T a, T b) {
+template <typename T> inline bool unordered_or_equal(T a, T b) {
   return !(a < b || a > b);
 }
 
 /// IEEE 754-2019 minimum/maximum: NaN if either is NaN, -0 < +0.
-template <typename T>
-inline T minimum(T a, T b) {
+template <typename T> inline T minimum(T a, T b) {
   if (std::isnan(a) || std::isnan(b))
     return std::numeric_limits<T>::quiet_NaN();
   if (a == b)
     return std::signbit(a) ? a : b;
   return a < b ? a : b;
 }
-template <typename T>
-inline T maximum(T a, T b) {
+template <typename T> inline T maximum(T a, T b) {
   if (std::isnan(a) || std::isnan(b))
     return std::numeric_limits<T>::quiet_NaN();
   if (a == b)
@@ -221,8 +210,7 @@ inline T maximum(T a, T b) {
   return a > b ? a : b;
 }
 
-template <typename To, typename From>
-inline To bit_cast(From from) {
+template <typename To, typename From> inline To bit_cast(From from) {
   static_assert(sizeof(To) == sizeof(From), "bit_cast needs equal sizes");
   To to;
   std::memcpy(&to, &from, sizeof(To));

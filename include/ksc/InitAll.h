@@ -22,9 +22,9 @@ namespace ksc {
 
 /// The dialects ksc's IR is made of.
 inline void registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<ks::KsDialect, mlir::arith::ArithDialect,
-                  mlir::func::FuncDialect, mlir::math::MathDialect,
-                  mlir::scf::SCFDialect>();
+  registry
+      .insert<ks::KsDialect, mlir::arith::ArithDialect, mlir::func::FuncDialect,
+              mlir::math::MathDialect, mlir::scf::SCFDialect>();
 }
 
 /// ksc's passes, and the upstream passes its pipelines use.

@@ -28,20 +28,14 @@
 namespace ksc {
 
 namespace detail {
-template <typename A, typename B>
-struct same_type {
+template <typename A, typename B> struct same_type {
   static constexpr bool value = false;
 };
-template <typename A>
-struct same_type<A, A> {
+template <typename A> struct same_type<A, A> {
   static constexpr bool value = true;
 };
-template <bool Condition, typename T = void>
-struct enable_if {};
-template <typename T>
-struct enable_if<true, T> {
-  using type = T;
-};
+template <bool Condition, typename T = void> struct enable_if {};
+template <typename T> struct enable_if<true, T> { using type = T; };
 } // namespace detail
 
 /// `array<T>`: a 1-D view of memory that the launch's caller owns, passed to
@@ -49,8 +43,7 @@ struct enable_if<true, T> {
 /// `array<const T>` is read-only, and an `array<T>` can be passed where one
 /// is expected. `a[i]` is element i; indices are not checked unless ksc runs
 /// with --bounds-check.
-template <typename T>
-class array {
+template <typename T> class array {
 public:
   array() = default;
   array(const array &) = default;
@@ -59,8 +52,7 @@ public:
                             detail::same_type<const U, T>::value>::type>
   array(const array<U> &other);
 
-  template <typename Index>
-  T &operator[](Index index) const;
+  template <typename Index> T &operator[](Index index) const;
 };
 
 /// The index of the running thread, in [0, dim) for a launch of dim threads.

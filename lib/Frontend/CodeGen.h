@@ -21,13 +21,13 @@
 
 #include "ksc/Dialect/Ks/IR/KsOps.h"
 
+#include "mlir/IR/Builders.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/Diagnostic.h"
-#include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
@@ -88,8 +88,7 @@ public:
   /// The ks function declared for `decl`, if any.
   mlir::Operation *lookupFunction(const clang::FunctionDecl *decl) const;
   void recordCall(const clang::FunctionDecl *caller,
-                  const clang::FunctionDecl *callee,
-                  clang::SourceLocation loc);
+                  const clang::FunctionDecl *callee, clang::SourceLocation loc);
 
   clang::ASTContext &ast;
   clang::SourceManager &sourceManager;
@@ -114,8 +113,7 @@ private:
     const clang::FunctionDecl *callee;
     clang::SourceLocation loc;
   };
-  llvm::MapVector<const clang::FunctionDecl *, llvm::SmallVector<Call>>
-      calls;
+  llvm::MapVector<const clang::FunctionDecl *, llvm::SmallVector<Call>> calls;
 };
 
 /// Where control goes after a statement.
@@ -197,16 +195,18 @@ public:
                                        clang::SourceLocation loc);
   mlir::FailureOr<mlir::Value> emitUnary(const clang::UnaryOperator *expr);
   mlir::FailureOr<mlir::Value> emitBinary(const clang::BinaryOperator *expr);
-  mlir::FailureOr<mlir::Value>
-  emitArithmetic(clang::BinaryOperatorKind op, mlir::Value lhs,
-                 mlir::Value rhs, clang::QualType type, mlir::Location loc,
-                 const clang::Expr *expr);
+  mlir::FailureOr<mlir::Value> emitArithmetic(clang::BinaryOperatorKind op,
+                                              mlir::Value lhs, mlir::Value rhs,
+                                              clang::QualType type,
+                                              mlir::Location loc,
+                                              const clang::Expr *expr);
   mlir::FailureOr<mlir::Value> emitLogical(const clang::BinaryOperator *expr);
   mlir::FailureOr<mlir::Value>
   emitConditional(const clang::ConditionalOperator *expr);
   mlir::FailureOr<mlir::Value> emitCall(const clang::CallExpr *expr);
-  mlir::FailureOr<mlir::Value> emitBuiltinCall(const clang::CallExpr *expr,
-                                               const clang::FunctionDecl *callee);
+  mlir::FailureOr<mlir::Value>
+  emitBuiltinCall(const clang::CallExpr *expr,
+                  const clang::FunctionDecl *callee);
   /// A constant for `expr` if Clang can evaluate it (literals, sizeof,
   /// constexpr variables); null otherwise.
   mlir::FailureOr<mlir::Value> tryEmitConstant(const clang::Expr *expr);

@@ -10,9 +10,9 @@
 
 #include "ksc/Dialect/Ks/IR/SourceNames.h"
 
-#include "clang/AST/DeclCXX.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "clang/AST/DeclCXX.h"
 
 using namespace clang;
 using namespace ksc;
@@ -34,8 +34,7 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitCall(const CallExpr *expr) {
   if (mb.isPreludeDecl(callee))
     return emitBuiltinCall(expr, callee);
   if (callee->getBuiltinID())
-    return exprError(expr, "compiler builtins ('" +
-                               callee->getNameAsString() +
+    return exprError(expr, "compiler builtins ('" + callee->getNameAsString() +
                                "') are not supported in kernel code; use the "
                                "kernel-language functions (sqrt, sin, ...)");
   if (auto *method = dyn_cast<CXXMethodDecl>(callee);
@@ -81,8 +80,7 @@ FunctionBuilder::emitBuiltinCall(const CallExpr *expr,
   mlir::Location loc = mb.loc(expr->getExprLoc());
   StringRef name = callee->getName();
   if (!isBuiltin(name)) {
-    mb.error(expr->getExprLoc(),
-             "builtin '" + name + "' is not supported yet");
+    mb.error(expr->getExprLoc(), "builtin '" + name + "' is not supported yet");
     return mlir::failure();
   }
   if (name == "tid" && kind != FunctionKind::Kernel) {

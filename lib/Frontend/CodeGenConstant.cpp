@@ -12,9 +12,9 @@
 
 #include "ksc/Dialect/Ks/IR/SourceNames.h"
 
-#include "clang/AST/DeclCXX.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "clang/AST/DeclCXX.h"
 
 using namespace clang;
 using namespace ksc;
@@ -110,8 +110,8 @@ FunctionBuilder::tryEmitConstant(const Expr *expr) {
         .getResult();
   }
   if (value.isFloat())
-    return arith::ConstantOp::create(
-               b, loc, b.getFloatAttr(*type, value.getFloat()))
+    return arith::ConstantOp::create(b, loc,
+                                     b.getFloatAttr(*type, value.getFloat()))
         .getResult();
   return mlir::Value();
 }

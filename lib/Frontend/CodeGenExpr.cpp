@@ -12,9 +12,9 @@
 
 #include "ksc/Dialect/Ks/IR/SourceNames.h"
 
-#include "clang/AST/DeclCXX.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "clang/AST/DeclCXX.h"
 
 using namespace clang;
 using namespace ksc;
@@ -56,8 +56,8 @@ static mlir::Value nameValue(mlir::Value value, StringRef name) {
   return value;
 }
 
-mlir::FailureOr<mlir::Value>
-FunctionBuilder::emitNamedRValue(const Expr *expr, StringRef name) {
+mlir::FailureOr<mlir::Value> FunctionBuilder::emitNamedRValue(const Expr *expr,
+                                                              StringRef name) {
   mlir::FailureOr<mlir::Value> value = emitRValue(expr);
   if (mlir::succeeded(value) && *value)
     nameValue(*value, name);
@@ -141,8 +141,7 @@ void FunctionBuilder::store(const LValue &lvalue, mlir::Value value,
   ks::StoreOp::create(b, loc, value, lvalue.array, lvalue.indices);
 }
 
-mlir::FailureOr<mlir::Value>
-FunctionBuilder::emitCondition(const Expr *expr) {
+mlir::FailureOr<mlir::Value> FunctionBuilder::emitCondition(const Expr *expr) {
   return emitRValue(expr);
 }
 

@@ -68,8 +68,8 @@ static bool isInvariant(const Expr *expr,
         invariant = false;
     if (isa<CXXOperatorCallExpr>(stmt) && writesMemory)
       invariant = false;
-    if (auto *call = dyn_cast<CallExpr>(stmt); call &&
-                                              !isa<CXXOperatorCallExpr>(call))
+    if (auto *call = dyn_cast<CallExpr>(stmt);
+        call && !isa<CXXOperatorCallExpr>(call))
       invariant = false;
     if (auto *op = dyn_cast<BinaryOperator>(stmt); op && op->isAssignmentOp())
       invariant = false;
@@ -83,9 +83,8 @@ static bool isInvariant(const Expr *expr,
   return invariant;
 }
 
-static std::optional<CountedLoop> matchCountedLoop(const ForStmt *stmt,
-                                                   ASTContext &ast,
-                                                   const Exits &bodyExits) {
+static std::optional<CountedLoop>
+matchCountedLoop(const ForStmt *stmt, ASTContext &ast, const Exits &bodyExits) {
   if (bodyExits.mayReturn || bodyExits.mayBreak)
     return std::nullopt;
   CountedLoop loop;
@@ -127,8 +126,8 @@ static std::optional<CountedLoop> matchCountedLoop(const ForStmt *stmt,
     if (binary->getOpcode() == BO_AddAssign && isIv(binary->getLHS()))
       stepExpr = binary->getRHS();
     else if (binary->getOpcode() == BO_Assign && isIv(binary->getLHS()))
-      if (auto *add = dyn_cast<BinaryOperator>(
-              binary->getRHS()->IgnoreParenImpCasts());
+      if (auto *add =
+              dyn_cast<BinaryOperator>(binary->getRHS()->IgnoreParenImpCasts());
           add && add->getOpcode() == BO_Add && isIv(add->getLHS()))
         stepExpr = add->getRHS();
     Expr::EvalResult result;
@@ -171,9 +170,9 @@ mlir::LogicalResult FunctionBuilder::emitFor(const ForStmt *stmt) {
     return mlir::failure();
   mlir::Type ivType = lower->getType();
   if (counted->inclusive)
-    upper = mlir::arith::AddIOp::create(b, loc, *upper,
-                                        constantInt(ivType, 1, loc))
-                .getResult();
+    upper =
+        mlir::arith::AddIOp::create(b, loc, *upper, constantInt(ivType, 1, loc))
+            .getResult();
   mlir::Value step = constantInt(ivType, counted->step, loc);
 
   // continue skips the rest of the body; the flag lives for one iteration.
@@ -267,8 +266,7 @@ mlir::LogicalResult FunctionBuilder::emitLoop(const Stmt *loop,
   auto whileOp = mlir::scf::WhileOp::create(b, loc, types, inits);
   if (!carried.empty())
     whileOp->setAttr(kNamesAttr, b.getStrArrayAttr(names));
-  mlir::Block *before =
-      b.createBlock(&whileOp.getBefore(), {}, types, locs);
+  mlir::Block *before = b.createBlock(&whileOp.getBefore(), {}, types, locs);
   mlir::Block *after = b.createBlock(&whileOp.getAfter(), {}, types, locs);
   llvm::DenseMap<Key, mlir::Value> saved = env;
   auto bind = [&](mlir::Block *block) {

@@ -7,11 +7,11 @@
 
 #include "CodeGen.h"
 
+#include "mlir/IR/Verifier.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/Basic/SourceManager.h"
-#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang;
@@ -84,14 +84,12 @@ bool ModuleBuilder::isPreludeDecl(const Decl *decl) const {
          sourceManager.isInSystemHeader(decl->getLocation());
 }
 
-mlir::FailureOr<mlir::Type> ModuleBuilder::convertType(QualType type,
-                                                       SourceLocation at,
-                                                       StringRef what) {
+mlir::FailureOr<mlir::Type>
+ModuleBuilder::convertType(QualType type, SourceLocation at, StringRef what) {
   QualType canonical = type.getCanonicalType();
   if (canonical->isPointerType() || canonical->isMemberPointerType()) {
     error(at, "pointers are not supported in kernel code (" + what +
-                  " has type '" + spell(type) +
-                  "'); pass arrays as array<T>");
+                  " has type '" + spell(type) + "'); pass arrays as array<T>");
     return mlir::failure();
   }
   if (canonical->isReferenceType()) {
@@ -117,8 +115,8 @@ mlir::FailureOr<mlir::Type> ModuleBuilder::convertType(QualType type,
     }
   }
   if (isArrayType(canonical)) {
-    auto *spec = cast<ClassTemplateSpecializationDecl>(
-        canonical->getAsCXXRecordDecl());
+    auto *spec =
+        cast<ClassTemplateSpecializationDecl>(canonical->getAsCXXRecordDecl());
     QualType element = spec->getTemplateArgs()[0].getAsType();
     mlir::FailureOr<mlir::Type> elementType =
         convertType(element.getUnqualifiedType(), at, "the array element");
@@ -128,8 +126,8 @@ mlir::FailureOr<mlir::Type> ModuleBuilder::convertType(QualType type,
       error(at, "arrays of '" + spell(element) + "' are not supported");
       return mlir::failure();
     }
-    return mlir::Type(ks::ArrayType::get(*elementType, 1,
-                                         element.isConstQualified()));
+    return mlir::Type(
+        ks::ArrayType::get(*elementType, 1, element.isConstQualified()));
   }
   std::string reason;
   if (auto *record = canonical->getAsCXXRecordDecl();
@@ -167,14 +165,12 @@ ModuleBuilder::getKind(const FunctionDecl *decl) const {
   return std::nullopt;
 }
 
-mlir::Operation *
-ModuleBuilder::lookupFunction(const FunctionDecl *decl) const {
+mlir::Operation *ModuleBuilder::lookupFunction(const FunctionDecl *decl) const {
   return functions.lookup(decl->getCanonicalDecl());
 }
 
 void ModuleBuilder::recordCall(const FunctionDecl *caller,
-                               const FunctionDecl *callee,
-                               SourceLocation loc) {
+                               const FunctionDecl *callee, SourceLocation loc) {
   calls[caller->getCanonicalDecl()].push_back(
       {callee->getCanonicalDecl(), loc});
 }
@@ -228,7 +224,8 @@ void ModuleBuilder::handleTopLevelDecl(Decl *decl) {
     return;
   SourceLocation at = decl->getLocation();
   if (auto *function = dyn_cast<FunctionDecl>(decl)) {
-    if (function->getDeclName().isIdentifier() && function->getName() == "main") {
+    if (function->getDeclName().isIdentifier() &&
+        function->getName() == "main") {
       error(at, "'main' is not allowed in kernel code; kernels are launched "
                 "from the host");
       return;
@@ -271,9 +268,8 @@ void ModuleBuilder::handleTopLevelDecl(Decl *decl) {
   if (auto *var = dyn_cast<VarDecl>(decl)) {
     // constexpr scalars are compile-time constants; they are folded where
     // they are used.
-    bool constant = var->isConstexpr() ||
-                    (var->getType().isConstQualified() &&
-                     var->hasConstantInitialization());
+    bool constant = var->isConstexpr() || (var->getType().isConstQualified() &&
+                                           var->hasConstantInitialization());
     if (constant && var->getType()->isArithmeticType())
       return;
     if (constant)
@@ -307,7 +303,8 @@ void ModuleBuilder::declareFunction(const FunctionDecl *decl,
     std::string what = "parameter '" + param->getNameAsString() + "'";
     if (param->getOriginalType()->isArrayType()) {
       error(param->getLocation(), "C arrays are not supported in kernel code "
-                                  "(" + what + "); use array<T>");
+                                  "(" +
+                                      what + "); use array<T>");
       ok = false;
       continue;
     }
@@ -319,8 +316,7 @@ void ModuleBuilder::declareFunction(const FunctionDecl *decl,
         ok = false;
         continue;
       }
-      if (!pointee.isConstQualified() ||
-          type->isRValueReferenceType()) {
+      if (!pointee.isConstQualified() || type->isRValueReferenceType()) {
         error(param->getLocation(),
               "non-const reference parameters are not supported yet; use "
               "'const " +
@@ -377,8 +373,8 @@ void ModuleBuilder::declareFunction(const FunctionDecl *decl,
   else
     op = ks::FuncOp::create(builder, location, symbol, type, argNames);
   // Argument locations carry the parameters' names and positions.
-  for (auto [arg, param] : llvm::zip(op->getRegion(0).getArguments(),
-                                     decl->parameters()))
+  for (auto [arg, param] :
+       llvm::zip(op->getRegion(0).getArguments(), decl->parameters()))
     arg.setLoc(nameLoc(param->getName(), param->getLocation()));
   functions[decl->getCanonicalDecl()] = op;
 }
@@ -396,14 +392,13 @@ void ModuleBuilder::checkRecursion() {
           for (const Call &call : it->second) {
             int s = state.lookup(call.callee);
             if (s == 1) {
-              error(call.loc, "recursion is not supported: '" +
-                                  call.callee->getNameAsString() +
-                                  "' calls itself" +
-                                  (call.callee == function
-                                       ? llvm::Twine("")
-                                       : llvm::Twine(" through '") +
-                                             function->getNameAsString() +
-                                             "'"));
+              error(call.loc,
+                    "recursion is not supported: '" +
+                        call.callee->getNameAsString() + "' calls itself" +
+                        (call.callee == function
+                             ? llvm::Twine("")
+                             : llvm::Twine(" through '") +
+                                   function->getNameAsString() + "'"));
               return true;
             }
             if (s == 0) {

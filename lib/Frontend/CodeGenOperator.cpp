@@ -10,9 +10,9 @@
 
 #include "ksc/Dialect/Ks/IR/SourceNames.h"
 
-#include "clang/AST/DeclCXX.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "clang/AST/DeclCXX.h"
 
 using namespace clang;
 using namespace ksc;
@@ -87,9 +87,10 @@ FunctionBuilder::emitUnary(const UnaryOperator *expr) {
   }
 }
 
-mlir::FailureOr<mlir::Value> FunctionBuilder::emitArithmetic(
-    BinaryOperatorKind op, mlir::Value lhs, mlir::Value rhs, QualType type,
-    mlir::Location loc, const Expr *expr) {
+mlir::FailureOr<mlir::Value>
+FunctionBuilder::emitArithmetic(BinaryOperatorKind op, mlir::Value lhs,
+                                mlir::Value rhs, QualType type,
+                                mlir::Location loc, const Expr *expr) {
   bool isFloat = type->isRealFloatingType();
   bool isSigned = type->isSignedIntegerType();
   using IP = arith::CmpIPredicate;
@@ -123,10 +124,10 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitArithmetic(
     if (rhs.getType() != lhs.getType()) {
       unsigned from = rhs.getType().getIntOrFloatBitWidth();
       unsigned to = lhs.getType().getIntOrFloatBitWidth();
-      rhs = from > to ? arith::TruncIOp::create(b, loc, lhs.getType(), rhs)
-                            .getResult()
-                      : arith::ExtUIOp::create(b, loc, lhs.getType(), rhs)
-                            .getResult();
+      rhs =
+          from > to
+              ? arith::TruncIOp::create(b, loc, lhs.getType(), rhs).getResult()
+              : arith::ExtUIOp::create(b, loc, lhs.getType(), rhs).getResult();
     }
     if (op == BO_Shl)
       return arith::ShLIOp::create(b, loc, lhs, rhs).getResult();
@@ -198,8 +199,8 @@ FunctionBuilder::emitBinary(const BinaryOperator *expr) {
     QualType lhsType = expr->getLHS()->getType();
     QualType computeType = compound->getComputationResultType();
     mlir::FailureOr<mlir::Value> lhs =
-        convert(load(*lvalue, loc), lhsType,
-                compound->getComputationLHSType(), expr->getExprLoc());
+        convert(load(*lvalue, loc), lhsType, compound->getComputationLHSType(),
+                expr->getExprLoc());
     if (mlir::failed(lhs))
       return mlir::failure();
     if (op != BO_ShlAssign && op != BO_ShrAssign)

@@ -14,7 +14,6 @@ using namespace clang;
 using namespace ksc;
 using namespace ksc::frontend;
 
-
 FunctionBuilder::FunctionBuilder(ModuleBuilder &mb, const FunctionDecl *decl,
                                  mlir::Operation *function, FunctionKind kind)
     : mb(mb), b(mb.builder), decl(decl), function(function), kind(kind) {
@@ -32,7 +31,7 @@ StringRef FunctionBuilder::nameOf(Key key) const {
 }
 
 mlir::LogicalResult FunctionBuilder::unsupported(const Stmt *stmt,
-                                           const llvm::Twine &what) {
+                                                 const llvm::Twine &what) {
   mb.error(stmt->getBeginLoc(), what);
   return mlir::failure();
 }
@@ -252,8 +251,7 @@ mlir::LogicalResult FunctionBuilder::emitStmt(const Stmt *stmt) {
     llvm::SmallVector<const Stmt *> elseStmts;
     if (ifStmt->getElse())
       elseStmts.push_back(ifStmt->getElse());
-    return emitIf(*cond, {ifStmt->getThen()}, elseStmts,
-                  ifStmt->getBeginLoc());
+    return emitIf(*cond, {ifStmt->getThen()}, elseStmts, ifStmt->getBeginLoc());
   }
   if (auto *forStmt = dyn_cast<ForStmt>(stmt))
     return emitFor(forStmt);
@@ -300,8 +298,8 @@ mlir::LogicalResult FunctionBuilder::emitStmt(const Stmt *stmt) {
 mlir::LogicalResult FunctionBuilder::emitDecl(const VarDecl *var) {
   // `static constexpr` locals are constants, folded where they are used.
   if (var->isStaticLocal() && var->getType()->isArithmeticType() &&
-      (var->isConstexpr() || (var->getType().isConstQualified() &&
-                              var->hasConstantInitialization())))
+      (var->isConstexpr() ||
+       (var->getType().isConstQualified() && var->hasConstantInitialization())))
     return mlir::success();
   if (var->hasGlobalStorage())
     return mb.error(var->getLocation(), "static local variables are not "
@@ -352,10 +350,9 @@ mlir::LogicalResult FunctionBuilder::emitReturn(const ReturnStmt *stmt) {
   return mlir::success();
 }
 
-mlir::LogicalResult
-FunctionBuilder::emitIf(mlir::Value cond, llvm::ArrayRef<const Stmt *> thenStmts,
-                        llvm::ArrayRef<const Stmt *> elseStmts,
-                        SourceLocation at) {
+mlir::LogicalResult FunctionBuilder::emitIf(
+    mlir::Value cond, llvm::ArrayRef<const Stmt *> thenStmts,
+    llvm::ArrayRef<const Stmt *> elseStmts, SourceLocation at) {
   mlir::Location loc = mb.loc(at);
   llvm::SmallVector<const Stmt *> all(thenStmts);
   llvm::append_range(all, elseStmts);
@@ -366,8 +363,8 @@ FunctionBuilder::emitIf(mlir::Value cond, llvm::ArrayRef<const Stmt *> thenStmts
     types.push_back(env[key].getType());
     names.push_back(nameOf(key));
   }
-  auto ifOp = mlir::scf::IfOp::create(
-      b, loc, types, cond, !elseStmts.empty() || !carried.empty());
+  auto ifOp = mlir::scf::IfOp::create(b, loc, types, cond,
+                                      !elseStmts.empty() || !carried.empty());
   if (!carried.empty())
     ifOp->setAttr(kNamesAttr, b.getStrArrayAttr(names));
 

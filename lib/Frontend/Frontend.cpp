@@ -166,8 +166,7 @@ FrontendResult ksc::importKdsl(mlir::MLIRContext &context, StringRef path,
   llvm::IntrusiveRefCntPtr<FileManager> files(
       new FileManager(FileSystemOptions()));
   tooling::ToolInvocation invocation(
-      args, std::make_unique<KdslAction>(context, result.module),
-      files.get());
+      args, std::make_unique<KdslAction>(context, result.module), files.get());
   bool ok = invocation.run();
   if (options.verifyDiagnostics) {
     result.success = ok;

@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ksc/Runner/Runner.h"
 #include "ksc/Dialect/Ks/IR/KsOps.h"
+#include "ksc/Runner/Runner.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -86,8 +86,8 @@ std::string Signature::describe() const {
   std::string text = kernel + "(";
   ListSeparator sep;
   for (const Param &param : params)
-    text += std::string(StringRef(sep)) + describeParam(param) + " " +
-            param.name;
+    text +=
+        std::string(StringRef(sep)) + describeParam(param) + " " + param.name;
   return text + ")";
 }
 
@@ -157,8 +157,7 @@ static std::string describeJson(const json::Value &value) {
   return "a value";
 }
 
-template <typename T>
-static void append(std::vector<uint8_t> &bytes, T value) {
+template <typename T> static void append(std::vector<uint8_t> &bytes, T value) {
   size_t offset = bytes.size();
   bytes.resize(offset + sizeof(T));
   std::memcpy(bytes.data() + offset, &value, sizeof(T));
@@ -255,28 +254,28 @@ static Error readArray(const Param &param, const json::Value &value,
       [&](const json::Value &v, unsigned depth, std::string where) -> Error {
     if (depth == param.rank) {
       if (v.getAsArray())
-        return argError(param, where + "expected a number, got a nested "
-                                       "list (the array has " +
+        return argError(param, where +
+                                   "expected a number, got a nested "
+                                   "list (the array has " +
                                    Twine(param.rank) + " dimension" +
                                    (param.rank == 1 ? "" : "s") + ")");
       return appendScalar(param, v, arg.bytes, where);
     }
     const json::Array *list = v.getAsArray();
     if (!list)
-      return argError(param, where + "expected a list, got " +
-                                 describeJson(v));
+      return argError(param, where + "expected a list, got " + describeJson(v));
     if (static_cast<int64_t>(list->size()) != arg.shape[depth])
       return argError(param, where + "has " + Twine(list->size()) +
                                  " elements where the shape needs " +
                                  Twine(arg.shape[depth]) +
                                  " (lists must not be ragged)");
     for (auto [index, element] : llvm::enumerate(*list))
-      if (Error e = walk(element, depth + 1,
-                         where.empty()
-                             ? formatv("element {0}: ", index).str()
-                             : formatv("{0}[{1}]: ",
-                                       StringRef(where).drop_back(2), index)
-                                   .str()))
+      if (Error e = walk(
+              element, depth + 1,
+              where.empty()
+                  ? formatv("element {0}: ", index).str()
+                  : formatv("{0}[{1}]: ", StringRef(where).drop_back(2), index)
+                        .str()))
         return e;
     return Error::success();
   };
@@ -369,10 +368,9 @@ runner::parseArguments(const Signature &sig, const json::Value &inputs) {
     if (llvm::none_of(sig.params, [&](const Param &param) {
           return param.name == entry.first.str();
         }))
-      return createStringError(inconvertibleErrorCode(),
-                               "unknown argument '%s'; kernel %s",
-                               entry.first.str().c_str(),
-                               sig.describe().c_str());
+      return createStringError(
+          inconvertibleErrorCode(), "unknown argument '%s'; kernel %s",
+          entry.first.str().c_str(), sig.describe().c_str());
   std::vector<Argument> args;
   for (const Param &param : sig.params) {
     const json::Value *value = object->get(param.name);
@@ -402,8 +400,7 @@ runner::parseArguments(const Signature &sig, const json::Value &inputs) {
 // Writing arrays
 //===----------------------------------------------------------------------===//
 
-template <typename T>
-static void writeFloat(raw_ostream &os, T value) {
+template <typename T> static void writeFloat(raw_ostream &os, T value) {
   if (std::isnan(value)) {
     os << "\"nan\"";
     return;
@@ -465,8 +462,7 @@ void runner::writeArrays(raw_ostream &os, ArrayRef<Argument> args) {
         if (i)
           os << ", ";
         if (depth + 1 == arg.shape.size())
-          writeElement(os, arg.param.scalar,
-                       arg.bytes.data() + size * index++);
+          writeElement(os, arg.param.scalar, arg.bytes.data() + size * index++);
         else
           write(depth + 1);
       }

@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ksc/Runner/Runner.h"
 #include "ksc/Config.h"
+#include "ksc/Runner/Runner.h"
 #include "ksc/Support/Paths.h"
 #include "ksc/Target/Cpp/CppEmitter.h"
 
@@ -65,9 +65,8 @@ runner::compileSharedLibrary(StringRef source, const HostCompiler &compiler) {
 
   // The cache key covers everything that decides the library's contents.
   SHA256 hash;
-  for (StringRef part :
-       {StringRef(KSC_VERSION), StringRef(program), getCpuRuntimeHeader(),
-        source}) {
+  for (StringRef part : {StringRef(KSC_VERSION), StringRef(program),
+                         getCpuRuntimeHeader(), source}) {
     hash.update(part);
     hash.update(StringRef("\0", 1));
   }
@@ -79,8 +78,7 @@ runner::compileSharedLibrary(StringRef source, const HostCompiler &compiler) {
 
   if (std::error_code ec = sys::fs::create_directories(compiler.cacheDir))
     return createStringError(ec, "cannot create the cache directory '%s': %s",
-                             compiler.cacheDir.c_str(),
-                             ec.message().c_str());
+                             compiler.cacheDir.c_str(), ec.message().c_str());
   SmallString<256> library(compiler.cacheDir);
   sys::path::append(library, "ksc-" + key + ".so");
   if (sys::fs::exists(library))
@@ -89,8 +87,8 @@ runner::compileSharedLibrary(StringRef source, const HostCompiler &compiler) {
   // Compile under names of our own, then move the library into place, so
   // that concurrent runs never see a partial file.
   std::string unique = key + "-" + std::to_string(sys::Process::getProcessId());
-  SmallString<256> sourcePath(compiler.cacheDir), tempLibrary(compiler.cacheDir),
-      logPath(compiler.cacheDir);
+  SmallString<256> sourcePath(compiler.cacheDir),
+      tempLibrary(compiler.cacheDir), logPath(compiler.cacheDir);
   sys::path::append(sourcePath, "ksc-" + unique + ".cpp");
   sys::path::append(tempLibrary, "ksc-" + unique + ".so.tmp");
   sys::path::append(logPath, "ksc-" + unique + ".log");
@@ -98,8 +96,8 @@ runner::compileSharedLibrary(StringRef source, const HostCompiler &compiler) {
     std::error_code ec;
     raw_fd_ostream os(sourcePath, ec);
     if (ec)
-      return createStringError(ec, "cannot write '%s': %s",
-                               sourcePath.c_str(), ec.message().c_str());
+      return createStringError(ec, "cannot write '%s': %s", sourcePath.c_str(),
+                               ec.message().c_str());
     os << source;
   }
 
@@ -114,9 +112,9 @@ runner::compileSharedLibrary(StringRef source, const HostCompiler &compiler) {
   std::optional<StringRef> redirects[] = {std::nullopt, logPath.str(),
                                           logPath.str()};
   std::string execError;
-  int status = sys::ExecuteAndWait(program, args, std::nullopt, redirects,
-                                   /*SecondsToWait=*/0, /*MemoryLimit=*/0,
-                                   &execError);
+  int status =
+      sys::ExecuteAndWait(program, args, std::nullopt, redirects,
+                          /*SecondsToWait=*/0, /*MemoryLimit=*/0, &execError);
   std::string log;
   if (ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
           MemoryBuffer::getFile(logPath))
@@ -130,8 +128,9 @@ runner::compileSharedLibrary(StringRef source, const HostCompiler &compiler) {
         sourcePath.c_str(), execError.c_str(), log.c_str());
   }
   if (std::error_code ec = sys::fs::rename(tempLibrary, library))
-    return createStringError(ec, "cannot move the compiled kernel into the "
-                                 "cache: %s",
+    return createStringError(ec,
+                             "cannot move the compiled kernel into the "
+                             "cache: %s",
                              ec.message().c_str());
   // Keep the source next to the library for whoever wants to read it.
   SmallString<256> keptSource(compiler.cacheDir);
@@ -146,9 +145,8 @@ Error runner::launch(StringRef library, StringRef kernel, int64_t dim,
   sys::DynamicLibrary lib =
       sys::DynamicLibrary::getPermanentLibrary(library.str().c_str(), &error);
   if (!lib.isValid())
-    return createStringError(inconvertibleErrorCode(),
-                             "cannot load '%s': %s", library.str().c_str(),
-                             error.c_str());
+    return createStringError(inconvertibleErrorCode(), "cannot load '%s': %s",
+                             library.str().c_str(), error.c_str());
   std::string symbol = ("ksc_launch_" + kernel).str();
   using Entry = int (*)(int64_t, void *const *, char *, size_t);
   auto entry = reinterpret_cast<Entry>(lib.getAddressOfSymbol(symbol.c_str()));

@@ -37,9 +37,10 @@ cl::OptionCategory runCategory("ksc-run options");
 cl::opt<std::string> inputFile(cl::Positional,
                                cl::desc("<input .kdsl or .mlir file>"),
                                cl::cat(runCategory));
-cl::opt<std::string> kernelName(
-    "kernel", cl::desc("The kernel to run (optional if the file has one)"),
-    cl::value_desc("name"), cl::cat(runCategory));
+cl::opt<std::string>
+    kernelName("kernel",
+               cl::desc("The kernel to run (optional if the file has one)"),
+               cl::value_desc("name"), cl::cat(runCategory));
 cl::opt<int64_t> dim("dim", cl::desc("Number of threads of the launch"),
                      cl::value_desc("N"), cl::cat(runCategory));
 cl::opt<std::string> inputsFile(
@@ -56,11 +57,11 @@ cl::opt<Target> target("target", cl::desc("Where to run the kernel"),
                        cl::values(clEnumValN(Target::Cpu, "cpu",
                                              "on this machine (default)")),
                        cl::init(Target::Cpu), cl::cat(runCategory));
-cl::opt<bool> boundsCheck(
-    "bounds-check",
-    cl::desc("Check array indices and stop with an error on an "
-             "out-of-bounds access (default: true)"),
-    cl::init(true), cl::cat(runCategory));
+cl::opt<bool>
+    boundsCheck("bounds-check",
+                cl::desc("Check array indices and stop with an error on an "
+                         "out-of-bounds access (default: true)"),
+                cl::init(true), cl::cat(runCategory));
 cl::opt<std::string> cxx("cxx",
                          cl::desc("Host C++ compiler (default: $KSC_CXX, "
                                   "else the compiler ksc was built with)"),
@@ -162,8 +163,8 @@ int main(int argc, char **argv) {
                 "': " + inputsBuffer.getError().message());
   Expected<json::Value> inputs = json::parse((*inputsBuffer)->getBuffer());
   if (!inputs)
-    return fail(inputsFile + " is not valid JSON: " +
-                toString(inputs.takeError()));
+    return fail(inputsFile +
+                " is not valid JSON: " + toString(inputs.takeError()));
   Expected<std::vector<runner::Argument>> args =
       runner::parseArguments(*signature, *inputs);
   if (!args)
@@ -186,8 +187,7 @@ int main(int argc, char **argv) {
       runner::compileSharedLibrary(source, compiler);
   if (!library)
     return fail(toString(library.takeError()));
-  if (Error error =
-          runner::launch(*library, signature->kernel, dim, *args))
+  if (Error error = runner::launch(*library, signature->kernel, dim, *args))
     return fail(toString(std::move(error)));
 
   if (Error error = writeToOutput(outputFile, [&](raw_ostream &os) {

@@ -47,12 +47,11 @@ cl::opt<Target> target("target", cl::desc("Code generation target"),
                        cl::values(clEnumValN(Target::Cpu, "cpu",
                                              "C++ for the CPU (default)")),
                        cl::init(Target::Cpu), cl::cat(kscCategory));
-cl::opt<Emit> emit("emit", cl::desc("What to write"),
-                   cl::values(clEnumValN(Emit::Cpp, "cpp",
-                                         "C++ source (default)"),
-                              clEnumValN(Emit::Mlir, "mlir",
-                                         "the ks dialect IR")),
-                   cl::init(Emit::Cpp), cl::cat(kscCategory));
+cl::opt<Emit>
+    emit("emit", cl::desc("What to write"),
+         cl::values(clEnumValN(Emit::Cpp, "cpp", "C++ source (default)"),
+                    clEnumValN(Emit::Mlir, "mlir", "the ks dialect IR")),
+         cl::init(Emit::Cpp), cl::cat(kscCategory));
 cl::opt<bool> standalone(
     "standalone",
     cl::desc("Copy the runtime header into the C++ output so that it "
@@ -84,10 +83,10 @@ cl::opt<bool> printResourceDir(
     cl::desc("Print the directory of the Clang builtin headers ksc uses and "
              "exit"),
     cl::cat(kscCategory));
-cl::opt<bool> printIncludeDir(
-    "print-include-dir",
-    cl::desc("Print the directory holding ksc/dsl.h and exit"),
-    cl::cat(kscCategory));
+cl::opt<bool>
+    printIncludeDir("print-include-dir",
+                    cl::desc("Print the directory holding ksc/dsl.h and exit"),
+                    cl::cat(kscCategory));
 } // namespace
 
 static void printVersion(raw_ostream &os) {

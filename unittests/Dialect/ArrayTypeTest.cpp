@@ -55,7 +55,8 @@ TEST_F(ArrayTypeTest, ParsesWhatItPrints) {
 
 TEST_F(ArrayTypeTest, RejectsBadElementTypesAndRanks) {
   // Diagnostics are expected here; keep them out of the test output.
-  ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) { return success(); });
+  ScopedDiagnosticHandler quiet(&context,
+                                [](Diagnostic &) { return success(); });
   EXPECT_FALSE(parseType("!ks.array<i8>", &context));
   EXPECT_FALSE(parseType("!ks.array<f32, 0>", &context));
   EXPECT_FALSE(parseType("!ks.array<f32, 5>", &context));

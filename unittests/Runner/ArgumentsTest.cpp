@@ -51,8 +51,7 @@ std::string parse(const Signature &sig, const char *text,
   return "";
 }
 
-template <typename T>
-T element(const Argument &arg, size_t i) {
+template <typename T> T element(const Argument &arg, size_t i) {
   T value;
   std::memcpy(&value, arg.bytes.data() + i * sizeof(T), sizeof(T));
   return value;

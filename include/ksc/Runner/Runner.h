@@ -67,8 +67,8 @@ struct Argument {
 
 /// Parses the JSON object `inputs` (argument name -> value) against `sig`.
 /// Every error names the argument it is about.
-llvm::Expected<std::vector<Argument>> parseArguments(const Signature &sig,
-                                                     const llvm::json::Value &inputs);
+llvm::Expected<std::vector<Argument>>
+parseArguments(const Signature &sig, const llvm::json::Value &inputs);
 
 /// Writes `{"name": [...], ...}` with the contents of every array argument,
 /// each number printed with the fewest digits that read back exactly.
@@ -112,8 +112,8 @@ llvm::Expected<std::string> compileSharedLibrary(llvm::StringRef source,
 
 /// Loads `library` and runs `dim` threads of `kernel` on `args`, whose
 /// arrays are updated in place.
-llvm::Error launch(llvm::StringRef library, llvm::StringRef kernel,
-                   int64_t dim, std::vector<Argument> &args);
+llvm::Error launch(llvm::StringRef library, llvm::StringRef kernel, int64_t dim,
+                   std::vector<Argument> &args);
 
 } // namespace ksc::runner
 

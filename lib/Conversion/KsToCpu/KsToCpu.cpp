@@ -49,8 +49,8 @@ struct FuncOpLowering : public OpConversionPattern<ks::FuncOp> {
   LogicalResult
   matchAndRewrite(ks::FuncOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    func::FuncOp func = createFunction(rewriter, op, op.getSymName(),
-                                       op.getFunctionType());
+    func::FuncOp func =
+        createFunction(rewriter, op, op.getSymName(), op.getFunctionType());
     func.setPrivate();
     rewriter.inlineRegionBefore(op.getBody(), func.getBody(), func.end());
     rewriter.eraseOp(op);
@@ -111,10 +111,9 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
     Value one = arith::ConstantIntOp::create(rewriter, loc, i32, 1);
     Value count =
         arith::TruncIOp::create(rewriter, loc, i32, body->getArgument(0));
-    auto loop = scf::ForOp::create(rewriter, NameLoc::get(
-                                                 rewriter.getStringAttr("tid"),
-                                                 loc),
-                                   zero, count, one);
+    auto loop = scf::ForOp::create(
+        rewriter, NameLoc::get(rewriter.getStringAttr("tid"), loc), zero, count,
+        one);
     rewriter.setInsertionPointToStart(loop.getBody());
     SmallVector<Value> args = {loop.getInductionVar()};
     llvm::append_range(args, body->getArguments().drop_front());
@@ -154,7 +153,8 @@ struct ConvertKsToCpu : public ksc::impl::ConvertKsToCpuBase<ConvertKsToCpu> {
     SymbolTable symbols(module);
     bool clash = false;
     for (auto kernel : module.getOps<ks::KernelOp>())
-      if (Operation *other = symbols.lookup(launcherName(kernel.getSymName()))) {
+      if (Operation *other =
+              symbols.lookup(launcherName(kernel.getSymName()))) {
         other->emitError() << "the name '" << launcherName(kernel.getSymName())
                            << "' is reserved for the launcher of kernel '"
                            << kernel.getSymName() << "'";

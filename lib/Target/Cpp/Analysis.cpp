@@ -72,8 +72,7 @@ static bool isExpressionIfShape(scf::IfOp op) {
     for (Operation &inner : region->front().without_terminator()) {
       if (inner.getNumResults() != 1 || !inner.getResult(0).hasOneUse())
         return false;
-      if (inner.getResult(0).getUsers().begin()->getBlock() !=
-          inner.getBlock())
+      if (inner.getResult(0).getUsers().begin()->getBlock() != inner.getBlock())
         return false;
       if (auto nested = dyn_cast<scf::IfOp>(inner)) {
         if (!isExpressionIfShape(nested))
@@ -182,8 +181,8 @@ void Emitter::analyzeFunction(func::FuncOp func) {
           return user == op.getNextNode();
         // A loop bound that reads memory would be re-read every iteration.
         if (auto loop = dyn_cast<scf::ForOp>(user))
-          if (readsMemory && (result == loop.getUpperBound() ||
-                              result == loop.getStep()))
+          if (readsMemory &&
+              (result == loop.getUpperBound() || result == loop.getStep()))
             return false;
         return true;
       };
@@ -228,8 +227,7 @@ void Emitter::analyzeFunction(func::FuncOp func) {
 }
 
 bool ksc::cpp::executesAfter(Operation *site, Operation *point) {
-  for (Operation *p = point; p && !isa<func::FuncOp>(p);
-       p = p->getParentOp()) {
+  for (Operation *p = point; p && !isa<func::FuncOp>(p); p = p->getParentOp()) {
     Block *block = p->getBlock();
     Operation *s = block->findAncestorOpInBlock(*site);
     if (!s)
@@ -263,8 +261,8 @@ bool Emitter::isLiveAfter(Value value, Operation *point) {
   }
   // A value defined outside a loop and read inside it is read again by the
   // next iteration.
-  for (Operation *loop = point->getParentOp();
-       loop && !isa<func::FuncOp>(loop); loop = loop->getParentOp()) {
+  for (Operation *loop = point->getParentOp(); loop && !isa<func::FuncOp>(loop);
+       loop = loop->getParentOp()) {
     if (!isLoop(loop) || isDefinedInside(value, loop))
       continue;
     for (Operation *site : it->second)
@@ -278,7 +276,6 @@ bool Emitter::isUsedInside(Value value, Operation *op) {
   auto it = sites.find(value);
   if (it == sites.end())
     return false;
-  return llvm::any_of(it->second, [&](Operation *site) {
-    return op->isProperAncestor(site);
-  });
+  return llvm::any_of(
+      it->second, [&](Operation *site) { return op->isProperAncestor(site); });
 }

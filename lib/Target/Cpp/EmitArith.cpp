@@ -60,8 +60,7 @@ static std::string unsignedName(Type type) {
 
 /// The shortest decimal text that reads back as `value`, as a C++ literal.
 template <typename T>
-static std::string floatLiteral(T value, StringRef typeName,
-                                StringRef suffix) {
+static std::string floatLiteral(T value, StringRef typeName, StringRef suffix) {
   if (std::isnan(value))
     return "std::numeric_limits<" + typeName.str() + ">::quiet_NaN()";
   if (std::isinf(value))
@@ -95,9 +94,8 @@ FailureOr<Expr> Emitter::literal(Attribute value, Location loc) {
     // The most negative value has no literal: -2147483648 is -(2147483648),
     // which does not fit.
     bool noLiteral = v.isMinSignedValue() && type.getWidth() > 8;
-    std::string text = noLiteral
-                           ? std::to_string(v.getSExtValue() + 1) + " - 1"
-                           : std::to_string(v.getSExtValue());
+    std::string text = noLiteral ? std::to_string(v.getSExtValue() + 1) + " - 1"
+                                 : std::to_string(v.getSExtValue());
     if (type.getWidth() != 32)
       return Expr("int" + std::to_string(type.getWidth()) + "_t(" + text + ")",
                   kPostfix);
@@ -205,9 +203,8 @@ FailureOr<Expr> Emitter::buildArithExpr(Operation &op) {
                    : binary("&", kBitAnd, o.getLhs(), o.getRhs());
       })
       .Case([&](arith::OrIOp o) {
-        return isBool(o.getLhs())
-                   ? binary("||", kLogOr, o.getLhs(), o.getRhs())
-                   : binary("|", kBitOr, o.getLhs(), o.getRhs());
+        return isBool(o.getLhs()) ? binary("||", kLogOr, o.getLhs(), o.getRhs())
+                                  : binary("|", kBitOr, o.getLhs(), o.getRhs());
       })
       .Case([&](arith::XOrIOp o) -> FailureOr<Expr> {
         for (auto [a, b] : {std::pair(o.getLhs(), o.getRhs()),
@@ -311,8 +308,7 @@ FailureOr<Expr> Emitter::buildArithExpr(Operation &op) {
         llvm_unreachable("unknown cmpf predicate");
       })
       .Case([&](arith::SelectOp o) -> FailureOr<Expr> {
-        Value c = o.getCondition(), t = o.getTrueValue(),
-              f = o.getFalseValue();
+        Value c = o.getCondition(), t = o.getTrueValue(), f = o.getFalseValue();
         // Selects between booleans read better as logic.
         if (isBool(t)) {
           if (isConstantInt(t, 1))
@@ -334,10 +330,10 @@ FailureOr<Expr> Emitter::buildArithExpr(Operation &op) {
         std::string utype = unsignedName(resultType);
         Expr l = castTo(utype, valueExpr(o.getLhs()));
         Expr r = castTo(utype, valueExpr(o.getRhs()));
-        Expr result(std::string(isa<arith::MinUIOp>(op) ? "std::min("
-                                                        : "std::max(") +
-                        l.text + ", " + r.text + ")",
-                    kPostfix);
+        Expr result(
+            std::string(isa<arith::MinUIOp>(op) ? "std::min(" : "std::max(") +
+                l.text + ", " + r.text + ")",
+            kPostfix);
         result.merge(l);
         result.merge(r);
         FailureOr<std::string> type = typeOf(resultType);

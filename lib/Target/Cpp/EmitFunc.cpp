@@ -74,8 +74,7 @@ static FailureOr<std::string> signature(Emitter &emitter, func::FuncOp func,
     result += "static ";
   }
   if (type.getNumResults() > 1)
-    return func.emitError(
-        "cannot emit a function with several results as C++");
+    return func.emitError("cannot emit a function with several results as C++");
   if (type.getNumResults() == 0) {
     result += "void";
   } else {
@@ -116,10 +115,9 @@ LogicalResult Emitter::emitFunction(func::FuncOp func) {
   SmallVector<std::string> names;
   for (BlockArgument arg : entry.getArguments()) {
     StringRef name = argName(func, arg.getArgNumber());
-    unsigned var =
-        newVar(name.empty() ? "arg" + std::to_string(arg.getArgNumber())
-                            : name.str(),
-               arg.getType());
+    unsigned var = newVar(
+        name.empty() ? "arg" + std::to_string(arg.getArgNumber()) : name.str(),
+        arg.getType());
     bindVar(arg, var);
     // An unused parameter keeps its name in a comment (-Wunused-parameter).
     names.push_back(arg.use_empty() ? "/*" + vars[var].name + "*/"

@@ -143,15 +143,14 @@ LogicalResult Emitter::emitIf(scf::IfOp op) {
     });
   };
   auto elseNeeded = [&] {
-    return elseBlock && (!printsNothing(*elseBlock, *this) ||
-                         assignsSlots(elseBlock->getTerminator(), *slots,
-                                      *this));
+    return elseBlock &&
+           (!printsNothing(*elseBlock, *this) ||
+            assignsSlots(elseBlock->getTerminator(), *slots, *this));
   };
 
   // `if (c) {} else { ... }` reads better as `if (!c) { ... }`.
   if (printsNothing(thenBlock, *this) &&
-      !assignsSlots(thenBlock.getTerminator(), *slots, *this) &&
-      elseNeeded()) {
+      !assignsSlots(thenBlock.getTerminator(), *slots, *this) && elseNeeded()) {
     os << "if (" << negate(op.getCondition()).text << ") {\n";
     if (failed(emitBranch(*elseBlock)))
       return failure();
@@ -168,12 +167,11 @@ LogicalResult Emitter::emitIf(scf::IfOp op) {
       // expressions of its condition).
       Operation *last = elseBlock->getTerminator()->getPrevNode();
       auto nested = dyn_cast_or_null<scf::IfOp>(last);
-      bool onlyIf = nested && numResults == 0 &&
-                    nested.getNumResults() == 0 &&
-                    llvm::all_of(elseBlock->without_terminator(),
-                                 [&](Operation &inner) {
-                                   return &inner == last || isInlined(&inner);
-                                 });
+      bool onlyIf =
+          nested && numResults == 0 && nested.getNumResults() == 0 &&
+          llvm::all_of(elseBlock->without_terminator(), [&](Operation &inner) {
+            return &inner == last || isInlined(&inner);
+          });
       if (onlyIf) {
         for (Operation &inner : elseBlock->without_terminator())
           if (&inner != last && failed(emitOperation(inner)))
@@ -213,9 +211,8 @@ LogicalResult Emitter::emitFor(scf::ForOp op) {
     return op.emitError("cannot emit an unsigned scf.for as C++");
   SmallVector<std::string> names;
   SmallVector<SmallVector<Value>> candidates;
-  for (auto [index, iterArg, init, yielded] :
-       llvm::enumerate(op.getRegionIterArgs(), op.getInitArgs(),
-                       op.getYieldedValues())) {
+  for (auto [index, iterArg, init, yielded] : llvm::enumerate(
+           op.getRegionIterArgs(), op.getInitArgs(), op.getYieldedValues())) {
     std::string name = recordedName(op, index);
     if (name.empty())
       name = getNameFromLoc(iterArg.getLoc()).str();
@@ -224,8 +221,8 @@ LogicalResult Emitter::emitFor(scf::ForOp op) {
     names.push_back(name);
     candidates.push_back({init});
   }
-  FailureOr<SmallVector<unsigned>> slots = makeSlots(
-      op, op.getResultTypes(), names, op.getInitArgs(), candidates);
+  FailureOr<SmallVector<unsigned>> slots =
+      makeSlots(op, op.getResultTypes(), names, op.getInitArgs(), candidates);
   if (failed(slots))
     return failure();
 
@@ -233,8 +230,7 @@ LogicalResult Emitter::emitFor(scf::ForOp op) {
   Expr upper = valueExpr(op.getUpperBound());
   Expr step = valueExpr(op.getStep());
   // C++ re-evaluates the bound on every iteration, scf.for once.
-  if (upper.readsMemory ||
-      llvm::any_of(upper.reads, [&](unsigned var) {
+  if (upper.readsMemory || llvm::any_of(upper.reads, [&](unsigned var) {
         return llvm::is_contained(*slots, var);
       })) {
     unsigned var = newVar("end", op.getUpperBound().getType());
@@ -250,8 +246,7 @@ LogicalResult Emitter::emitFor(scf::ForOp op) {
   StringRef name = vars[ivVar].name;
   APInt stepValue;
   std::string increment =
-      matchPattern(op.getStep(), m_ConstantInt(&stepValue)) &&
-              stepValue.isOne()
+      matchPattern(op.getStep(), m_ConstantInt(&stepValue)) && stepValue.isOne()
           ? "++" + name.str()
           : name.str() + " += " + step.text;
   os << "for (" << declare(ivVar) << " = " << lower.text << "; " << name
@@ -341,9 +336,8 @@ LogicalResult Emitter::emitWhile(scf::WhileOp op) {
         // `while (cond)` is outside the body's scope: it can only read
         // variables declared before the loop, and only if copying the new
         // values into the slots leaves them alone.
-        bool inScope = llvm::none_of(cond.reads, [&](unsigned var) {
-          return var >= firstBodyVar;
-        });
+        bool inScope = llvm::none_of(
+            cond.reads, [&](unsigned var) { return var >= firstBodyVar; });
         for (auto [slot, value] : llvm::zip(*slots, condArgs))
           if (llvm::is_contained(cond.reads, slot) &&
               !(varOf.lookup(value) == slot && vars[slot].current == value))

@@ -92,13 +92,28 @@ Expr Emitter::negate(Value cond) {
       StringRef op;
       int prec = kRel;
       switch (cmp.getPredicate()) {
-      case P::eq: op = "!="; prec = kEq; break;
-      case P::ne: op = "=="; prec = kEq; break;
-      case P::slt: op = ">="; break;
-      case P::sle: op = ">"; break;
-      case P::sgt: op = "<="; break;
-      case P::sge: op = "<"; break;
-      default: break;
+      case P::eq:
+        op = "!=";
+        prec = kEq;
+        break;
+      case P::ne:
+        op = "==";
+        prec = kEq;
+        break;
+      case P::slt:
+        op = ">=";
+        break;
+      case P::sle:
+        op = ">";
+        break;
+      case P::sgt:
+        op = "<=";
+        break;
+      case P::sge:
+        op = "<";
+        break;
+      default:
+        break;
       }
       if (!op.empty())
         return binary(op, prec, cmp.getLhs(), cmp.getRhs());

@@ -201,8 +201,7 @@ public:
   /// names no other value of that name needs while `value` is alive.
   std::string chooseName(mlir::Value value);
   /// A variable named `name` visible here whose value is dead at `at`.
-  std::optional<unsigned> findReusableVar(llvm::StringRef name,
-                                          mlir::Type type,
+  std::optional<unsigned> findReusableVar(llvm::StringRef name, mlir::Type type,
                                           mlir::Operation *at);
   std::string declare(unsigned var);
 

@@ -27,27 +27,26 @@ bool ksc::cpp::isMacroOfRuntimeHeaders(StringRef name) {
   // POSIX constants, glibc's), which the runtime header brings in: a
   // variable or function with one of these names would not compile.
   static const llvm::StringSet<> macros = {
-      "assert", "errno", "NULL", "EOF", "BUFSIZ", "FILENAME_MAX",
-      "FOPEN_MAX", "L_tmpnam", "SEEK_CUR", "SEEK_END", "SEEK_SET", "TMP_MAX",
-      "stdin", "stdout", "stderr", "EXIT_FAILURE", "EXIT_SUCCESS",
-      "MB_CUR_MAX", "RAND_MAX", "EDOM", "EILSEQ", "ERANGE", "HUGE_VAL",
-      "HUGE_VALF", "HUGE_VALL", "INFINITY", "NAN", "FP_INFINITE", "FP_NAN",
-      "FP_NORMAL", "FP_SUBNORMAL", "FP_ZERO", "FP_FAST_FMA", "FP_FAST_FMAF",
-      "FP_FAST_FMAL", "FP_ILOGB0", "FP_ILOGBNAN", "MATH_ERRNO",
-      "MATH_ERREXCEPT", "math_errhandling", "M_E", "M_LOG2E", "M_LOG10E",
-      "M_LN2", "M_LN10", "M_PI", "M_PI_2", "M_PI_4", "M_1_PI", "M_2_PI",
-      "M_2_SQRTPI", "M_SQRT2", "M_SQRT1_2", "CHAR_BIT", "CHAR_MIN",
-      "CHAR_MAX", "SCHAR_MIN", "SCHAR_MAX", "UCHAR_MAX", "SHRT_MIN",
-      "SHRT_MAX", "USHRT_MAX", "INT_MIN", "INT_MAX", "UINT_MAX", "LONG_MIN",
-      "LONG_MAX", "ULONG_MAX", "LLONG_MIN", "LLONG_MAX", "ULLONG_MAX",
-      "MB_LEN_MAX", "INT8_MIN", "INT8_MAX", "UINT8_MAX", "INT16_MIN",
-      "INT16_MAX", "UINT16_MAX", "INT32_MIN", "INT32_MAX", "UINT32_MAX",
-      "INT64_MIN", "INT64_MAX", "UINT64_MAX", "INT8_C", "INT16_C", "INT32_C",
-      "INT64_C", "UINT8_C", "UINT16_C", "UINT32_C", "UINT64_C", "INTMAX_C",
-      "UINTMAX_C", "INTMAX_MIN", "INTMAX_MAX", "UINTMAX_MAX", "INTPTR_MIN",
-      "INTPTR_MAX", "UINTPTR_MAX", "SIZE_MAX", "PTRDIFF_MIN", "PTRDIFF_MAX",
-      "SIG_ATOMIC_MIN", "SIG_ATOMIC_MAX", "WCHAR_MIN", "WCHAR_MAX",
-      "WINT_MIN", "WINT_MAX", "FLT_EPSILON", "FLT_MAX", "FLT_MIN",
+      "assert", "errno", "NULL", "EOF", "BUFSIZ", "FILENAME_MAX", "FOPEN_MAX",
+      "L_tmpnam", "SEEK_CUR", "SEEK_END", "SEEK_SET", "TMP_MAX", "stdin",
+      "stdout", "stderr", "EXIT_FAILURE", "EXIT_SUCCESS", "MB_CUR_MAX",
+      "RAND_MAX", "EDOM", "EILSEQ", "ERANGE", "HUGE_VAL", "HUGE_VALF",
+      "HUGE_VALL", "INFINITY", "NAN", "FP_INFINITE", "FP_NAN", "FP_NORMAL",
+      "FP_SUBNORMAL", "FP_ZERO", "FP_FAST_FMA", "FP_FAST_FMAF", "FP_FAST_FMAL",
+      "FP_ILOGB0", "FP_ILOGBNAN", "MATH_ERRNO", "MATH_ERREXCEPT",
+      "math_errhandling", "M_E", "M_LOG2E", "M_LOG10E", "M_LN2", "M_LN10",
+      "M_PI", "M_PI_2", "M_PI_4", "M_1_PI", "M_2_PI", "M_2_SQRTPI", "M_SQRT2",
+      "M_SQRT1_2", "CHAR_BIT", "CHAR_MIN", "CHAR_MAX", "SCHAR_MIN", "SCHAR_MAX",
+      "UCHAR_MAX", "SHRT_MIN", "SHRT_MAX", "USHRT_MAX", "INT_MIN", "INT_MAX",
+      "UINT_MAX", "LONG_MIN", "LONG_MAX", "ULONG_MAX", "LLONG_MIN", "LLONG_MAX",
+      "ULLONG_MAX", "MB_LEN_MAX", "INT8_MIN", "INT8_MAX", "UINT8_MAX",
+      "INT16_MIN", "INT16_MAX", "UINT16_MAX", "INT32_MIN", "INT32_MAX",
+      "UINT32_MAX", "INT64_MIN", "INT64_MAX", "UINT64_MAX", "INT8_C", "INT16_C",
+      "INT32_C", "INT64_C", "UINT8_C", "UINT16_C", "UINT32_C", "UINT64_C",
+      "INTMAX_C", "UINTMAX_C", "INTMAX_MIN", "INTMAX_MAX", "UINTMAX_MAX",
+      "INTPTR_MIN", "INTPTR_MAX", "UINTPTR_MAX", "SIZE_MAX", "PTRDIFF_MIN",
+      "PTRDIFF_MAX", "SIG_ATOMIC_MIN", "SIG_ATOMIC_MAX", "WCHAR_MIN",
+      "WCHAR_MAX", "WINT_MIN", "WINT_MAX", "FLT_EPSILON", "FLT_MAX", "FLT_MIN",
       "DBL_EPSILON", "DBL_MAX", "DBL_MIN", "FLT_RADIX", "CLOCKS_PER_SEC",
       "offsetof", "setjmp", "va_arg", "va_copy", "va_end", "va_start",
       "isfinite", "isinf", "isnan", "isnormal", "signbit", "fpclassify",
@@ -58,22 +57,21 @@ bool ksc::cpp::isMacroOfRuntimeHeaders(StringRef name) {
 
 static bool isCppKeywordOrReserved(StringRef name) {
   static const llvm::StringSet<> reserved = {
-      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand",
-      "bitor", "bool", "break", "case", "catch", "char", "char16_t",
-      "char32_t", "class", "compl", "const", "constexpr", "const_cast",
-      "continue", "decltype", "default", "delete", "do", "double",
-      "dynamic_cast", "else", "enum", "explicit", "export", "extern",
-      "false", "float", "for", "friend", "goto", "if", "inline", "int",
-      "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
-      "nullptr", "operator", "or", "or_eq", "private", "protected", "public",
-      "register", "reinterpret_cast", "return", "short", "signed", "sizeof",
-      "static", "static_assert", "static_cast", "struct", "switch",
-      "template", "this", "thread_local", "throw", "true", "try", "typedef",
-      "typeid", "typename", "union", "unsigned", "using", "virtual", "void",
-      "volatile", "wchar_t", "while", "xor", "xor_eq",
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor",
+      "bool", "break", "case", "catch", "char", "char16_t", "char32_t", "class",
+      "compl", "const", "constexpr", "const_cast", "continue", "decltype",
+      "default", "delete", "do", "double", "dynamic_cast", "else", "enum",
+      "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
+      "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept",
+      "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private",
+      "protected", "public", "register", "reinterpret_cast", "return", "short",
+      "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
+      "switch", "template", "this", "thread_local", "throw", "true", "try",
+      "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual",
+      "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
       // Names the emitted code itself uses.
-      "ksc", "ksc_kernels", "std", "int8_t", "int16_t", "int32_t",
-      "int64_t", "uint32_t", "size_t", "main"};
+      "ksc", "ksc_kernels", "std", "int8_t", "int16_t", "int32_t", "int64_t",
+      "uint32_t", "size_t", "main"};
   return reserved.contains(name) || isMacroOfRuntimeHeaders(name);
 }
 
@@ -200,15 +198,14 @@ LogicalResult Emitter::assignSlots(ArrayRef<unsigned> slots,
   SmallVector<Copy> pending;
   for (auto [slot, value] : llvm::zip(slots, values)) {
     auto it = varOf.find(value);
-    if (it != varOf.end() && it->second == slot &&
-        vars[slot].current == value)
+    if (it != varOf.end() && it->second == slot && vars[slot].current == value)
       continue;
     pending.push_back({slot, valueExpr(value)});
   }
   auto readByOthers = [&](size_t index) {
     for (size_t j = 0; j < pending.size(); ++j)
-      if (j != index && llvm::is_contained(pending[j].src.reads,
-                                           pending[index].dst))
+      if (j != index &&
+          llvm::is_contained(pending[j].src.reads, pending[index].dst))
         return true;
     return false;
   };
@@ -219,8 +216,8 @@ LogicalResult Emitter::assignSlots(ArrayRef<unsigned> slots,
     if (next == pending.size()) {
       // A cycle (e.g. a swap): read every source into a temporary first.
       for (Copy &copy : pending) {
-        unsigned temp = newVar(vars[copy.dst].baseName + "_next",
-                               vars[copy.dst].type);
+        unsigned temp =
+            newVar(vars[copy.dst].baseName + "_next", vars[copy.dst].type);
         os << declare(temp) << " = " << copy.src.text << ";\n";
         copy.src = Expr(vars[temp].name, kPrimary);
         copy.src.reads.push_back(temp);

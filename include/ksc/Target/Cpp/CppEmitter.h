@@ -27,8 +27,7 @@ struct CppEmitterOptions {
 /// Prints `module` as C++. The module must have gone through
 /// `convert-ks-to-cpu`. Reports unsupported operations as errors on the
 /// operation and fails without printing a partial file.
-mlir::LogicalResult translateToCpp(mlir::ModuleOp module,
-                                   llvm::raw_ostream &os,
+mlir::LogicalResult translateToCpp(mlir::ModuleOp module, llvm::raw_ostream &os,
                                    const CppEmitterOptions &options = {});
 
 /// The text of ksc's CPU runtime header (what `--standalone` inlines).

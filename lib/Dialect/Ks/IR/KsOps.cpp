@@ -20,8 +20,7 @@ using namespace ksc::ks;
 
 namespace {
 /// Shared parse/print/verify code for `ks.kernel` and `ks.func`.
-template <typename OpT>
-struct FunctionLike {
+template <typename OpT> struct FunctionLike {
   static bool isIdentifier(StringRef name) {
     if (name.empty() || !(isalpha(name[0]) || name[0] == '_'))
       return false;
@@ -78,9 +77,9 @@ struct FunctionLike {
       anyName |= !ssa.empty();
       argNames.push_back(StringAttr::get(ctx, ssa));
     }
-    result.addAttribute(OpT::getFunctionTypeAttrName(result.name),
-                        TypeAttr::get(builder.getFunctionType(argTypes,
-                                                              resultTypes)));
+    result.addAttribute(
+        OpT::getFunctionTypeAttrName(result.name),
+        TypeAttr::get(builder.getFunctionType(argTypes, resultTypes)));
 
     if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
       return failure();
@@ -120,9 +119,9 @@ struct FunctionLike {
     FunctionType type = op.getFunctionType();
     if (ArrayAttr names = op.getArgNamesAttr();
         names && names.size() != type.getNumInputs())
-      return op.emitOpError() << "has " << names.size()
-                              << " argument names for " << type.getNumInputs()
-                              << " arguments";
+      return op.emitOpError()
+             << "has " << names.size() << " argument names for "
+             << type.getNumInputs() << " arguments";
     // FunctionOpInterface checks the entry block against the signature.
     return success();
   }
@@ -163,21 +162,21 @@ struct FunctionLike {
 };
 } // namespace
 
-#define KS_FUNCTION_LIKE_METHODS(OpT)                                        \
-  ParseResult OpT::parse(OpAsmParser &parser, OperationState &result) {      \
-    return FunctionLike<OpT>::parse(parser, result);                         \
-  }                                                                          \
-  void OpT::print(OpAsmPrinter &p) { FunctionLike<OpT>::print(*this, p); }   \
-  void OpT::getAsmBlockArgumentNames(Region &region,                         \
-                                     OpAsmSetValueNameFn setNameFn) {        \
-    FunctionLike<OpT>::getAsmBlockArgumentNames(*this, region, setNameFn);   \
-  }                                                                          \
-  StringRef OpT::getArgName(unsigned i) {                                    \
-    return FunctionLike<OpT>::getArgName(*this, i);                          \
-  }                                                                          \
-  void OpT::build(OpBuilder &builder, OperationState &state, StringRef name, \
-                  FunctionType type, ArrayRef<StringRef> argNames) {         \
-    FunctionLike<OpT>::build(builder, state, name, type, argNames);          \
+#define KS_FUNCTION_LIKE_METHODS(OpT)                                          \
+  ParseResult OpT::parse(OpAsmParser &parser, OperationState &result) {        \
+    return FunctionLike<OpT>::parse(parser, result);                           \
+  }                                                                            \
+  void OpT::print(OpAsmPrinter &p) { FunctionLike<OpT>::print(*this, p); }     \
+  void OpT::getAsmBlockArgumentNames(Region &region,                           \
+                                     OpAsmSetValueNameFn setNameFn) {          \
+    FunctionLike<OpT>::getAsmBlockArgumentNames(*this, region, setNameFn);     \
+  }                                                                            \
+  StringRef OpT::getArgName(unsigned i) {                                      \
+    return FunctionLike<OpT>::getArgName(*this, i);                            \
+  }                                                                            \
+  void OpT::build(OpBuilder &builder, OperationState &state, StringRef name,   \
+                  FunctionType type, ArrayRef<StringRef> argNames) {           \
+    FunctionLike<OpT>::build(builder, state, name, type, argNames);            \
   }
 
 KS_FUNCTION_LIKE_METHODS(KernelOp)
@@ -276,9 +275,8 @@ LogicalResult TidOp::verify() {
 static LogicalResult verifyIndices(Operation *op, ArrayType type,
                                    ValueRange indices) {
   if (indices.size() != type.getRank())
-    return op->emitOpError("expects ")
-           << type.getRank() << " indices for " << type << ", got "
-           << indices.size();
+    return op->emitOpError("expects ") << type.getRank() << " indices for "
+                                       << type << ", got " << indices.size();
   return success();
 }
 

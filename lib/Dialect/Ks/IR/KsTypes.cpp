@@ -31,8 +31,7 @@ bool ArrayType::isValidElementType(Type type) {
 }
 
 LogicalResult ArrayType::verify(function_ref<InFlightDiagnostic()> emitError,
-                                Type elementType, unsigned rank,
-                                bool isConst) {
+                                Type elementType, unsigned rank, bool isConst) {
   if (!isValidElementType(elementType))
     return emitError() << "array element type must be f32, f64, i1, i32 or "
                           "i64, got "
@@ -56,8 +55,8 @@ Type ArrayType::parse(AsmParser &parser) {
     return {};
   if (parser.parseGreater())
     return {};
-  return getChecked([&] { return parser.emitError(loc); },
-                    parser.getContext(), elementType, rank, isConst);
+  return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
+                    elementType, rank, isConst);
 }
 
 void ArrayType::print(AsmPrinter &printer) const {

@@ -90,7 +90,7 @@ std::string ksc::formatFileLoc(Location loc) {
   std::optional<FileLineColRange> file = getFileLoc(loc);
   if (!file)
     return "<unknown>";
-  return (file->getFilename().getValue() + ":" + Twine(file->getStartLine()) + ":" +
-          Twine(file->getStartColumn()))
+  return (file->getFilename().getValue() + ":" + Twine(file->getStartLine()) +
+          ":" + Twine(file->getStartColumn()))
       .str();
 }
