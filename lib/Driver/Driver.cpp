@@ -16,6 +16,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/thread.h"
 
 using namespace mlir;
 using namespace ksc;
@@ -71,6 +72,16 @@ LogicalResult ksc::emitCpuCpp(ModuleOp module, std::string &out,
     return failure();
   llvm::raw_string_ostream os(out);
   return translateToCpp(*lowered, os, emitter);
+}
+
+int ksc::runWithLargeStack(llvm::function_ref<int()> fn) {
+  // 1 GiB of address space; only the pages a program touches are used.
+  constexpr unsigned kStackSize = 1u << 30;
+  int result = 1;
+  llvm::thread worker(std::optional<unsigned>(kStackSize),
+                      [&] { result = fn(); });
+  worker.join();
+  return result;
 }
 
 void ksc::registerPipelines() {

@@ -29,6 +29,7 @@
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/Diagnostic.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
@@ -40,6 +41,12 @@ namespace ksc::frontend {
 /// Attribute naming the variables an `scf` operation carries, so that the
 /// emitters can name the C++ variables that hold them.
 inline constexpr llvm::StringLiteral kNamesAttr = "ks.names";
+
+/// Whether `loc` is in a header ksc provides (the prelude or Clang's builtin
+/// headers), as opposed to the user's code (even code the user marks as a
+/// system header).
+bool isProvidedHeader(const clang::SourceManager &sm,
+                      clang::SourceLocation loc);
 
 /// What a declared function is in the kernel language.
 enum class FunctionKind { Kernel, Func };
@@ -107,6 +114,9 @@ private:
   /// Canonical declaration -> ks.kernel / ks.func.
   llvm::MapVector<const clang::FunctionDecl *, mlir::Operation *> functions;
   llvm::StringSet<> symbolNames;
+  /// Canonical declarations of the functions declared so far (including
+  /// those whose declaration failed, to report that once).
+  llvm::DenseSet<const clang::FunctionDecl *> declared;
   /// Canonical declarations of the functions defined, in source order.
   llvm::SmallVector<const clang::FunctionDecl *> definitions;
   struct Call {
@@ -241,6 +251,8 @@ public:
   /// The flags of the innermost loop being built.
   Key broke = nullptr, continued = nullptr;
   mlir::Type returnType;
+  /// Which expressions tryEmitConstant may fold.
+  llvm::DenseMap<const clang::Stmt *, bool> foldable;
 };
 
 } // namespace ksc::frontend

@@ -44,7 +44,11 @@ mlir::Value FunctionBuilder::zero(mlir::Type type, mlir::Location loc) {
 /// constant: literals, constants, sizeof, casts and operators on them.
 /// Anything else (pointers, statement expressions, ...) must reach the checks
 /// of emitRValue even when Clang could evaluate it.
-static bool isFoldable(const Stmt *stmt) {
+static bool isFoldable(const Stmt *stmt,
+                       llvm::DenseMap<const Stmt *, bool> &cache);
+
+static bool isFoldableImpl(const Stmt *stmt,
+                           llvm::DenseMap<const Stmt *, bool> &cache) {
   if (isa<IntegerLiteral, FloatingLiteral, CXXBoolLiteralExpr,
           UnaryExprOrTypeTraitExpr>(stmt))
     return true; // sizeof's operand is not evaluated.
@@ -81,15 +85,25 @@ static bool isFoldable(const Stmt *stmt) {
   } else if (!isa<ParenExpr, ConditionalOperator, ConstantExpr>(stmt)) {
     return false;
   }
-  return llvm::all_of(stmt->children(), [](const Stmt *child) {
-    return child && isFoldable(child);
+  return llvm::all_of(stmt->children(), [&](const Stmt *child) {
+    return child && isFoldable(child, cache);
   });
+}
+
+/// Memoized: every subexpression of an expression is asked again.
+static bool isFoldable(const Stmt *stmt,
+                       llvm::DenseMap<const Stmt *, bool> &cache) {
+  if (auto it = cache.find(stmt); it != cache.end())
+    return it->second;
+  bool result = isFoldableImpl(stmt, cache);
+  cache[stmt] = result;
+  return result;
 }
 
 mlir::FailureOr<mlir::Value>
 FunctionBuilder::tryEmitConstant(const Expr *expr) {
   if (!expr->getType()->isArithmeticType() || expr->isGLValue() ||
-      !isFoldable(expr))
+      !isFoldable(expr, foldable))
     return mlir::Value();
   Expr::EvalResult result;
   if (!expr->EvaluateAsRValue(result, mb.ast) || result.HasSideEffects)

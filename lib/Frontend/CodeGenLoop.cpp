@@ -42,7 +42,11 @@ static void collectWrites(const Stmt *stmt,
     else
       writesMemory = true;
   };
-  if (auto *op = dyn_cast<BinaryOperator>(stmt); op && op->isAssignmentOp())
+  if (auto *call = dyn_cast<CXXOperatorCallExpr>(stmt);
+      call && call->getOperator() == OO_Equal)
+    target(call->getArg(0)); // Assigning an array variable.
+  else if (auto *op = dyn_cast<BinaryOperator>(stmt);
+           op && op->isAssignmentOp())
     target(op->getLHS());
   else if (auto *op = dyn_cast<UnaryOperator>(stmt);
            op && op->isIncrementDecrementOp())
@@ -131,8 +135,10 @@ matchCountedLoop(const ForStmt *stmt, ASTContext &ast, const Exits &bodyExits) {
           add && add->getOpcode() == BO_Add && isIv(add->getLHS()))
         stepExpr = add->getRHS();
     Expr::EvalResult result;
+    unsigned width = ast.getIntWidth(ivType);
     if (!stepExpr || !stepExpr->EvaluateAsInt(result, ast) ||
-        !result.Val.getInt().isStrictlyPositive())
+        !result.Val.getInt().isStrictlyPositive() ||
+        !result.Val.getInt().isSignedIntN(width))
       return std::nullopt;
     loop.step = result.Val.getInt().getExtValue();
   } else {

@@ -10,6 +10,7 @@
 #include "mlir/IR/Verifier.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclLookups.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -81,7 +82,7 @@ bool ModuleBuilder::isPreludeDecl(const Decl *decl) const {
     ctx = ctx->getParent();
   auto *ns = dyn_cast_or_null<NamespaceDecl>(ctx);
   return ns && ns->getName() == "ksc" &&
-         sourceManager.isInSystemHeader(decl->getLocation());
+         isProvidedHeader(sourceManager, decl->getLocation());
 }
 
 mlir::FailureOr<mlir::Type>
@@ -220,7 +221,8 @@ bool ModuleBuilder::checkOtherDecl(const Decl *decl, bool local) {
 }
 
 void ModuleBuilder::handleTopLevelDecl(Decl *decl) {
-  if (decl->isImplicit() || sourceManager.isInSystemHeader(decl->getLocation()))
+  if (decl->isImplicit() ||
+      isProvidedHeader(sourceManager, decl->getLocation()))
     return;
   SourceLocation at = decl->getLocation();
   if (auto *function = dyn_cast<FunctionDecl>(decl)) {
@@ -238,6 +240,11 @@ void ModuleBuilder::handleTopLevelDecl(Decl *decl) {
         error(at, "the name '" + name + "' is reserved by ksc");
         return;
       }
+      // Emitted C++ and C entry points need plain identifiers.
+      if (!llvm::all_of(name, [](char c) { return isalnum(c) || c == '_'; })) {
+        error(at, "function names must be ASCII letters, digits and '_'");
+        return;
+      }
     }
     std::optional<FunctionKind> kind = getKind(function);
     if (!kind) {
@@ -250,12 +257,27 @@ void ModuleBuilder::handleTopLevelDecl(Decl *decl) {
       error(at, "member functions are not supported in kernel code");
       return;
     }
+    // A deleted overload only forbids calls, which Clang checks.
+    if (function->isDeleted())
+      return;
+    if (function->hasAttr<AliasAttr>() || function->hasAttr<IFuncAttr>() ||
+        function->hasAttr<WeakRefAttr>()) {
+      error(at, "function aliases are not supported in kernel code");
+      return;
+    }
     // Declared at its first declaration (calls may come before the
     // definition), built at its definition: errors come in source order.
     const FunctionDecl *definition = function->getDefinition();
-    if (!definition)
-      return; // Calls to it are errors, reported where they are.
-    if (!lookupFunction(function))
+    if (!definition) {
+      // Calls to a function are errors where they are; a kernel is an
+      // entry point, so it needs a body whether called or not.
+      if (*kind == FunctionKind::Kernel && function->isFirstDecl())
+        error(at, "kernel '" + function->getNameAsString() +
+                      "' is declared but never defined");
+      return;
+    }
+    if (!lookupFunction(function) &&
+        declared.insert(function->getCanonicalDecl()).second)
       declareFunction(definition, *kind);
     if (function->isThisDeclarationADefinition())
       if (mlir::Operation *op = lookupFunction(function)) {
@@ -359,7 +381,40 @@ void ModuleBuilder::declareFunction(const FunctionDecl *decl,
   if (!ok)
     return;
 
-  // C++ overloads share a name; symbols cannot.
+  // C++ overloads share a name; symbols cannot. Device functions are
+  // renamed; a kernel is an entry point found by its name, so no other
+  // function may share it.
+  for (const NamedDecl *found :
+       decl->getDeclContext()->lookup(decl->getDeclName())) {
+    auto *other = dyn_cast<FunctionDecl>(found);
+    if (!other || other->getCanonicalDecl() == decl->getCanonicalDecl() ||
+        other->isDeleted() ||
+        !sourceManager.isBeforeInTranslationUnit(
+            other->getCanonicalDecl()->getLocation(),
+            decl->getCanonicalDecl()->getLocation()))
+      continue;
+    std::optional<FunctionKind> otherKind = getKind(other);
+    if (kind == FunctionKind::Kernel || otherKind == FunctionKind::Kernel) {
+      error(decl->getCanonicalDecl()->getLocation(),
+            "'" + name +
+                "' names a kernel and another function; a kernel "
+                "needs a name of its own");
+      note(other->getCanonicalDecl()->getLocation(),
+           "the other function named '" + name + "'");
+      return;
+    }
+  }
+  if (kind == FunctionKind::Kernel) {
+    // The launcher of kernel `k` is `launch_k`.
+    for (const NamedDecl *other :
+         decl->getDeclContext()->lookup(&ast.Idents.get("launch_" + name)))
+      if (isa<FunctionDecl>(other)) {
+        error(other->getLocation(),
+              "the name 'launch_" + name +
+                  "' is reserved for the launcher of kernel '" + name + "'");
+        return;
+      }
+  }
   std::string symbol = name;
   for (unsigned i = 1; !symbolNames.insert(symbol).second; ++i)
     symbol = name + "_" + std::to_string(i);

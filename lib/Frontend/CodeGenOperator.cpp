@@ -8,6 +8,8 @@
 #include "Builtins.h"
 #include "CodeGen.h"
 
+#include "mlir/IR/Matchers.h"
+
 #include "ksc/Dialect/Ks/IR/SourceNames.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -135,11 +137,40 @@ FunctionBuilder::emitArithmetic(BinaryOperatorKind op, mlir::Value lhs,
                     : arith::ShRUIOp::create(b, loc, lhs, rhs).getResult();
   }
   case BO_And:
-    return arith::AndIOp::create(b, loc, lhs, rhs).getResult();
   case BO_Or:
-    return arith::OrIOp::create(b, loc, lhs, rhs).getResult();
-  case BO_Xor:
-    return arith::XOrIOp::create(b, loc, lhs, rhs).getResult();
+  case BO_Xor: {
+    // C++ promotes bool operands of & | ^ to int; the result of the
+    // operation on 0s and 1s is the operation on the bools, which the
+    // canonicalizer can simplify (b | true is true).
+    auto fromBool = [&](mlir::Value v) -> mlir::Value {
+      if (auto ext = v.getDefiningOp<arith::ExtUIOp>())
+        if (ext.getIn().getType().isInteger(1))
+          return ext.getIn();
+      llvm::APInt c;
+      if (mlir::matchPattern(v, mlir::m_ConstantInt(&c)) && c.ule(1))
+        return constantBool(c.isOne(), loc);
+      return {};
+    };
+    mlir::Value l = fromBool(lhs), r = fromBool(rhs);
+    // At least one operand must really be a bool for this to pay.
+    bool onBools = l && r &&
+                   !(mlir::matchPattern(lhs, mlir::m_Constant()) &&
+                     mlir::matchPattern(rhs, mlir::m_Constant()));
+    if (onBools && !lhs.getDefiningOp<arith::ExtUIOp>() &&
+        !rhs.getDefiningOp<arith::ExtUIOp>())
+      onBools = false;
+    if (!onBools) {
+      l = lhs;
+      r = rhs;
+    }
+    mlir::Value result =
+        op == BO_And  ? arith::AndIOp::create(b, loc, l, r).getResult()
+        : op == BO_Or ? arith::OrIOp::create(b, loc, l, r).getResult()
+                      : arith::XOrIOp::create(b, loc, l, r).getResult();
+    if (onBools)
+      result = arith::ExtUIOp::create(b, loc, lhs.getType(), result);
+    return result;
+  }
   case BO_LT:
     return cmp(FP::OLT, IP::slt, IP::ult);
   case BO_GT:

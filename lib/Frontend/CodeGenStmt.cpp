@@ -55,7 +55,10 @@ mlir::LogicalResult FunctionBuilder::build() {
   }
   env[returned] = constantBool(false, start);
 
-  auto *body = cast<CompoundStmt>(decl->getBody());
+  auto *body = dyn_cast<CompoundStmt>(decl->getBody());
+  if (!body) // A function-try-block.
+    return unsupported(decl->getBody(), "exceptions (try/catch) are not "
+                                        "supported in kernel code");
   llvm::SmallVector<const Stmt *> stmts(body->body());
   if (mlir::failed(emitStmts(stmts)))
     return mlir::failure();
@@ -131,6 +134,9 @@ FunctionBuilder::assignedIn(llvm::ArrayRef<const Stmt *> stmts) {
     else if (auto *op = dyn_cast<UnaryOperator>(stmt);
              op && op->isIncrementDecrementOp())
       addVar(op->getSubExpr());
+    else if (auto *call = dyn_cast<CXXOperatorCallExpr>(stmt);
+             call && call->getOperator() == OO_Equal)
+      addVar(call->getArg(0)); // Assigning an array variable.
     else if (isa<ReturnStmt>(stmt)) {
       keys.insert(returnValue);
       keys.insert(returned);

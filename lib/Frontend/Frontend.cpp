@@ -24,9 +24,24 @@
 using namespace clang;
 using namespace ksc;
 
-namespace {
-
 constexpr llvm::StringLiteral kPrelude = "ksc/dsl.h";
+
+bool ksc::frontend::isProvidedHeader(const SourceManager &sm,
+                                     SourceLocation loc) {
+  if (loc.isInvalid())
+    return false;
+  // The paths as they were passed to Clang (-isystem, -resource-dir).
+  static const std::string prelude = [] {
+    llvm::SmallString<256> path(getPreludeIncludeDir());
+    llvm::sys::path::append(path, kPrelude);
+    return std::string(path);
+  }();
+  static const std::string resource = getClangResourceDir();
+  StringRef file = sm.getFilename(sm.getExpansionLoc(loc));
+  return file == prelude || file.starts_with(resource + "/");
+}
+
+namespace {
 
 /// Kernel code may include the prelude and the user's own files, nothing
 /// else: there is no C++ standard library on a GPU.
@@ -43,7 +58,7 @@ public:
                           SrcMgr::CharacteristicKind fileType) override {
     SourceManager &sm = ci.getSourceManager();
     // The prelude and Clang's own headers include what they need.
-    if (fileName == kPrelude || sm.isInSystemHeader(hashLoc) ||
+    if (fileName == kPrelude || ksc::frontend::isProvidedHeader(sm, hashLoc) ||
         sm.isWrittenInBuiltinFile(hashLoc))
       return;
     DiagnosticsEngine &diags = ci.getDiagnostics();

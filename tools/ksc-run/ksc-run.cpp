@@ -85,8 +85,7 @@ static int fail(const Twine &message) {
   return 1;
 }
 
-int main(int argc, char **argv) {
-  InitLLVM init(argc, argv);
+static int runKernel(int argc, char **argv) {
   cl::HideUnrelatedOptions(runCategory);
   cl::SetVersionPrinter([](raw_ostream &os) {
     os << "ksc-run " << KSC_VERSION << " (LLVM " << KSC_LLVM_VERSION << ")\n";
@@ -197,4 +196,9 @@ int main(int argc, char **argv) {
     return fail("cannot write '" + outputFile +
                 "': " + errorToErrorCode(std::move(error)).message());
   return 0;
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  return runWithLargeStack([&] { return runKernel(argc, argv); });
 }

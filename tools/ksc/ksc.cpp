@@ -93,8 +93,7 @@ static void printVersion(raw_ostream &os) {
   os << "ksc " << KSC_VERSION << " (LLVM " << KSC_LLVM_VERSION << ")\n";
 }
 
-int main(int argc, char **argv) {
-  InitLLVM init(argc, argv);
+static int compile(int argc, char **argv) {
   cl::HideUnrelatedOptions(kscCategory);
   cl::SetVersionPrinter(printVersion);
   mlir::registerAsmPrinterCLOptions();
@@ -198,4 +197,9 @@ int main(int argc, char **argv) {
     return 1;
   }
   return 0;
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  return runWithLargeStack([&] { return compile(argc, argv); });
 }

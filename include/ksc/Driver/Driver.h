@@ -50,6 +50,10 @@ mlir::LogicalResult emitCpuCpp(mlir::ModuleOp module, std::string &out,
                                const CpuPipelineOptions &pipeline,
                                const CppEmitterOptions &emitter);
 
+/// Runs `fn` on a thread with a stack large enough for deeply nested source
+/// (Clang's parser and ksc recurse on the nesting) and returns its result.
+int runWithLargeStack(llvm::function_ref<int()> fn);
+
 /// Registers the pipelines above with the pass registry (for ksc-opt).
 void registerPipelines();
 

@@ -28,14 +28,17 @@ bool Emitter::hasWriteEffects(Operation &op) {
   if (isa<ks::CheckBoundsOp>(op))
     return true;
   if (op.getNumRegions() != 0) {
-    // Region operations write what their bodies write.
-    WalkResult result = op.walk([&](Operation *nested) {
-      if (nested != &op && nested->getNumRegions() == 0 &&
-          hasWriteEffects(*nested))
-        return WalkResult::interrupt();
-      return WalkResult::advance();
-    });
-    return result.wasInterrupted();
+    // Region operations write what their bodies write (memoized, as for
+    // isExpressionOp).
+    if (auto it = regionWrites.find(&op); it != regionWrites.end())
+      return it->second;
+    bool writes = false;
+    for (Region &region : op.getRegions())
+      for (Block &block : region)
+        for (Operation &nested : block)
+          writes = writes || hasWriteEffects(nested);
+    regionWrites[&op] = writes;
+    return writes;
   }
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   if (!effects)
@@ -49,7 +52,7 @@ bool Emitter::hasWriteEffects(Operation &op) {
 bool Emitter::isPureFunction(StringRef name) {
   if (auto it = pureFunctions.find(name); it != pureFunctions.end())
     return it->second;
-  auto func = module.lookupSymbol<func::FuncOp>(name);
+  func::FuncOp func = functionsByName.lookup(name);
   // Recursion is rejected by the frontend; be conservative while analyzing.
   pureFunctions[name] = false;
   bool pure = func && !func.isExternal();
@@ -74,12 +77,9 @@ static bool isExpressionIfShape(scf::IfOp op) {
         return false;
       if (inner.getResult(0).getUsers().begin()->getBlock() != inner.getBlock())
         return false;
-      if (auto nested = dyn_cast<scf::IfOp>(inner)) {
-        if (!isExpressionIfShape(nested))
-          return false;
-      } else if (inner.getNumRegions() != 0) {
+      // A nested scf.if is checked on its own (isExpressionOp).
+      if (!isa<scf::IfOp>(inner) && inner.getNumRegions() != 0)
         return false;
-      }
     }
   return true;
 }
@@ -88,18 +88,17 @@ bool Emitter::isExpressionOp(Operation &op) {
   if (op.getNumResults() != 1)
     return false;
   if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
-    if (!isExpressionIfShape(ifOp))
-      return false;
+    // Memoized: nested ifs would otherwise be examined once per enclosing if,
+    // exponentially often.
+    if (auto it = expressionIfs.find(&op); it != expressionIfs.end())
+      return it->second;
+    bool result = isExpressionIfShape(ifOp);
     // Everything inside must itself be an expression without side effects.
-    WalkResult result = ifOp.walk([&](Operation *inner) {
-      if (inner == ifOp.getOperation() ||
-          inner->hasTrait<OpTrait::IsTerminator>())
-        return WalkResult::advance();
-      if (!isExpressionOp(*inner) || hasWriteEffects(*inner))
-        return WalkResult::interrupt();
-      return WalkResult::advance();
-    });
-    return !result.wasInterrupted();
+    for (Region *region : {&ifOp.getThenRegion(), &ifOp.getElseRegion()})
+      for (Operation &inner : region->front().without_terminator())
+        result = result && isExpressionOp(inner) && !hasWriteEffects(inner);
+    expressionIfs[&op] = result;
+    return result;
   }
   if (auto call = dyn_cast<func::CallOp>(op))
     return true;
@@ -195,30 +194,33 @@ void Emitter::analyzeFunction(func::FuncOp func) {
   for (Block &block : func.getBody())
     analyzeBlock(block);
 
-  // Where is the text that reads each operand printed?
-  auto effectiveSite = [&](Operation *user, Value used) -> Operation * {
-    while (true) {
-      if (auto loop = dyn_cast<scf::ForOp>(user))
-        if (used == loop.getUpperBound() || used == loop.getStep())
-          // Re-evaluated by the C++ loop condition on every iteration.
-          return loop.getBody()->getTerminator();
-      if (user->hasTrait<OpTrait::IsTerminator>()) {
-        Operation *parent = user->getParentOp();
-        if (parent && isInlined(parent) && isa<scf::IfOp>(parent)) {
-          used = parent->getResult(0);
-          user = parent;
-        } else {
-          return user;
-        }
-      }
-      if (!isInlined(user))
+  // Where is the text that reads each operand printed? An inlined operation
+  // is printed where its result is used, and so on up the chain; the chain
+  // is followed once per operation (memoized), not once per operand.
+  llvm::DenseMap<Operation *, Operation *> printedAt;
+  std::function<Operation *(Operation *, Value)> effectiveSite =
+      [&](Operation *user, Value used) -> Operation * {
+    if (auto loop = dyn_cast<scf::ForOp>(user))
+      if (used == loop.getUpperBound() || used == loop.getStep())
+        // Re-evaluated by the C++ loop condition on every iteration.
+        return loop.getBody()->getTerminator();
+    if (user->hasTrait<OpTrait::IsTerminator>()) {
+      Operation *parent = user->getParentOp();
+      if (parent && isInlined(parent) && isa<scf::IfOp>(parent))
+        user = parent; // Part of the expression the if is printed as.
+      else
         return user;
-      Value result = user->getResult(0);
-      if (result.use_empty())
-        return user;
-      used = result;
-      user = *result.getUsers().begin();
     }
+    if (!isInlined(user))
+      return user;
+    if (auto it = printedAt.find(user); it != printedAt.end())
+      return it->second;
+    Value result = user->getResult(0);
+    Operation *site = result.use_empty()
+                          ? user
+                          : effectiveSite(*result.getUsers().begin(), result);
+    printedAt[user] = site;
+    return site;
   };
   func.walk([&](Operation *op) {
     for (Value operand : op->getOperands())

@@ -41,7 +41,7 @@ static StringRef argName(func::FuncOp func, unsigned index) {
 
 std::string Emitter::calleeName(StringRef symbol) {
   std::string name = functionNames.lookup(symbol);
-  auto callee = module.lookupSymbol<func::FuncOp>(symbol);
+  func::FuncOp callee = functionsByName.lookup(symbol);
   if (inPublicFunction && callee && callee.isPrivate())
     return (kKernelNamespace + "::" + name).str();
   return name;
@@ -69,7 +69,7 @@ static FailureOr<std::string> signature(Emitter &emitter, func::FuncOp func,
   if (func.isPrivate()) {
     // A device function the file defines but never calls is still emitted;
     // say so, to keep -Wunused-function quiet.
-    if (SymbolTable::symbolKnownUseEmpty(func, func->getParentOp()))
+    if (!emitter.calledFunctions.contains(func.getSymName()))
       result += "[[maybe_unused]] ";
     result += "static ";
   }
@@ -120,6 +120,7 @@ LogicalResult Emitter::emitFunction(func::FuncOp func) {
         arg.getType());
     bindVar(arg, var);
     // An unused parameter keeps its name in a comment (-Wunused-parameter).
+    vars[var].reusable = !arg.use_empty();
     names.push_back(arg.use_empty() ? "/*" + vars[var].name + "*/"
                                     : vars[var].name);
   }
@@ -150,9 +151,11 @@ LogicalResult Emitter::emitLauncherEntry(func::FuncOp launcher) {
   os << "// C entry point: args[i] points to argument i (a scalar, or a\n"
      << "// ksc_array_desc for an array). Returns 0, or 1 with a message in\n"
      << "// error.\n";
+  // A kernel without parameters reads no args.
   os << "extern \"C\" int ksc_launch_" << kernel
-     << "(int64_t dim, void *const *args, char *error, size_t error_size) "
-        "{\n";
+     << "(int64_t dim, void *const *"
+     << (type.getNumInputs() > 1 ? "args" : "/*args*/")
+     << ", char *error, size_t error_size) {\n";
   os.indent();
   os << "return ksc::run_launch(" << cppStringLiteral(kernel)
      << ", dim, error, error_size, [&] {\n";
@@ -191,7 +194,9 @@ LogicalResult Emitter::emitModule(ModuleOp m) {
              << func.getSymName() << "' is not a C++ identifier";
     position[func] = functions.size();
     functions.push_back(func);
+    functionsByName[func.getSymName()] = func;
   }
+  m.walk([&](func::CallOp call) { calledFunctions.insert(call.getCallee()); });
   // Private functions go into kKernelNamespace; names that are macros of
   // the C headers get a trailing underscore.
   for (func::FuncOp func : functions) {
@@ -218,7 +223,7 @@ LogicalResult Emitter::emitModule(ModuleOp m) {
   llvm::SetVector<Operation *> forward;
   for (func::FuncOp func : functions)
     func.walk([&](func::CallOp call) {
-      auto callee = m.lookupSymbol<func::FuncOp>(call.getCallee());
+      func::FuncOp callee = functionsByName.lookup(call.getCallee());
       if (!callee)
         return;
       if (position.lookup(callee) >= position.lookup(func))

@@ -176,8 +176,24 @@ Expr Emitter::ternary(const Expr &cond, const Expr &lhs, const Expr &rhs) {
 
 LogicalResult Emitter::bindResult(Operation &op, Expr expr) {
   Value result = op.getResult(0);
-  if (isInlined(&op)) {
+  // Inline, unless the expression has grown too long to read: then it gets
+  // a temporary of its own, computed here instead of at its use (nothing in
+  // between changes what it reads). Not inside an expression that is
+  // printed as a whole elsewhere (?:, a while condition).
+  Operation *parent = op.getParentOp();
+  bool printedAsWhole =
+      (isa<scf::IfOp>(parent) && isInlined(parent)) ||
+      (isa<scf::WhileOp>(parent) &&
+       op.getParentRegion() == &cast<scf::WhileOp>(parent).getBefore());
+  if (isInlined(&op) &&
+      (expr.text.size() <= kMaxInlineLength || printedAsWhole)) {
     exprOf[result] = std::move(expr);
+    return success();
+  }
+  if (isInlined(&op)) {
+    unsigned var = newVar("", result.getType());
+    os << declare(var) << " = " << expr.text << ";\n";
+    bindVar(result, var);
     return success();
   }
   if (result.use_empty()) {

@@ -59,6 +59,10 @@ enum Prec : int {
   kPrimary = 17,
 };
 
+/// Expressions longer than this get a temporary instead of being printed
+/// inside the expression that uses them.
+inline constexpr size_t kMaxInlineLength = 100;
+
 /// A C++ expression and what evaluating it depends on.
 struct Expr {
   std::string text;
@@ -82,6 +86,9 @@ struct Var {
   /// The SSA value it holds at the current point of printing; null when its
   /// value is dead and the variable can be reused.
   mlir::Value current;
+  /// Whether later values may take it over (not an unused parameter, whose
+  /// name is commented out).
+  bool reusable = true;
 };
 
 /// `text` as a C++ string literal.
@@ -251,6 +258,11 @@ public:
 
   // Per module.
   llvm::DenseMap<llvm::StringRef, bool> pureFunctions;
+  llvm::DenseMap<mlir::Operation *, bool> expressionIfs;
+  llvm::DenseMap<mlir::Operation *, bool> regionWrites;
+  llvm::StringMap<mlir::func::FuncOp> functionsByName;
+  /// Functions some call calls.
+  llvm::StringSet<> calledFunctions;
   /// Names local variables must not take: the module's functions.
   llvm::StringSet<> reservedNames;
   /// The C++ name of each function of the module.

@@ -145,7 +145,7 @@ std::optional<unsigned> Emitter::findReusableVar(StringRef name, Type type,
   for (auto &scope : llvm::reverse(scopes))
     for (unsigned var : llvm::reverse(scope)) {
       Var &v = vars[var];
-      if (v.baseName != name || v.type != type)
+      if (v.baseName != name || v.type != type || !v.reusable)
         continue;
       if (!v.current || !isLiveAfter(v.current, at))
         return var;

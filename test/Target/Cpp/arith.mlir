@@ -9,7 +9,9 @@
 // Unsigned operations convert their operands; (i64) extui then trunci folds
 // away. Single-use values are printed where they are used.
 // CHECK-LABEL: {{\[\[}}maybe_unused]] static int integers(int a, int b, int64_t c) {
-// CHECK-NEXT:    return (a << b) + (int(uint32_t(a) / uint32_t(b)) + int(uint32_t(a) % uint32_t(b))) * int(uint32_t(a) >> uint32_t(b)) + int(std::min(uint32_t(a), uint32_t(b))) + a + int(c) + (~a ^ -b) + std::max(a, b);
+// An expression longer than 100 characters gets a temporary.
+// CHECK-NEXT:    int t = (a << b) + (int(uint32_t(a) / uint32_t(b)) + int(uint32_t(a) % uint32_t(b))) * int(uint32_t(a) >> uint32_t(b));
+// CHECK-NEXT:    return t + int(std::min(uint32_t(a), uint32_t(b))) + a + int(c) + (~a ^ -b) + std::max(a, b);
 // CHECK-NEXT:  }
 func.func private @integers(%a: i32 {ks.name = "a"}, %b: i32 {ks.name = "b"}, %c: i64 {ks.name = "c"}) -> i32 {
   %zero = arith.constant 0 : i32
@@ -58,7 +60,8 @@ func.func private @comparisons(%x: f32 {ks.name = "x"}, %y: f32 {ks.name = "y"},
 }
 
 // CHECK-LABEL: {{\[\[}}maybe_unused]] static double floats(double x, float f, int64_t bits) {
-// CHECK-NEXT:    return std::fmod(x, double(f)) + double(std::fmin(f, f * 2.0f)) + ksc::minimum(x, -x) + std::pow(x, x) + 1.0 / std::sqrt(x) + std::fma(x, x, x) + ksc::bit_cast<double>(bits);
+// CHECK-NEXT:    double t = std::fmod(x, double(f)) + double(std::fmin(f, f * 2.0f)) + ksc::minimum(x, -x) + std::pow(x, x) + 1.0 / std::sqrt(x);
+// CHECK-NEXT:    return t + std::fma(x, x, x) + ksc::bit_cast<double>(bits);
 // CHECK-NEXT:  }
 func.func private @floats(%x: f64 {ks.name = "x"}, %f: f32 {ks.name = "f"}, %seven: i64 {ks.name = "bits"}) -> f64 {
   %two = arith.constant 2.0 : f32
