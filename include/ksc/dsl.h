@@ -76,6 +76,7 @@ float abs(float x);
 double abs(double x);
 int abs(int x);
 int64_t abs(int64_t x);
+long long abs(long long x);
 
 /// The smaller/larger argument. For float and double, a NaN argument is
 /// ignored (as fmin/fmax do).
@@ -83,10 +84,12 @@ float min(float a, float b);
 double min(double a, double b);
 int min(int a, int b);
 int64_t min(int64_t a, int64_t b);
+long long min(long long a, long long b);
 float max(float a, float b);
 double max(double a, double b);
 int max(int a, int b);
 int64_t max(int64_t a, int64_t b);
+long long max(long long a, long long b);
 
 } // namespace ksc
 

@@ -49,9 +49,11 @@ static bool isFoldable(const Stmt *stmt,
 
 static bool isFoldableImpl(const Stmt *stmt,
                            llvm::DenseMap<const Stmt *, bool> &cache) {
+  // sizeof, noexcept and type traits do not evaluate their operands.
   if (isa<IntegerLiteral, FloatingLiteral, CXXBoolLiteralExpr,
-          UnaryExprOrTypeTraitExpr>(stmt))
-    return true; // sizeof's operand is not evaluated.
+          UnaryExprOrTypeTraitExpr, CXXNoexceptExpr, TypeTraitExpr,
+          SourceLocExpr>(stmt))
+    return true;
   if (auto *ref = dyn_cast<DeclRefExpr>(stmt)) {
     auto *var = dyn_cast<VarDecl>(ref->getDecl());
     return var && var->getType()->isArithmeticType() &&
@@ -214,7 +216,8 @@ FunctionBuilder::emitCast(mlir::Value value, QualType from, QualType to,
     break;
   }
   mb.error(expr->getExprLoc(),
-           llvm::Twine("'") + CastExpr::getCastKindName(kind) +
-               "' conversions are not supported in kernel code");
+           "this conversion is not supported in kernel "
+           "code",
+           expr->getSourceRange());
   return mlir::failure();
 }

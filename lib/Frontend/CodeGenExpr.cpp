@@ -298,6 +298,18 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
     return mlir::failure();
   }
 
+  // `int y{6}`, `return {x};`: one value in braces is that value.
+  if (auto *list = dyn_cast<InitListExpr>(expr);
+      list && expr->getType()->isArithmeticType() && list->getNumInits() <= 1) {
+    if (list->getNumInits() == 1)
+      return emitRValue(list->getInit(0));
+    mlir::FailureOr<mlir::Type> type =
+        mb.convertType(expr->getType(), expr->getExprLoc(), "'{}'");
+    if (mlir::failed(type))
+      return mlir::failure();
+    return zero(*type, loc);
+  }
+
   // Everything else is outside the language.
   llvm::StringRef what;
   if (isa<CXXThrowExpr>(expr))
@@ -320,9 +332,23 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
     what = "typeid is not supported in kernel code";
   else if (isa<StmtExpr>(expr))
     what = "statement expressions are not supported in kernel code";
-  if (!what.empty())
-    return exprError(expr, what);
-  return exprError(expr, llvm::Twine("this expression ('") +
-                             expr->getStmtClassName() +
-                             "') is not supported in kernel code");
+  else if (isa<BinaryConditionalOperator>(expr))
+    what = "'?:' with an omitted operand (a GNU extension) is not supported "
+           "in kernel code";
+  else if (isa<GenericSelectionExpr>(expr))
+    what = "_Generic is not supported in kernel code";
+  else if (isa<ChooseExpr>(expr))
+    what = "__builtin_choose_expr is not supported in kernel code";
+  else if (isa<AtomicExpr>(expr))
+    what = "atomic builtins are not supported in kernel code";
+  else if (isa<ExtVectorElementExpr>(expr))
+    what = "vector extensions are not supported in kernel code";
+  else if (isa<UnaryExprOrTypeTraitExpr>(expr))
+    what = "sizeof of a variable-length type is not supported in kernel code";
+  else if (isa<CXXConstCastExpr, CXXReinterpretCastExpr, CXXDynamicCastExpr>(
+               expr))
+    what = "this cast is not supported in kernel code";
+  if (what.empty())
+    what = "this expression is not supported in kernel code";
+  return exprError(expr, what);
 }

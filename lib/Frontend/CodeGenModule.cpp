@@ -88,6 +88,10 @@ bool ModuleBuilder::isPreludeDecl(const Decl *decl) const {
 mlir::FailureOr<mlir::Type>
 ModuleBuilder::convertType(QualType type, SourceLocation at, StringRef what) {
   QualType canonical = type.getCanonicalType();
+  if (canonical.isVolatileQualified()) {
+    error(at, "volatile is not supported in kernel code (" + what + ")");
+    return mlir::failure();
+  }
   if (canonical->isPointerType() || canonical->isMemberPointerType()) {
     error(at, "pointers are not supported in kernel code (" + what +
                   " has type '" + spell(type) + "'); pass arrays as array<T>");
@@ -119,6 +123,10 @@ ModuleBuilder::convertType(QualType type, SourceLocation at, StringRef what) {
     auto *spec =
         cast<ClassTemplateSpecializationDecl>(canonical->getAsCXXRecordDecl());
     QualType element = spec->getTemplateArgs()[0].getAsType();
+    if (element.isVolatileQualified()) {
+      error(at, "volatile is not supported in kernel code (" + what + ")");
+      return mlir::failure();
+    }
     mlir::FailureOr<mlir::Type> elementType =
         convertType(element.getUnqualifiedType(), at, "the array element");
     if (mlir::failed(elementType))
@@ -136,7 +144,11 @@ ModuleBuilder::convertType(QualType type, SourceLocation at, StringRef what) {
     error(at, "lambdas are not supported in kernel code");
     return mlir::failure();
   }
-  if (canonical->isRecordType())
+  if (canonical->isUnsignedIntegerType() && !canonical->isBooleanType())
+    reason = "unsigned types are not supported yet; convert to int or int64_t";
+  else if (canonical->isUnionType())
+    reason = "unions are not supported";
+  else if (canonical->isRecordType())
     reason = "structs and classes are not supported yet";
   else if (canonical->isEnumeralType())
     reason = "enums are not supported";
@@ -145,8 +157,12 @@ ModuleBuilder::convertType(QualType type, SourceLocation at, StringRef what) {
   else
     reason = "the kernel language has float, double, int, int64_t, bool "
              "and array<T>";
-  error(at, "type '" + spell(type) + "' of " + what +
-                " is not supported: " + reason);
+  std::string spelled = "'" + spell(type) + "'";
+  // Internal typedefs (`__size_t` from sizeof) say little on their own.
+  if (StringRef(spell(type)).starts_with("__") &&
+      spell(canonical) != spell(type))
+    spelled += " (aka '" + spell(canonical) + "')";
+  error(at, "type " + spelled + " of " + what + " is not supported: " + reason);
   return mlir::failure();
 }
 
@@ -182,6 +198,10 @@ bool ModuleBuilder::checkOtherDecl(const Decl *decl, bool local) {
           EmptyDecl>(decl))
     return true;
   if (auto *record = dyn_cast<CXXRecordDecl>(decl)) {
+    if (record->isUnion()) {
+      error(at, "unions are not supported in kernel code");
+      return false;
+    }
     if (record->isLambda()) {
       error(at, "lambdas are not supported in kernel code");
       return false;
@@ -215,8 +235,15 @@ bool ModuleBuilder::checkOtherDecl(const Decl *decl, bool local) {
     error(at, "enums are not supported in kernel code");
     return false;
   }
-  error(at, llvm::Twine(local ? "local '" : "'") + decl->getDeclKindName() +
-                "' declarations are not supported in kernel code");
+  if (isa<FileScopeAsmDecl>(decl)) {
+    error(at, "inline assembly is not supported in kernel code");
+    return false;
+  }
+  if (local && isa<FunctionDecl>(decl)) {
+    error(at, "functions cannot be declared inside functions in kernel code");
+    return false;
+  }
+  error(at, "this declaration is not supported in kernel code");
   return false;
 }
 
@@ -348,8 +375,9 @@ void ModuleBuilder::declareFunction(const FunctionDecl *decl,
       }
       type = pointee;
     }
-    mlir::FailureOr<mlir::Type> converted =
-        convertType(type.getUnqualifiedType(), param->getLocation(), what);
+    mlir::FailureOr<mlir::Type> converted = convertType(
+        type.isVolatileQualified() ? type : type.getUnqualifiedType(),
+        param->getLocation(), what);
     if (mlir::failed(converted)) {
       ok = false;
       continue;

@@ -317,6 +317,11 @@ FunctionBuilder::emitConditional(const ConditionalOperator *expr) {
       return mlir::failure();
     return arith::SelectOp::create(b, loc, *cond, *t, *f).getResult();
   }
+  if (expr->getType()->isVoidType()) {
+    mb.error(expr->getQuestionLoc(), "'?:' with void operands is not "
+                                     "supported in kernel code; use if/else");
+    return mlir::failure();
+  }
   // Only the chosen operand is evaluated.
   mlir::FailureOr<mlir::Type> type =
       mb.convertType(expr->getType(), expr->getExprLoc(), "'?:'");

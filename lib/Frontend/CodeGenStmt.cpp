@@ -307,6 +307,10 @@ mlir::LogicalResult FunctionBuilder::emitDecl(const VarDecl *var) {
       (var->isConstexpr() ||
        (var->getType().isConstQualified() && var->hasConstantInitialization())))
     return mlir::success();
+  if (var->hasExternalStorage())
+    return mb.error(var->getLocation(), "extern declarations are not "
+                                        "supported in kernel code"),
+           mlir::failure();
   if (var->hasGlobalStorage())
     return mb.error(var->getLocation(), "static local variables are not "
                                         "supported in kernel code"),

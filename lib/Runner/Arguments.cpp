@@ -189,9 +189,12 @@ static Error appendScalar(const Param &param, const json::Value &value,
     } else {
       return fail("a number");
     }
-    if (param.scalar == Scalar::F32)
+    if (param.scalar == Scalar::F32) {
+      if (std::isfinite(number) &&
+          std::abs(number) > std::numeric_limits<float>::max())
+        return fail("a number in the range of float");
       append(bytes, static_cast<float>(number));
-    else
+    } else
       append(bytes, number);
     return Error::success();
   }

@@ -118,6 +118,16 @@ static int runKernel(int argc, char **argv) {
   SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   FrontendOptions frontendOptions;
+  for (const std::string &dir : includeDirs)
+    if (dir.empty()) {
+      errs() << "ksc-run: error: -I needs a directory\n";
+      return 1;
+    }
+  for (const std::string &define : defines)
+    if (define.empty() || define[0] == '=') {
+      errs() << "ksc-run: error: -D needs a macro name (NAME or NAME=VALUE)\n";
+      return 1;
+    }
   frontendOptions.includeDirs = includeDirs;
   frontendOptions.defines = defines;
   mlir::OwningOpRef<mlir::ModuleOp> module =

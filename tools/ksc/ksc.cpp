@@ -129,6 +129,16 @@ static int compile(int argc, char **argv) {
 
   SourceMgr sourceMgr;
   FrontendOptions frontendOptions;
+  for (const std::string &dir : includeDirs)
+    if (dir.empty()) {
+      errs() << "ksc: error: -I needs a directory\n";
+      return 1;
+    }
+  for (const std::string &define : defines)
+    if (define.empty() || define[0] == '=') {
+      errs() << "ksc: error: -D needs a macro name (NAME or NAME=VALUE)\n";
+      return 1;
+    }
   frontendOptions.includeDirs = includeDirs;
   frontendOptions.defines = defines;
 
