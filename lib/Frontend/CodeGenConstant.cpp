@@ -104,7 +104,10 @@ static bool isFoldable(const Stmt *stmt,
 
 mlir::FailureOr<mlir::Value>
 FunctionBuilder::tryEmitConstant(const Expr *expr) {
-  if (!expr->getType()->isArithmeticType() || expr->isGLValue() ||
+  // A glvalue folds only when it names a constant (`c ? i : K` reads the
+  // global constant K as an lvalue); other glvalues are storage.
+  if (!expr->getType()->isArithmeticType() ||
+      (expr->isGLValue() && !isa<DeclRefExpr>(expr->IgnoreParens())) ||
       !isFoldable(expr, foldable))
     return mlir::Value();
   Expr::EvalResult result;
