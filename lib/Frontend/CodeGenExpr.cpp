@@ -42,9 +42,18 @@ static bool isStorage(const Expr *expr) {
 /// the new name is added after the first.
 static mlir::Value nameValue(mlir::Value value, StringRef name) {
   mlir::Operation *def = value.getDefiningOp();
-  // scf operations carry the names of their results in ks.names.
-  if (!def || def->getNumResults() != 1 || def->getNumRegions() != 0)
+  if (!def || def->getNumResults() != 1)
     return value;
+  // scf operations carry the names of their results in ks.names (a `?:` that
+  // is not speculated is an scf.if with one result).
+  if (def->getNumRegions() != 0) {
+    if (!def->hasAttr(kNamesAttr))
+      def->setAttr(kNamesAttr, mlir::ArrayAttr::get(
+                                   def->getContext(),
+                                   {mlir::StringAttr::get(def->getContext(),
+                                                          name)}));
+    return value;
+  }
   llvm::SmallVector<StringRef, 1> names = getNamesFromLoc(def->getLoc());
   if (llvm::is_contained(names, name))
     return value;

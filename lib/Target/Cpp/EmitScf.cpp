@@ -242,6 +242,9 @@ LogicalResult Emitter::emitFor(scf::ForOp op) {
   Value iv = op.getInductionVar();
   std::string ivName = getNameFromLoc(iv.getLoc()).str();
   unsigned ivVar = newVar(ivName.empty() ? "i" : ivName, iv.getType());
+  // The loop's increment reads the counter after the body: no value of the
+  // body may take its variable over.
+  vars[ivVar].reusable = false;
   bindVar(iv, ivVar);
   StringRef name = vars[ivVar].name;
   APInt stepValue;

@@ -87,7 +87,7 @@ struct Var {
   /// value is dead and the variable can be reused.
   mlir::Value current;
   /// Whether later values may take it over (not an unused parameter, whose
-  /// name is commented out).
+  /// name is commented out, nor a for loop's counter).
   bool reusable = true;
 };
 

@@ -245,7 +245,7 @@ Emitter::makeSlots(Operation *op, TypeRange types, ArrayRef<std::string> names,
       if (it == varOf.end() || taken.contains(it->second))
         continue;
       Var &var = vars[it->second];
-      if (var.current != candidate || var.type != type ||
+      if (!var.reusable || var.current != candidate || var.type != type ||
           (!name.empty() && var.baseName != name))
         continue;
       if (isLiveAfter(candidate, op) ||
