@@ -20,6 +20,7 @@
 #define KSC_LIB_FRONTEND_CODEGEN_H
 
 #include "ksc/Dialect/Ks/IR/KsOps.h"
+#include "ksc/Dialect/Ks/IR/SourceNames.h"
 
 #include "mlir/IR/Builders.h"
 #include "clang/AST/ASTContext.h"
@@ -38,9 +39,6 @@
 
 namespace ksc::frontend {
 
-/// Attribute naming the variables an `scf` operation carries, so that the
-/// emitters can name the C++ variables that hold them.
-inline constexpr llvm::StringLiteral kNamesAttr = "ks.names";
 
 /// Whether `loc` is in a header ksc provides (the prelude or Clang's builtin
 /// headers), as opposed to the user's code (even code the user marks as a

@@ -136,7 +136,7 @@ void Emitter::analyzeFunction(func::FuncOp func) {
     if (op->getNumResults() == 1) {
       if (StringRef name = getNameFromLoc(op->getLoc()); !name.empty())
         assignments[name].push_back(op);
-    } else if (auto names = op->getAttrOfType<ArrayAttr>("ks.names")) {
+    } else if (auto names = op->getAttrOfType<ArrayAttr>(kNamesAttr)) {
       for (Attribute name : names)
         if (auto str = dyn_cast<StringAttr>(name))
           assignments[str.getValue()].push_back(op);

@@ -37,7 +37,7 @@ static std::string roleName(Value result) {
 /// The name the frontend recorded for result `index` of an `scf` op (in its
 /// `ks.names` attribute), or "".
 static std::string recordedName(Operation *op, unsigned index) {
-  auto names = op->getAttrOfType<ArrayAttr>("ks.names");
+  auto names = op->getAttrOfType<ArrayAttr>(kNamesAttr);
   if (!names || names.size() != op->getNumResults())
     return "";
   auto name = dyn_cast<StringAttr>(names[index]);

@@ -130,6 +130,9 @@ std::string Emitter::chooseName(Value value) {
   Operation *def = value.getDefiningOp();
   SmallVector<StringRef, 1> names =
       def ? getNamesFromLoc(def->getLoc()) : SmallVector<StringRef, 1>();
+  if (names.empty())
+    if (StringRef name = getSourceName(value); !name.empty())
+      names.push_back(name);
   for (StringRef name : names) {
     bool conflict = llvm::any_of(assignments.lookup(name), [&](Operation *op) {
       return op != def && executesAfter(op, def) && isLiveAfter(value, op);

@@ -69,7 +69,13 @@ llvm::StringRef ksc::getSourceName(Value value) {
   Operation *def = value.getDefiningOp();
   if (def->getNumResults() != 1)
     return "";
-  return getNameFromLoc(def->getLoc());
+  if (StringRef name = getNameFromLoc(def->getLoc()); !name.empty())
+    return name;
+  if (auto names = def->getAttrOfType<ArrayAttr>(kNamesAttr);
+      names && names.size() == 1)
+    if (auto name = dyn_cast<StringAttr>(names[0]))
+      return name.getValue();
+  return "";
 }
 
 std::optional<FileLineColRange> ksc::getFileLoc(Location loc) {

@@ -18,13 +18,18 @@ namespace ksc {
 /// The argument attribute that carries a source name after lowering.
 inline constexpr llvm::StringLiteral kNameAttr = "ks.name";
 
+/// The attribute of `scf` operations that lists the source names of their
+/// results ("" for a result without one).
+inline constexpr llvm::StringLiteral kNamesAttr = "ks.names";
+
 /// The source name of `loc` if it is (or wraps, through call-site or fused
 /// locations) a `NameLoc`; "" otherwise.
 llvm::StringRef getNameFromLoc(mlir::Location loc);
 
 /// The source name of `value`: the argument name of a function argument, the
 /// `NameLoc` of a block argument or of the single-result operation defining
-/// it. Returns "" when the value has none.
+/// it, or the `ks.names` entry of a single-result region operation (a `?:`).
+/// Returns "" when the value has none.
 llvm::StringRef getSourceName(mlir::Value value);
 
 /// Every source name in `loc`, in order: a value first assigned to `t` and
