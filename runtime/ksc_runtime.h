@@ -152,15 +152,34 @@ template <typename T> inline T arg(void *pointer) {
     return *static_cast<const T *>(pointer);
 }
 
+/// The grid of a launch: the number of threads along each of its three
+/// dimensions. `launch_k(100, ...)` is a 1-D launch of 100 threads,
+/// `launch_k({16, 8}, ...)` a 2-D launch of 16 x 8.
+struct grid {
+  int64_t x = 1, y = 1, z = 1;
+  grid(int64_t x_ = 1, int64_t y_ = 1, int64_t z_ = 1) : x(x_), y(y_), z(z_) {}
+  /// The number of threads.
+  int64_t size() const { return x * y * z; }
+};
+
 /// Runs `launch` (a call of a typed launcher) for a C entry point: checks
-/// the launch dimension and turns errors into a message in `error`.
+/// the launch grid (every extent and the number of threads must fit an
+/// `int`, which is what tid() returns) and turns errors into a message in
+/// `error`.
 template <typename F>
-inline int run_launch(const char *kernel, int64_t dim, char *error,
+inline int run_launch(const char *kernel, const grid &dim, char *error,
                       size_t error_size, F &&launch) {
   std::string message;
-  if (dim < 0 || dim > std::numeric_limits<int32_t>::max()) {
-    message = "launch dimension " + std::to_string(dim) +
-              " is outside [0, 2147483647]";
+  const int64_t limit = std::numeric_limits<int32_t>::max();
+  bool valid = dim.x >= 0 && dim.y >= 0 && dim.z >= 0 && dim.x <= limit &&
+               dim.y <= limit && dim.z <= limit &&
+               (dim.x == 0 || dim.y == 0 || dim.z == 0 ||
+                (dim.y <= limit / dim.z && dim.x <= limit / (dim.y * dim.z)));
+  if (!valid) {
+    message = "launch grid (" + std::to_string(dim.x) + ", " +
+              std::to_string(dim.y) + ", " + std::to_string(dim.z) +
+              ") is invalid: every extent must be >= 0 and the number of "
+              "threads at most 2147483647";
   } else {
 #if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
     try {

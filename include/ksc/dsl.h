@@ -55,9 +55,14 @@ public:
   template <typename Index> T &operator[](Index index) const;
 };
 
-/// The index of the running thread, in [0, dim) for a launch of dim threads.
-/// Only valid in kernels.
+/// The index of the running thread among all threads of the launch, in
+/// [0, X * Y * Z) for a launch of grid (X, Y, Z), counted in row-major order
+/// (the last dimension varies fastest). Only valid in kernels.
 int tid();
+/// The coordinate of the running thread along dimension `dim` (the constant
+/// 0, 1 or 2) of the launch grid: for a 2-D launch of (X, Y), tid(0) is in
+/// [0, X) and tid(1) in [0, Y). Only valid in kernels.
+int tid(int dim);
 
 // The math library. Each function exists for float and double.
 float sin(float x);

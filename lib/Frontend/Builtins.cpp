@@ -47,13 +47,11 @@ const llvm::StringMap<Handler> &builtinTable() {
 } // namespace
 
 bool frontend::isBuiltin(llvm::StringRef name) {
-  return name == "tid" || builtinTable().count(name);
+  return builtinTable().count(name);
 }
 
 FailureOr<Value> frontend::buildBuiltin(llvm::StringRef name, OpBuilder &b,
                                         Location loc, ValueRange args) {
-  if (name == "tid")
-    return ks::TidOp::create(b, loc, b.getI32Type()).getResult();
   auto it = builtinTable().find(name);
   if (it == builtinTable().end())
     return failure();

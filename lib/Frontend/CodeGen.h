@@ -215,6 +215,7 @@ public:
   mlir::FailureOr<mlir::Value>
   emitBuiltinCall(const clang::CallExpr *expr,
                   const clang::FunctionDecl *callee);
+  mlir::FailureOr<mlir::Value> emitTid(const clang::CallExpr *expr);
   /// A constant for `expr` if Clang can evaluate it (literals, sizeof,
   /// constexpr variables); null otherwise.
   mlir::FailureOr<mlir::Value> tryEmitConstant(const clang::Expr *expr);

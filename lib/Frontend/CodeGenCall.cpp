@@ -79,14 +79,10 @@ FunctionBuilder::emitBuiltinCall(const CallExpr *expr,
                                  const FunctionDecl *callee) {
   mlir::Location loc = mb.loc(expr->getExprLoc());
   StringRef name = callee->getName();
+  if (name == "tid")
+    return emitTid(expr);
   if (!isBuiltin(name)) {
     mb.error(expr->getExprLoc(), "builtin '" + name + "' is not supported yet");
-    return mlir::failure();
-  }
-  if (name == "tid" && kind != FunctionKind::Kernel) {
-    mb.error(expr->getExprLoc(),
-             "tid() can only be called in a kernel; pass the index to the "
-             "function as an argument");
     return mlir::failure();
   }
   llvm::SmallVector<mlir::Value> args;
@@ -97,4 +93,31 @@ FunctionBuilder::emitBuiltinCall(const CallExpr *expr,
     args.push_back(*value);
   }
   return buildBuiltin(name, b, loc, args);
+}
+
+/// `tid()`, the thread's index in the launch, or `tid(d)`, its coordinate
+/// along dimension d of the grid.
+mlir::FailureOr<mlir::Value> FunctionBuilder::emitTid(const CallExpr *expr) {
+  if (kind != FunctionKind::Kernel) {
+    mb.error(expr->getExprLoc(),
+             "tid() can only be called in a kernel; pass the index to the "
+             "function as an argument");
+    return mlir::failure();
+  }
+  mlir::IntegerAttr dim;
+  if (expr->getNumArgs() == 1) {
+    const Expr *arg = expr->getArg(0);
+    Expr::EvalResult result;
+    if (arg->isValueDependent() || !arg->EvaluateAsInt(result, mb.ast) ||
+        result.Val.getInt().getSExtValue() < 0 ||
+        result.Val.getInt().getSExtValue() > 2) {
+      mb.error(arg->getExprLoc(),
+               "the dimension of tid(d) must be the constant 0, 1 or 2",
+               arg->getSourceRange());
+      return mlir::failure();
+    }
+    dim = b.getI64IntegerAttr(result.Val.getInt().getSExtValue());
+  }
+  return ks::TidOp::create(b, mb.loc(expr->getExprLoc()), b.getI32Type(), dim)
+      .getResult();
 }

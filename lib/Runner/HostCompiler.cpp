@@ -139,7 +139,34 @@ runner::compileSharedLibrary(StringRef source, const HostCompiler &compiler) {
   return std::string(library);
 }
 
-Error runner::launch(StringRef library, StringRef kernel, int64_t dim,
+Expected<Grid> runner::parseGrid(StringRef text) {
+  SmallVector<StringRef, 3> parts;
+  text.split(parts, ',');
+  auto invalid = [&](const Twine &why) {
+    return createStringError(inconvertibleErrorCode(),
+                             "--dim=" + text + ": " + why);
+  };
+  if (parts.size() > 3)
+    return invalid("a launch grid has 1 to 3 dimensions (N, N,M or N,M,K)");
+  Grid grid = {1, 1, 1};
+  for (auto [index, part] : llvm::enumerate(parts)) {
+    int64_t extent;
+    if (part.trim().getAsInteger(10, extent))
+      return invalid("'" + part + "' is not an integer");
+    if (extent < 0)
+      return invalid("a launch has 0 or more threads along each dimension");
+    if (extent > INT32_MAX)
+      return invalid("a launch has at most 2147483647 threads");
+    grid[index] = extent;
+  }
+  if (grid[0] && grid[1] && grid[2] &&
+      (grid[1] > INT32_MAX / grid[2] ||
+       grid[0] > INT32_MAX / (grid[1] * grid[2])))
+    return invalid("a launch has at most 2147483647 threads");
+  return grid;
+}
+
+Error runner::launch(StringRef library, StringRef kernel, const Grid &grid,
                      std::vector<Argument> &args) {
   std::string error;
   sys::DynamicLibrary lib =
@@ -148,7 +175,7 @@ Error runner::launch(StringRef library, StringRef kernel, int64_t dim,
     return createStringError(inconvertibleErrorCode(), "cannot load '%s': %s",
                              library.str().c_str(), error.c_str());
   std::string symbol = ("ksc_launch_" + kernel).str();
-  using Entry = int (*)(int64_t, void *const *, char *, size_t);
+  using Entry = int (*)(const int64_t *, void *const *, char *, size_t);
   auto entry = reinterpret_cast<Entry>(lib.getAddressOfSymbol(symbol.c_str()));
   if (!entry)
     return createStringError(inconvertibleErrorCode(),
@@ -173,7 +200,7 @@ Error runner::launch(StringRef library, StringRef kernel, int64_t dim,
     pointers.push_back(&desc);
   }
   char message[2048] = "";
-  if (entry(dim, pointers.data(), message, sizeof(message)) != 0)
+  if (entry(grid.data(), pointers.data(), message, sizeof(message)) != 0)
     return createStringError(inconvertibleErrorCode(), "%s", message);
   return Error::success();
 }

@@ -41,8 +41,10 @@ cl::opt<std::string>
     kernelName("kernel",
                cl::desc("The kernel to run (optional if the file has one)"),
                cl::value_desc("name"), cl::cat(runCategory));
-cl::opt<int64_t> dim("dim", cl::desc("Number of threads of the launch"),
-                     cl::value_desc("N"), cl::cat(runCategory));
+cl::opt<std::string>
+    dim("dim",
+        cl::desc("The launch grid: N threads, or N,M (2-D) or N,M,K (3-D)"),
+        cl::value_desc("N[,M[,K]]"), cl::cat(runCategory));
 cl::opt<std::string> inputsFile(
     "inputs",
     cl::desc("JSON object with a value for every kernel argument ('-' for "
@@ -98,13 +100,11 @@ static int runKernel(int argc, char **argv) {
   if (inputFile.empty())
     return fail("no input file (see ksc-run --help)");
   if (!dim.getNumOccurrences())
-    return fail("--dim=N is required: the number of threads to launch");
-  if (dim < 0)
-    return fail("--dim=" + Twine(dim.getValue()) +
-                " is negative; a launch has 0 or more threads");
-  if (dim > INT32_MAX)
-    return fail("--dim=" + Twine(dim.getValue()) +
-                " is too large; a launch has at most 2147483647 threads");
+    return fail("--dim=N is required: the number of threads to launch (or "
+                "N,M / N,M,K for a 2-D / 3-D launch)");
+  Expected<runner::Grid> grid = runner::parseGrid(dim);
+  if (!grid)
+    return fail(toString(grid.takeError()));
   if (inputsFile.empty())
     return fail("--inputs=FILE is required: a JSON object with a value for "
                 "every kernel argument");
@@ -196,7 +196,7 @@ static int runKernel(int argc, char **argv) {
       runner::compileSharedLibrary(source, compiler);
   if (!library)
     return fail(toString(library.takeError()));
-  if (Error error = runner::launch(*library, signature->kernel, dim, *args))
+  if (Error error = runner::launch(*library, signature->kernel, *grid, *args))
     return fail(toString(std::move(error)));
 
   if (Error error = writeToOutput(outputFile, [&](raw_ostream &os) {

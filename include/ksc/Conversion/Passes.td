@@ -18,12 +18,15 @@ def ConvertKsToCpu : Pass<"convert-ks-to-cpu", "::mlir::ModuleOp"> {
     * every `ks.func` becomes a private `func.func`, and `ks.call` becomes
       `func.call`;
     * every `ks.kernel @k` becomes a private `func.func @k` that runs one
-      thread: its first argument is the thread index, which replaces
-      `ks.tid`;
-    * for every kernel a public `func.func @launch_k(%dim: i64, ...)` runs the
-      whole 1-D launch: it calls `@k` for each thread index in `[0, dim)`,
-      one after another. It carries `ks.launch_of = "k"` so that emitters can
-      give it a C entry point.
+      thread: its leading `i32` arguments are the thread indices it reads
+      (in the order `ks.tid`, `ks.tid 0`, `ks.tid 1`, `ks.tid 2`), which
+      replace the `ks.tid` operations;
+    * for every kernel a public `func.func @launch_k(%dim: !ks.grid, ...)`
+      runs the whole launch: it calls `@k` for every thread of the grid, one
+      after another in row-major order (one loop over `ks.grid_size` when
+      the kernel reads only `ks.tid`, else one loop per dimension, which
+      also compute the flat index). It carries `ks.launch_of = "k"` so that
+      emitters can give it a C entry point.
 
     Argument names move into `ks.name` argument attributes. `ks.load`,
     `ks.store`, `ks.dim` and `ks.check_bounds` stay as they are.
@@ -44,12 +47,13 @@ def ConvertKsToCpu : Pass<"convert-ks-to-cpu", "::mlir::ModuleOp"> {
       ks.store %v, %y[%tid] : !ks.array<f32>, i32
       return
     }
-    func.func @launch_fill(%dim: i64 {ks.name = "dim"}, %v: f32 {ks.name = "v"},
+    func.func @launch_fill(%dim: !ks.grid {ks.name = "dim"}, %v: f32 {ks.name = "v"},
                            %y: !ks.array<f32> {ks.name = "y"})
         attributes {ks.launch_of = "fill"} {
       %c0 = arith.constant 0 : i32
       %c1 = arith.constant 1 : i32
-      %n = arith.trunci %dim : i64 to i32
+      %size = ks.grid_size %dim
+      %n = arith.trunci %size : i64 to i32
       scf.for %tid = %c0 to %n step %c1 : i32 {
         func.call @fill(%tid, %v, %y) : (i32, f32, !ks.array<f32>) -> ()
       }

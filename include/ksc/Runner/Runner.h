@@ -16,6 +16,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -110,10 +111,18 @@ HostCompiler getDefaultHostCompiler();
 llvm::Expected<std::string> compileSharedLibrary(llvm::StringRef source,
                                                  const HostCompiler &compiler);
 
-/// Loads `library` and runs `dim` threads of `kernel` on `args`, whose
-/// arrays are updated in place.
-llvm::Error launch(llvm::StringRef library, llvm::StringRef kernel, int64_t dim,
-                   std::vector<Argument> &args);
+/// The extents of a launch grid (1 for the dimensions a launch does not
+/// use).
+using Grid = std::array<int64_t, 3>;
+
+/// Parses `--dim` text: `N`, `N,M` or `N,M,K`, each a non-negative integer,
+/// with at most 2147483647 threads in all.
+llvm::Expected<Grid> parseGrid(llvm::StringRef text);
+
+/// Loads `library` and runs every thread of the launch grid `grid` of
+/// `kernel` on `args`, whose arrays are updated in place.
+llvm::Error launch(llvm::StringRef library, llvm::StringRef kernel,
+                   const Grid &grid, std::vector<Argument> &args);
 
 } // namespace ksc::runner
 

@@ -58,8 +58,34 @@ struct FuncOpLowering : public OpConversionPattern<ks::FuncOp> {
   }
 };
 
-/// `ks.kernel @k` becomes `func.func private @k(%tid: i32, ...)` plus the
-/// launcher `func.func @launch_k(%dim: i64, ...)`.
+/// The thread indices a kernel reads: `tid()` (kFlat) and the coordinates
+/// `tid(0)`, `tid(1)`, `tid(2)`.
+static constexpr int kFlat = -1;
+static int tidKind(ks::TidOp op) {
+  std::optional<uint64_t> dim = op.getDim();
+  return dim ? static_cast<int>(*dim) : kFlat;
+}
+
+/// The name of the thread function's parameter for index `kind`: the
+/// variable the source keeps it in (`int i = tid();`) when every use agrees.
+static std::string tidParamName(ArrayRef<ks::TidOp> tids, int kind) {
+  static const char *defaults[] = {"tid", "tid_x", "tid_y", "tid_z"};
+  std::optional<StringRef> common;
+  for (ks::TidOp op : tids) {
+    if (tidKind(op) != kind)
+      continue;
+    StringRef name = getNameFromLoc(op.getLoc());
+    if (common && *common != name)
+      return defaults[kind + 1];
+    common = name;
+  }
+  return common && !common->empty() ? common->str() : defaults[kind + 1];
+}
+
+/// `ks.kernel @k` becomes `func.func private @k(<indices>, ...)`, one thread
+/// of the kernel, which receives the thread indices it reads as leading
+/// `i32` arguments, plus the launcher `func.func @launch_k(%dim: !ks.grid,
+/// ...)`, which runs every thread of the grid.
 struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -71,35 +97,45 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
     FunctionType kernelType = kernel.getFunctionType();
     StringRef name = kernel.getSymName();
 
-    // The body of one thread: the thread index comes first, named like the
-    // variable the source keeps it in (`int i = tid();`) when there is one.
     SmallVector<ks::TidOp> tids;
     kernel.walk([&](ks::TidOp op) { tids.push_back(op); });
-    StringRef tidName = tids.empty() ? "" : getNameFromLoc(tids[0].getLoc());
-    for (ks::TidOp op : tids)
-      if (getNameFromLoc(op.getLoc()) != tidName)
-        tidName = "";
-    SmallVector<Type> threadInputs = {i32};
+    // The indices the thread function receives, in the order flat, x, y, z.
+    SmallVector<int> kinds;
+    for (int kind : {kFlat, 0, 1, 2})
+      if (llvm::any_of(tids, [&](ks::TidOp op) { return tidKind(op) == kind; }))
+        kinds.push_back(kind);
+    SmallVector<std::string> indexNames;
+    for (int kind : kinds)
+      indexNames.push_back(tidParamName(tids, kind));
+
+    SmallVector<Type> threadInputs(kinds.size(), i32);
     llvm::append_range(threadInputs, kernelType.getInputs());
-    func::FuncOp thread = createFunction(
-        rewriter, kernel, name, FunctionType::get(ctx, threadInputs, {}),
-        tidName.empty() ? "tid" : tidName);
+    auto thread = func::FuncOp::create(
+        rewriter, loc, name, FunctionType::get(ctx, threadInputs, {}));
     thread.setPrivate();
+    for (auto [index, indexName] : llvm::enumerate(indexNames))
+      thread.setArgAttr(index, kNameAttr, rewriter.getStringAttr(indexName));
+    for (unsigned i = 0, e = kernelType.getNumInputs(); i < e; ++i)
+      if (StringRef argName = kernel.getArgName(i); !argName.empty())
+        thread.setArgAttr(i + kinds.size(), kNameAttr,
+                          rewriter.getStringAttr(argName));
     rewriter.inlineRegionBefore(kernel.getBody(), thread.getBody(),
                                 thread.end());
     TypeConverter::SignatureConversion signature(kernelType.getNumInputs());
-    signature.addInputs(i32);
+    signature.addInputs(SmallVector<Type>(kinds.size(), i32));
     for (auto [index, type] : llvm::enumerate(kernelType.getInputs()))
       signature.addInputs(index, type);
     Block *entry =
         rewriter.applySignatureConversion(&thread.getBody().front(), signature);
-    Value tid = entry->getArgument(0);
     for (ks::TidOp op : tids)
-      rewriter.replaceOp(op, tid);
+      rewriter.replaceOp(op, entry->getArgument(llvm::find(kinds, tidKind(op)) -
+                                                kinds.begin()));
 
-    // The launcher runs every thread of a 1-D launch, one after another.
+    // The launcher runs the threads one after another in row-major order:
+    // one loop over all of them when the kernel reads only tid(), else a
+    // loop per dimension of the grid.
     rewriter.setInsertionPointAfter(thread);
-    SmallVector<Type> launchInputs = {rewriter.getI64Type()};
+    SmallVector<Type> launchInputs = {ks::GridType::get(ctx)};
     llvm::append_range(launchInputs, kernelType.getInputs());
     func::FuncOp launcher =
         createFunction(rewriter, kernel, launcherName(name),
@@ -107,15 +143,50 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
     launcher->setAttr("ks.launch_of", rewriter.getStringAttr(name));
     Block *body = launcher.addEntryBlock();
     rewriter.setInsertionPointToStart(body);
+    Value grid = body->getArgument(0);
     Value zero = arith::ConstantIntOp::create(rewriter, loc, i32, 0);
     Value one = arith::ConstantIntOp::create(rewriter, loc, i32, 1);
-    Value count =
-        arith::TruncIOp::create(rewriter, loc, i32, body->getArgument(0));
-    auto loop = scf::ForOp::create(
-        rewriter, NameLoc::get(rewriter.getStringAttr("tid"), loc), zero, count,
-        one);
-    rewriter.setInsertionPointToStart(loop.getBody());
-    SmallVector<Value> args = {loop.getInductionVar()};
+    // The launch entry points check that these fit an int.
+    auto extent = [&](std::optional<int64_t> dim) -> Value {
+      Value value =
+          dim ? ks::GridExtentOp::create(rewriter, loc, grid, *dim).getResult()
+              : ks::GridSizeOp::create(rewriter, loc, grid).getResult();
+      return arith::TruncIOp::create(rewriter, loc, i32, value);
+    };
+    auto loopOver = [&](Value count, StringRef var) {
+      auto loop = scf::ForOp::create(
+          rewriter, NameLoc::get(rewriter.getStringAttr(var), loc), zero,
+          count, one);
+      rewriter.setInsertionPointToStart(loop.getBody());
+      return loop.getInductionVar();
+    };
+    SmallVector<Value> args;
+    if (llvm::all_of(kinds, [](int kind) { return kind == kFlat; })) {
+      Value flat = loopOver(extent(std::nullopt), "tid");
+      if (!kinds.empty())
+        args.push_back(flat);
+    } else {
+      // Each extent is read where it is used (a member read), so that the
+      // C++ reads `c < int(dim.y)` rather than naming temporaries.
+      SmallVector<Value> coords;
+      for (int64_t dim = 0; dim < 3; ++dim)
+        coords.push_back(loopOver(extent(dim), tidParamName(tids, dim)));
+      for (int kind : kinds) {
+        if (kind != kFlat) {
+          args.push_back(coords[kind]);
+          continue;
+        }
+        // tid() = (x * Y + y) * Z + z.
+        Value flat =
+            arith::MulIOp::create(rewriter, loc, coords[0], extent(1));
+        flat = arith::AddIOp::create(rewriter, loc, flat, coords[1]);
+        flat = arith::MulIOp::create(rewriter, loc, flat, extent(2));
+        flat = arith::AddIOp::create(
+            rewriter, NameLoc::get(rewriter.getStringAttr(indexNames[0]), loc),
+            flat, coords[2]);
+        args.push_back(flat);
+      }
+    }
     llvm::append_range(args, body->getArguments().drop_front());
     func::CallOp::create(rewriter, loc, thread, args);
     rewriter.setInsertionPointToEnd(body);
@@ -167,7 +238,8 @@ struct ConvertKsToCpu : public ksc::impl::ConvertKsToCpuBase<ConvertKsToCpu> {
     target.addLegalDialect<arith::ArithDialect, func::FuncDialect,
                            math::MathDialect, scf::SCFDialect>();
     target.addLegalOp<ModuleOp, ks::LoadOp, ks::StoreOp, ks::DimOp,
-                      ks::CheckBoundsOp, ks::AsConstOp>();
+                      ks::CheckBoundsOp, ks::AsConstOp, ks::GridExtentOp,
+                      ks::GridSizeOp>();
     target.addIllegalOp<ks::KernelOp, ks::FuncOp, ks::ReturnOp, ks::CallOp,
                         ks::TidOp>();
     RewritePatternSet patterns(&getContext());

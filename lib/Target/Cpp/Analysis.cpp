@@ -108,7 +108,8 @@ bool Emitter::isExpressionOp(Operation &op) {
   StringRef ns = dialect->getNamespace();
   if (ns == "arith" || ns == "math")
     return true;
-  return isa<ks::LoadOp, ks::DimOp, ks::AsConstOp>(op);
+  return isa<ks::LoadOp, ks::DimOp, ks::AsConstOp, ks::GridExtentOp,
+             ks::GridSizeOp>(op);
 }
 
 /// Whether evaluating `op` where it is printed reads memory.

@@ -36,6 +36,8 @@ FailureOr<std::string> Emitter::typeName(Type type, Location loc) {
       intType && intType.isSignless() &&
       llvm::is_contained({8u, 16u, 64u}, intType.getWidth()))
     return "int" + std::to_string(intType.getWidth()) + "_t";
+  if (isa<ks::GridType>(type))
+    return std::string("ksc::grid");
   if (auto array = dyn_cast<ks::ArrayType>(type)) {
     FailureOr<std::string> element = typeName(array.getElementType(), loc);
     if (failed(element))

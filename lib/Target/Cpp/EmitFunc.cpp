@@ -145,22 +145,23 @@ LogicalResult Emitter::emitLauncherEntry(func::FuncOp launcher) {
   StringRef kernel =
       launcher->getAttrOfType<StringAttr>(kLaunchOfAttr).getValue();
   FunctionType type = launcher.getFunctionType();
-  if (type.getNumInputs() == 0 || !type.getInput(0).isSignlessInteger(64))
-    return launcher.emitError("a launcher takes the launch dimension (i64) "
+  if (type.getNumInputs() == 0 || !isa<ks::GridType>(type.getInput(0)))
+    return launcher.emitError("a launcher takes the launch grid (!ks.grid) "
                               "as its first argument");
-  os << "// C entry point: args[i] points to argument i (a scalar, or a\n"
-     << "// ksc_array_desc for an array). Returns 0, or 1 with a message in\n"
-     << "// error.\n";
+  os << "// C entry point: dim[0..2] are the extents of the launch grid,\n"
+     << "// args[i] points to argument i (a scalar, or a ksc_array_desc for\n"
+     << "// an array). Returns 0, or 1 with a message in error.\n";
   // A kernel without parameters reads no args.
   os << "extern \"C\" int ksc_launch_" << kernel
-     << "(int64_t dim, void *const *"
+     << "(const int64_t *dim, void *const *"
      << (type.getNumInputs() > 1 ? "args" : "/*args*/")
      << ", char *error, size_t error_size) {\n";
   os.indent();
+  os << "ksc::grid grid(dim[0], dim[1], dim[2]);\n";
   os << "return ksc::run_launch(" << cppStringLiteral(kernel)
-     << ", dim, error, error_size, [&] {\n";
+     << ", grid, error, error_size, [&] {\n";
   os.indent();
-  os << functionNames.lookup(launcher.getSymName()) << "(dim";
+  os << functionNames.lookup(launcher.getSymName()) << "(grid";
   for (auto [index, input] : llvm::enumerate(type.getInputs().drop_front())) {
     FailureOr<std::string> name = typeName(input, launcher.getLoc());
     if (failed(name))

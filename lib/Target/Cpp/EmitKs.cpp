@@ -2,7 +2,8 @@
 //
 // Part of ksc. `ks.load`/`ks.store` become subscripts of `ksc::array`
 // (`x[i]` in 1-D, `x(i, j)` otherwise), `ks.dim` a call of `shape`,
-// `ks.check_bounds` a call of the runtime's `ksc::check_bounds`.
+// `ks.check_bounds` a call of the runtime's `ksc::check_bounds`, and
+// `ks.grid_extent`/`ks.grid_size` the members of `ksc::grid`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,6 +66,19 @@ FailureOr<Expr> Emitter::buildKsExpr(Operation &op) {
     Expr result(operand(base, kPostfix) + ".shape(" +
                     std::to_string(dim.getDim()) + ")",
                 kPostfix);
+    result.merge(base);
+    return result;
+  }
+  if (auto extent = dyn_cast<ks::GridExtentOp>(op)) {
+    Expr base = valueExpr(extent.getGrid());
+    Expr result(operand(base, kPostfix) + "." + "xyz"[extent.getDim()],
+                kPostfix);
+    result.merge(base);
+    return result;
+  }
+  if (auto size = dyn_cast<ks::GridSizeOp>(op)) {
+    Expr base = valueExpr(size.getGrid());
+    Expr result(operand(base, kPostfix) + ".size()", kPostfix);
     result.merge(base);
     return result;
   }

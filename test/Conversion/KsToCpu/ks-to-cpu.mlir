@@ -34,9 +34,9 @@ ks.func private @pick(%arg0: i1, %a: i64, %arg2: i64) -> i64 {
   ks.return %0 : i64
 }
 
-// A kernel becomes the private function of one thread: the thread index
-// comes first and replaces ks.tid. It is named like the variable that holds
-// tid() in the source (the name location of ks.tid). ks.call becomes
+// A kernel becomes the private function of one thread: the thread indices
+// it reads come first and replace ks.tid. Each is named like the variable
+// that holds it in the source (the name location of ks.tid). ks.call becomes
 // func.call; ks.load, ks.store, ks.dim and ks.check_bounds stay.
 
 // CHECK-LABEL: func.func private @saxpy(
@@ -55,17 +55,19 @@ ks.func private @pick(%arg0: i1, %a: i64, %arg2: i64) -> i64 {
 // CHECK-NEXT:    return
 // CHECK-NEXT:  }
 
-// The public launcher runs the threads [0, dim) one after another.
+// The public launcher runs the threads [0, size of the grid) one after
+// another.
 
 // CHECK-LABEL: func.func @launch_saxpy(
-// CHECK-SAME:      %[[DIM:.*]]: i64 {ks.name = "dim"},
+// CHECK-SAME:      %[[DIM:.*]]: !ks.grid {ks.name = "dim"},
 // CHECK-SAME:      %[[A:.*]]: f32 {ks.name = "a"},
 // CHECK-SAME:      %[[X:.*]]: !ks.array<const f32> {ks.name = "x"},
 // CHECK-SAME:      %[[Y:.*]]: !ks.array<f32> {ks.name = "y"})
 // CHECK-SAME:      attributes {ks.launch_of = "saxpy"} {
 // CHECK-NEXT:    %[[C0:.*]] = arith.constant 0 : i32
 // CHECK-NEXT:    %[[C1:.*]] = arith.constant 1 : i32
-// CHECK-NEXT:    %[[COUNT:.*]] = arith.trunci %[[DIM]] : i64 to i32
+// CHECK-NEXT:    %[[SIZE:.*]] = ks.grid_size %[[DIM]]
+// CHECK-NEXT:    %[[COUNT:.*]] = arith.trunci %[[SIZE]] : i64 to i32
 // CHECK-NEXT:    scf.for %[[T:.*]] = %[[C0]] to %[[COUNT]] step %[[C1]] : i32 {
 // CHECK-NEXT:      func.call @saxpy(%[[T]], %[[A]], %[[X]], %[[Y]]) : (i32, f32, !ks.array<const f32>, !ks.array<f32>) -> ()
 // CHECK-NEXT:    }
@@ -98,9 +100,10 @@ ks.kernel @saxpy(%a: f32, %x: !ks.array<const f32>, %y: !ks.array<f32>) {
 // CHECK-NEXT:  }
 
 // CHECK-LABEL: func.func @launch_anon(
-// CHECK-SAME:      %[[DIM:.*]]: i64 {ks.name = "dim"}, %[[Y:.*]]: !ks.array<i32>, %[[C:.*]]: i1)
+// CHECK-SAME:      %[[DIM:.*]]: !ks.grid {ks.name = "dim"}, %[[Y:.*]]: !ks.array<i32>, %[[C:.*]]: i1)
 // CHECK-SAME:      attributes {ks.launch_of = "anon"} {
-// CHECK:           %[[COUNT:.*]] = arith.trunci %[[DIM]] : i64 to i32
+// CHECK:           %[[SIZE:.*]] = ks.grid_size %[[DIM]]
+// CHECK-NEXT:      %[[COUNT:.*]] = arith.trunci %[[SIZE]] : i64 to i32
 // CHECK-NEXT:      scf.for %[[T:.*]] = %{{.*}} to %[[COUNT]] step %{{.*}} : i32 {
 // CHECK-NEXT:        func.call @anon(%[[T]], %[[Y]], %[[C]]) : (i32, !ks.array<i32>, i1) -> ()
 ks.kernel @anon(%arg0: !ks.array<i32>, %arg1: i1) {
@@ -112,7 +115,8 @@ ks.kernel @anon(%arg0: !ks.array<i32>, %arg1: i1) {
 }
 
 // Several ks.tid with the same name share it; with different names the
-// thread index is "tid". A kernel that never calls tid() still gets it.
+// thread index is "tid". A kernel that never calls tid() gets no index; its
+// launcher still runs every thread.
 
 // CHECK-LABEL: func.func private @same_name(
 // CHECK-SAME:      %[[T:.*]]: i32 {ks.name = "k"}, %[[Y:.*]]: !ks.array<i32> {ks.name = "y"}) {
@@ -140,14 +144,52 @@ ks.kernel @two_names(%y: !ks.array<i32>) {
   ks.return
 }
 
-// CHECK-LABEL: func.func private @no_tid(
-// CHECK-SAME:      %{{.*}}: i32 {ks.name = "tid"}) {
+// CHECK-LABEL: func.func private @no_tid() {
 // CHECK-NEXT:    return
 // CHECK-NEXT:  }
 // CHECK-LABEL: func.func @launch_no_tid(
-// CHECK-SAME:      %[[DIM:.*]]: i64 {ks.name = "dim"}) attributes {ks.launch_of = "no_tid"} {
-// CHECK:           func.call @no_tid(%{{.*}}) : (i32) -> ()
+// CHECK-SAME:      %[[DIM:.*]]: !ks.grid {ks.name = "dim"}) attributes {ks.launch_of = "no_tid"} {
+// CHECK:           scf.for
+// CHECK-NEXT:        func.call @no_tid() : () -> ()
 ks.kernel @no_tid() {
+  ks.return
+}
+
+// A kernel that reads grid coordinates receives the indices it reads, in
+// the order tid(), tid(0), tid(1), tid(2) (unnamed ones are tid_x, tid_y,
+// tid_z). Its launcher loops over the three dimensions of the grid and
+// computes tid() in row-major order.
+
+// CHECK-LABEL: func.func private @grid2d(
+// CHECK-SAME:      %[[T:.*]]: i32 {ks.name = "flat"}, %[[R:.*]]: i32 {ks.name = "r"}, %[[C:.*]]: i32 {ks.name = "tid_y"}, %[[Y:.*]]: !ks.array<i32> {ks.name = "y"}) {
+// CHECK-NEXT:    %[[V:.*]] = arith.addi %[[R]], %[[C]] : i32
+// CHECK-NEXT:    ks.store %[[V]], %[[Y]][%[[T]]] : !ks.array<i32>, i32
+// CHECK-LABEL: func.func @launch_grid2d(
+// CHECK-SAME:      %[[DIM:.*]]: !ks.grid {ks.name = "dim"}, %[[Y:.*]]: !ks.array<i32> {ks.name = "y"})
+// CHECK:           %[[X:.*]] = ks.grid_extent %[[DIM]], 0
+// CHECK-NEXT:      %[[XN:.*]] = arith.trunci %[[X]] : i64 to i32
+// CHECK-NEXT:      scf.for %[[I:.*]] = %{{.*}} to %[[XN]] step %{{.*}} : i32 {
+// CHECK-NEXT:        %[[YE:.*]] = ks.grid_extent %[[DIM]], 1
+// CHECK-NEXT:        %[[YN:.*]] = arith.trunci %[[YE]] : i64 to i32
+// CHECK-NEXT:        scf.for %[[J:.*]] = %{{.*}} to %[[YN]] step %{{.*}} : i32 {
+// CHECK-NEXT:          %[[ZE:.*]] = ks.grid_extent %[[DIM]], 2
+// CHECK-NEXT:          %[[ZN:.*]] = arith.trunci %[[ZE]] : i64 to i32
+// CHECK-NEXT:          scf.for %[[K:.*]] = %{{.*}} to %[[ZN]] step %{{.*}} : i32 {
+// CHECK-NEXT:            %[[YE2:.*]] = ks.grid_extent %[[DIM]], 1
+// CHECK-NEXT:            %[[YN2:.*]] = arith.trunci %[[YE2]] : i64 to i32
+// CHECK-NEXT:            %[[M1:.*]] = arith.muli %[[I]], %[[YN2]] : i32
+// CHECK-NEXT:            %[[A1:.*]] = arith.addi %[[M1]], %[[J]] : i32
+// CHECK-NEXT:            %[[ZE2:.*]] = ks.grid_extent %[[DIM]], 2
+// CHECK-NEXT:            %[[ZN2:.*]] = arith.trunci %[[ZE2]] : i64 to i32
+// CHECK-NEXT:            %[[M2:.*]] = arith.muli %[[A1]], %[[ZN2]] : i32
+// CHECK-NEXT:            %[[FLAT:.*]] = arith.addi %[[M2]], %[[K]] : i32
+// CHECK-NEXT:            func.call @grid2d(%[[FLAT]], %[[I]], %[[J]], %[[Y]])
+ks.kernel @grid2d(%y: !ks.array<i32>) {
+  %r = ks.tid 0 : i32 loc("r"("t.kdsl":2:11))
+  %c = ks.tid 1 : i32
+  %t = ks.tid : i32 loc("flat"("t.kdsl":4:11))
+  %v = arith.addi %r, %c : i32
+  ks.store %v, %y[%t] : !ks.array<i32>, i32
   ks.return
 }
 

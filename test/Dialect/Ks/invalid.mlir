@@ -263,6 +263,22 @@ ks.kernel @tid_i64() {
   ks.return
 }
 
+// -----
+
+ks.kernel @tid_dim_3() {
+  // expected-error@+1 {{'ks.tid' op attribute 'dim' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 0 whose maximum value is 2}}
+  %i = ks.tid 3 : i32
+  ks.return
+}
+
+// -----
+
+func.func @grid_extent_dim_3(%g: !ks.grid) -> i64 {
+  // expected-error@+1 {{'ks.grid_extent' op attribute 'dim' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 0 whose maximum value is 2}}
+  %e = ks.grid_extent %g, 3
+  return %e : i64
+}
+
 //===----------------------------------------------------------------------===//
 // ks.load, ks.store, ks.check_bounds, ks.dim
 //===----------------------------------------------------------------------===//

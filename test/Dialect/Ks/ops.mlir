@@ -73,3 +73,28 @@ ks.func @first(%x: !ks.array<const f32>) -> f32 {
   %v = ks.load %x[%c0] : !ks.array<const f32>, i32
   ks.return %v : f32
 }
+
+// Grid coordinates, and the grid of a launch.
+// CHECK-LABEL: ks.kernel @coords(
+// CHECK-NEXT:    %[[X:.*]] = ks.tid 0 : i32
+// CHECK-NEXT:    %[[Y:.*]] = ks.tid 1 : i32
+// CHECK-NEXT:    %[[Z:.*]] = ks.tid 2 : i32
+// CHECK-NEXT:    ks.store %[[Z]], %y[%[[X]], %[[Y]]] : !ks.array<i32, 2>, i32, i32
+ks.kernel @coords(%y: !ks.array<i32, 2>) {
+  %x = ks.tid 0 : i32
+  %yy = ks.tid 1 : i32
+  %z = ks.tid 2 : i32
+  ks.store %z, %y[%x, %yy] : !ks.array<i32, 2>, i32, i32
+  ks.return
+}
+
+// CHECK-LABEL: func.func @grid(
+// CHECK-SAME:      %[[G:.*]]: !ks.grid) -> (i64, i64) {
+// CHECK-NEXT:    %[[E:.*]] = ks.grid_extent %[[G]], 1
+// CHECK-NEXT:    %[[N:.*]] = ks.grid_size %[[G]]
+// CHECK-NEXT:    return %[[E]], %[[N]] : i64, i64
+func.func @grid(%g: !ks.grid) -> (i64, i64) {
+  %e = ks.grid_extent %g, 1
+  %n = ks.grid_size %g
+  return %e, %n : i64, i64
+}

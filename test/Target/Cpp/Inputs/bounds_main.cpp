@@ -3,8 +3,8 @@
 #include "ksc_runtime.h"
 #include <cstdio>
 
-extern "C" int ksc_launch_gather(int64_t dim, void *const *args, char *error,
-                                 size_t error_size);
+extern "C" int ksc_launch_gather(const int64_t *dim, void *const *args,
+                                 char *error, size_t error_size);
 
 static ksc_array_desc describe(void *data, int64_t n) {
   ksc_array_desc desc = {};
@@ -23,11 +23,12 @@ int main() {
                  outd = describe(out, 3);
   void *args[] = {&xd, &idxd, &outd};
   char error[256] = "";
-  int status = ksc_launch_gather(3, args, error, sizeof(error));
+  const int64_t grid[3] = {3, 1, 1};
+  int status = ksc_launch_gather(grid, args, error, sizeof(error));
   std::printf("in bounds: status %d, out = %g %g %g\n", status, out[0], out[1],
               out[2]);
   idx[1] = 7;
-  status = ksc_launch_gather(3, args, error, sizeof(error));
+  status = ksc_launch_gather(grid, args, error, sizeof(error));
   std::printf("out of bounds: status %d, error: %s\n", status, error);
   return 0;
 }

@@ -2,7 +2,7 @@
 #include "ksc_runtime.h"
 #include <cstdio>
 
-void launch_saxpy(int64_t dim, float a, ksc::array<const float> x,
+void launch_saxpy(ksc::grid dim, float a, ksc::array<const float> x,
                   ksc::array<float> y);
 
 int main() {

@@ -175,17 +175,56 @@ def Ks_CallOp : Ks_Op<"call", [CallOpInterface,
 def Ks_TidOp : Ks_Op<"tid", [Pure]> {
   let summary = "The index of the running thread";
   let description = [{
-    Returns the index of the thread running the enclosing kernel, in
-    `[0, dim)` for a launch of `dim` threads (`tid()` in the source). Only
-    valid inside a `ks.kernel`.
+    Without `dim`, returns the index of the thread running the enclosing
+    kernel among all threads of the launch, in `[0, X * Y * Z)` for a launch
+    of grid `(X, Y, Z)`, counted in row-major order (`tid()` in the source).
+    With `dim` = 0, 1 or 2, returns the thread's coordinate along that
+    dimension of the grid (`tid(0)`, `tid(1)`, `tid(2)`). In a 1-D launch
+    `tid()` and `tid(0)` are the same. Only valid inside a `ks.kernel`.
 
     ```mlir
     %i = ks.tid : i32
+    %row = ks.tid 0 : i32
+    %col = ks.tid 1 : i32
     ```
   }];
+  let arguments = (ins OptionalAttr<ConfinedAttr<I64Attr,
+                       [IntMinValue<0>, IntMaxValue<2>]>>:$dim);
   let results = (outs I32:$result);
-  let assemblyFormat = "attr-dict `:` type($result)";
+  let assemblyFormat = "($dim^)? attr-dict `:` type($result)";
   let hasVerifier = 1;
+}
+
+def Ks_GridExtentOp : Ks_Op<"grid_extent", [Pure]> {
+  let summary = "The number of threads of a launch along one dimension";
+  let description = [{
+    Returns extent `dim` (0, 1 or 2) of the launch grid `grid`. The CPU
+    lowering's launchers use it to run every thread of a launch.
+
+    ```mlir
+    %rows = ks.grid_extent %dim, 0
+    ```
+  }];
+  let arguments = (ins Ks_GridType:$grid,
+                       ConfinedAttr<I64Attr,
+                       [IntMinValue<0>, IntMaxValue<2>]>:$dim);
+  let results = (outs I64:$result);
+  let assemblyFormat = "$grid `,` $dim attr-dict";
+}
+
+def Ks_GridSizeOp : Ks_Op<"grid_size", [Pure]> {
+  let summary = "The number of threads of a launch";
+  let description = [{
+    Returns the number of threads of the launch grid `grid`: the product of
+    its three extents.
+
+    ```mlir
+    %n = ks.grid_size %dim
+    ```
+  }];
+  let arguments = (ins Ks_GridType:$grid);
+  let results = (outs I64:$result);
+  let assemblyFormat = "$grid attr-dict";
 }
 
 //===----------------------------------------------------------------------===//

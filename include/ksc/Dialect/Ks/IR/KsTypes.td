@@ -51,4 +51,18 @@ def Ks_ArrayType : Ks_Type<"Array", "array"> {
   }];
 }
 
+def Ks_GridType : Ks_Type<"Grid", "grid"> {
+  let summary = "The extents of a launch";
+  let description = [{
+    The grid of a launch: the number of threads along each of its three
+    dimensions (1 for the dimensions a 1-D or 2-D launch does not use). The
+    CPU lowering passes it to the launcher of a kernel, which runs every
+    thread of the grid; `ks.grid_extent` reads one extent.
+
+    ```mlir
+    func.func @launch_k(%dim: !ks.grid, %x: !ks.array<f32>)
+    ```
+  }];
+}
+
 #endif // KSC_DIALECT_KS_IR_KSTYPES_TD
