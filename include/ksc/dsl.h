@@ -38,21 +38,44 @@ template <bool Condition, typename T = void> struct enable_if {};
 template <typename T> struct enable_if<true, T> { using type = T; };
 } // namespace detail
 
-/// `array<T>`: a 1-D view of memory that the launch's caller owns, passed to
-/// kernels and functions by value (the view is copied, not the data).
-/// `array<const T>` is read-only, and an `array<T>` can be passed where one
-/// is expected. `a[i]` is element i; indices are not checked unless ksc runs
-/// with --bounds-check.
-template <typename T> class array {
+/// `array<T, N>`: an N-dimensional (N = 1..4, default 1) view of memory that
+/// the launch's caller owns, with a shape and strides, passed to kernels and
+/// functions by value (the view is copied, not the data). `array<const T, N>`
+/// is read-only, and an `array<T, N>` can be passed where one is expected.
+/// Element (i, j, ...) is `a(i, j, ...)` or `a[i][j]...`; `a.shape(d)` is the
+/// extent of dimension d. Indices are not checked unless ksc runs with
+/// --bounds-check.
+template <typename T, int N = 1> class array {
 public:
   array() = default;
   array(const array &) = default;
   array &operator=(const array &) = default;
   template <typename U, typename = typename detail::enable_if<
                             detail::same_type<const U, T>::value>::type>
-  array(const array<U> &other);
+  array(const array<U, N> &other);
 
-  template <typename Index> T &operator[](Index index) const;
+  /// `a[i]` of a multi-dimensional array is only valid indexed further, as
+  /// in `a[i][j]`.
+  template <typename Index> array<T, N - 1> operator[](Index i) const;
+  template <typename... Index> T &operator()(Index... indices) const;
+  /// The number of elements along dimension `dim` (a constant in [0, N)).
+  int shape(int dim) const;
+};
+
+/// `array<T>`: a 1-D array; `a[i]` is element i.
+template <typename T> class array<T, 1> {
+public:
+  array() = default;
+  array(const array &) = default;
+  array &operator=(const array &) = default;
+  template <typename U, typename = typename detail::enable_if<
+                            detail::same_type<const U, T>::value>::type>
+  array(const array<U, 1> &other);
+
+  template <typename Index> T &operator[](Index i) const;
+  template <typename Index> T &operator()(Index i) const;
+  /// The number of elements (dim must be 0).
+  int shape(int dim) const;
 };
 
 /// The index of the running thread among all threads of the launch, in

@@ -189,6 +189,12 @@ public:
   mlir::FailureOr<mlir::Value> emitNamedRValue(const clang::Expr *expr,
                                                llvm::StringRef name);
   mlir::FailureOr<LValue> emitLValue(const clang::Expr *expr);
+  /// The element `a[i]`, `a[i][j]` or `a(i, j)` of an array.
+  mlir::FailureOr<LValue>
+  emitArrayElement(const clang::CXXOperatorCallExpr *access);
+  /// `a.shape(d)`.
+  mlir::FailureOr<mlir::Value>
+  emitArrayShape(const clang::CXXMemberCallExpr *call);
   mlir::Value load(const LValue &lvalue, mlir::Location loc);
   void store(const LValue &lvalue, mlir::Value value, mlir::Location loc);
   /// `value` as a boolean (i1), following C++'s conversion rules.

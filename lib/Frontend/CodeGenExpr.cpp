@@ -32,9 +32,29 @@ static bool isStorage(const Expr *expr) {
   if (auto *cast = dyn_cast<ImplicitCastExpr>(expr);
       cast && cast->getCastKind() == CK_NoOp)
     return isStorage(cast->getSubExpr());
-  return isa<DeclRefExpr>(expr) ||
-         (isa<CXXOperatorCallExpr>(expr) &&
-          cast<CXXOperatorCallExpr>(expr)->getOperator() == OO_Subscript);
+  if (isa<DeclRefExpr>(expr))
+    return true;
+  auto *call = dyn_cast<CXXOperatorCallExpr>(expr);
+  return call && (call->getOperator() == OO_Subscript ||
+                  (call->getOperator() == OO_Call &&
+                   ModuleBuilder::isArrayType(call->getArg(0)->getType())));
+}
+
+/// `expr` without the temporaries and no-op conversions Clang wraps around
+/// the object of a member call (`a[i]` in `a[i][j]`).
+static const Expr *stripTemporaries(const Expr *expr) {
+  while (true) {
+    expr = expr->IgnoreParens();
+    if (auto *temp = dyn_cast<MaterializeTemporaryExpr>(expr))
+      expr = temp->getSubExpr();
+    else if (auto *bind = dyn_cast<CXXBindTemporaryExpr>(expr))
+      expr = bind->getSubExpr();
+    else if (auto *cast = dyn_cast<ImplicitCastExpr>(expr);
+             cast && cast->getCastKind() == CK_NoOp)
+      expr = cast->getSubExpr();
+    else
+      return expr;
+  }
 }
 
 /// Gives the value the name of the variable it is stored in. A value that
@@ -94,13 +114,65 @@ FunctionBuilder::emitLValue(const Expr *expr) {
     return lvalue;
   }
   if (auto *call = dyn_cast<CXXOperatorCallExpr>(expr);
-      call && call->getOperator() == OO_Subscript) {
-    const Expr *object = call->getArg(0);
-    if (!ModuleBuilder::isArrayType(object->getType())) {
+      call && (call->getOperator() == OO_Subscript ||
+               call->getOperator() == OO_Call)) {
+    if (!ModuleBuilder::isArrayType(call->getArg(0)->getType())) {
       mb.error(expr->getExprLoc(), "only array<T> can be indexed");
       return mlir::failure();
     }
-    const Expr *index = call->getArg(1);
+    return emitArrayElement(call);
+  }
+  if (isa<CXXMemberCallExpr>(expr)) {
+    mb.error(expr->getExprLoc(), "member functions are not supported in "
+                                 "kernel code (arrays support a[i], a(i, j) "
+                                 "and a.shape(d))");
+    return mlir::failure();
+  }
+  mb.error(expr->getExprLoc(),
+           "this kind of expression cannot be assigned to in kernel code",
+           expr->getSourceRange());
+  return mlir::failure();
+}
+
+mlir::FailureOr<FunctionBuilder::LValue>
+FunctionBuilder::emitArrayElement(const CXXOperatorCallExpr *access) {
+  // `a(i, j)`, or `a[i][j]`: a chain of subscripts, outermost last.
+  llvm::SmallVector<const Expr *, 4> indexExprs;
+  const Expr *object = access->getArg(0);
+  if (access->getOperator() == OO_Call) {
+    for (unsigned k = 1; k < access->getNumArgs(); ++k)
+      indexExprs.push_back(access->getArg(k));
+  } else {
+    indexExprs.push_back(access->getArg(1));
+    while (auto *inner =
+               dyn_cast<CXXOperatorCallExpr>(stripTemporaries(object))) {
+      if (inner->getOperator() != OO_Subscript ||
+          !ModuleBuilder::isArrayType(inner->getArg(0)->getType()))
+        break;
+      indexExprs.insert(indexExprs.begin(), inner->getArg(1));
+      object = inner->getArg(0);
+    }
+  }
+  mlir::FailureOr<mlir::Value> array = emitRValue(object);
+  if (mlir::failed(array))
+    return mlir::failure();
+  unsigned rank = cast<ks::ArrayType>(array->getType()).getRank();
+  if (indexExprs.size() != rank) {
+    mb.error(access->getExprLoc(),
+             "a " + std::to_string(rank) + "-D array needs " +
+                 std::to_string(rank) + " indices, got " +
+                 std::to_string(indexExprs.size()) +
+                 (indexExprs.size() < rank
+                      ? "; views of rows and slices are not supported, index "
+                        "every dimension (a[i][j] or a(i, j))"
+                      : ""),
+             access->getSourceRange());
+    return mlir::failure();
+  }
+  LValue lvalue;
+  lvalue.type = access->getType();
+  lvalue.array = *array;
+  for (const Expr *index : indexExprs) {
     QualType indexType = index->getType();
     if (!indexType->isIntegerType() || indexType->isBooleanType()) {
       mb.error(index->getExprLoc(),
@@ -109,9 +181,6 @@ FunctionBuilder::emitLValue(const Expr *expr) {
                index->getSourceRange());
       return mlir::failure();
     }
-    mlir::FailureOr<mlir::Value> array = emitRValue(object);
-    if (mlir::failed(array))
-      return mlir::failure();
     mlir::FailureOr<mlir::Value> indexValue = emitRValue(index);
     if (mlir::failed(indexValue))
       return mlir::failure();
@@ -120,19 +189,35 @@ FunctionBuilder::emitLValue(const Expr *expr) {
       mb.error(index->getExprLoc(), "an array index must be int or int64_t");
       return mlir::failure();
     }
-    lvalue.array = *array;
     lvalue.indices.push_back(*indexValue);
-    return lvalue;
   }
-  if (isa<CXXMemberCallExpr>(expr)) {
-    mb.error(expr->getExprLoc(), "member functions are not supported in "
-                                 "kernel code (arrays support only a[i])");
+  return lvalue;
+}
+
+mlir::FailureOr<mlir::Value>
+FunctionBuilder::emitArrayShape(const CXXMemberCallExpr *call) {
+  mlir::FailureOr<mlir::Value> array =
+      emitRValue(call->getImplicitObjectArgument());
+  if (mlir::failed(array))
+    return mlir::failure();
+  unsigned rank = cast<ks::ArrayType>(array->getType()).getRank();
+  const Expr *arg = call->getArg(0);
+  Expr::EvalResult result;
+  if (arg->isValueDependent() || !arg->EvaluateAsInt(result, mb.ast) ||
+      result.Val.getInt().getSExtValue() < 0 ||
+      result.Val.getInt().getSExtValue() >= rank) {
+    mb.error(arg->getExprLoc(),
+             "the dimension of a.shape(d) must be a constant in [0, " +
+                 std::to_string(rank) + ") for a " + std::to_string(rank) +
+                 "-D array",
+             arg->getSourceRange());
     return mlir::failure();
   }
-  mb.error(expr->getExprLoc(),
-           "this kind of expression cannot be assigned to in kernel code",
-           expr->getSourceRange());
-  return mlir::failure();
+  mlir::Location loc = mb.loc(call->getExprLoc());
+  mlir::Value extent = ks::DimOp::create(b, loc, *array,
+                                         result.Val.getInt().getSExtValue());
+  // shape() is an int, as tid() is.
+  return arith::TruncIOp::create(b, loc, b.getI32Type(), extent).getResult();
 }
 
 mlir::Value FunctionBuilder::load(const LValue &lvalue, mlir::Location loc) {
@@ -258,12 +343,26 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
       store(*target, *value, loc);
       return *value;
     }
+    // A partial subscript of a multi-dimensional array (`a[i]` of a 2-D
+    // array) is a prvalue view: emitArrayElement explains.
+    if ((call->getOperator() == OO_Subscript ||
+         call->getOperator() == OO_Call) &&
+        ModuleBuilder::isArrayType(call->getArg(0)->getType())) {
+      if (mlir::failed(emitArrayElement(call)))
+        return mlir::failure();
+    }
     return exprError(expr,
                      "overloaded operators are not supported in kernel code");
   }
-  if (isa<CXXMemberCallExpr>(expr))
+  if (auto *member = dyn_cast<CXXMemberCallExpr>(expr)) {
+    if (ModuleBuilder::isArrayType(member->getImplicitObjectArgument()
+                                       ->getType()) &&
+        member->getMethodDecl() && member->getMethodDecl()->getName() == "shape")
+      return emitArrayShape(member);
     return exprError(expr, "member functions are not supported in kernel "
-                           "code (arrays support only a[i])");
+                           "code (arrays support a[i], a(i, j) and "
+                           "a.shape(d))");
+  }
   if (auto *init = dyn_cast<CXXScalarValueInitExpr>(expr)) {
     // `int()`: a zero.
     mlir::FailureOr<mlir::Type> type =

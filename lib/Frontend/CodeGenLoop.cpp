@@ -58,6 +58,15 @@ static void collectWrites(const Stmt *stmt,
     collectWrites(child, vars, writesMemory);
 }
 
+/// Whether `call` is `a.shape(d)` of an array.
+static bool isArrayShapeCall(const CallExpr *call) {
+  auto *member = dyn_cast<CXXMemberCallExpr>(call);
+  return member && member->getMethodDecl() &&
+         member->getMethodDecl()->getName() == "shape" &&
+         ModuleBuilder::isArrayType(
+             member->getImplicitObjectArgument()->getType());
+}
+
 /// Whether `expr` has the same value before and after any run of a body
 /// writing `vars` (and memory if `writesMemory`).
 static bool isInvariant(const Expr *expr,
@@ -72,8 +81,10 @@ static bool isInvariant(const Expr *expr,
         invariant = false;
     if (isa<CXXOperatorCallExpr>(stmt) && writesMemory)
       invariant = false;
+    // Calls may write memory, except a.shape(d): an array's shape changes
+    // only when the variable is assigned, which `vars` shows.
     if (auto *call = dyn_cast<CallExpr>(stmt);
-        call && !isa<CXXOperatorCallExpr>(call))
+        call && !isa<CXXOperatorCallExpr>(call) && !isArrayShapeCall(call))
       invariant = false;
     if (auto *op = dyn_cast<BinaryOperator>(stmt); op && op->isAssignmentOp())
       invariant = false;

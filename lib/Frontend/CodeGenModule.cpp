@@ -135,8 +135,19 @@ ModuleBuilder::convertType(QualType type, SourceLocation at, StringRef what) {
       error(at, "arrays of '" + spell(element) + "' are not supported");
       return mlir::failure();
     }
+    unsigned rank = 1;
+    if (spec->getTemplateArgs().size() > 1 &&
+        spec->getTemplateArgs()[1].getKind() == TemplateArgument::Integral) {
+      llvm::APSInt value = spec->getTemplateArgs()[1].getAsIntegral();
+      if (value < 1 || value > 4) {
+        error(at, "arrays have 1 to 4 dimensions, not " +
+                      llvm::toString(value, 10));
+        return mlir::failure();
+      }
+      rank = value.getZExtValue();
+    }
     return mlir::Type(
-        ks::ArrayType::get(*elementType, 1, element.isConstQualified()));
+        ks::ArrayType::get(*elementType, rank, element.isConstQualified()));
   }
   std::string reason;
   if (auto *record = canonical->getAsCXXRecordDecl();
