@@ -60,36 +60,47 @@ public:
 int tid();
 
 // The math library. Each function exists for float and double.
-float sin(float x);
-double sin(double x);
-float cos(float x);
-double cos(double x);
-float exp(float x);
-double exp(double x);
-float log(float x);
-double log(double x);
-float sqrt(float x);
-double sqrt(double x);
+//
+// Each builtin is a function template with a defaulted parameter. C++ prefers
+// a plain function to a template when both match a call equally well, so a
+// device function of your own with a builtin's name and parameter types (say
+// `KSC_FUNC float max(float a, float b)`) is the one called, instead of the
+// call being ambiguous. Among the builtins, overloads are chosen as for plain
+// functions.
+#define KSC_BUILTIN template <bool ksc_builtin = true>
+
+KSC_BUILTIN float sin(float x);
+KSC_BUILTIN double sin(double x);
+KSC_BUILTIN float cos(float x);
+KSC_BUILTIN double cos(double x);
+KSC_BUILTIN float exp(float x);
+KSC_BUILTIN double exp(double x);
+KSC_BUILTIN float log(float x);
+KSC_BUILTIN double log(double x);
+KSC_BUILTIN float sqrt(float x);
+KSC_BUILTIN double sqrt(double x);
 
 /// |x|.
-float abs(float x);
-double abs(double x);
-int abs(int x);
-int64_t abs(int64_t x);
-long long abs(long long x);
+KSC_BUILTIN float abs(float x);
+KSC_BUILTIN double abs(double x);
+KSC_BUILTIN int abs(int x);
+KSC_BUILTIN int64_t abs(int64_t x);
+KSC_BUILTIN long long abs(long long x);
 
 /// The smaller/larger argument. For float and double, a NaN argument is
 /// ignored (as fmin/fmax do).
-float min(float a, float b);
-double min(double a, double b);
-int min(int a, int b);
-int64_t min(int64_t a, int64_t b);
-long long min(long long a, long long b);
-float max(float a, float b);
-double max(double a, double b);
-int max(int a, int b);
-int64_t max(int64_t a, int64_t b);
-long long max(long long a, long long b);
+KSC_BUILTIN float min(float a, float b);
+KSC_BUILTIN double min(double a, double b);
+KSC_BUILTIN int min(int a, int b);
+KSC_BUILTIN int64_t min(int64_t a, int64_t b);
+KSC_BUILTIN long long min(long long a, long long b);
+KSC_BUILTIN float max(float a, float b);
+KSC_BUILTIN double max(double a, double b);
+KSC_BUILTIN int max(int a, int b);
+KSC_BUILTIN int64_t max(int64_t a, int64_t b);
+KSC_BUILTIN long long max(long long a, long long b);
+
+#undef KSC_BUILTIN
 
 } // namespace ksc
 
