@@ -59,26 +59,81 @@ public:
 /// Only valid in kernels.
 int tid();
 
-// The math library. Each function exists for float and double.
+// The math library: the scalar math of NVIDIA Warp's kernel language, for
+// float and double (some functions also for int and int64_t). The table in
+// docs/language.md ("Builtins") gives the exact semantics.
 //
 // Each builtin is a function template with a defaulted parameter. C++ prefers
 // a plain function to a template when both match a call equally well, so a
 // device function of your own with a builtin's name and parameter types (say
-// `KSC_FUNC float max(float a, float b)`) is the one called, instead of the
-// call being ambiguous. Among the builtins, overloads are chosen as for plain
-// functions.
+// `KSC_FUNC double floor(double x)`) is the one called, instead of the call
+// being ambiguous. Among the builtins, overloads are chosen as for plain
+// functions: `pow(2.0f, 3)` is the float pow, `min(1, 2.0f)` is ambiguous.
 #define KSC_BUILTIN template <bool ksc_builtin = true>
 
+// Trigonometric and hyperbolic functions, in radians.
 KSC_BUILTIN float sin(float x);
 KSC_BUILTIN double sin(double x);
 KSC_BUILTIN float cos(float x);
 KSC_BUILTIN double cos(double x);
+KSC_BUILTIN float tan(float x);
+KSC_BUILTIN double tan(double x);
+KSC_BUILTIN float atan(float x);
+KSC_BUILTIN double atan(double x);
+/// The angle of the point (x, y), in [-pi, pi].
+KSC_BUILTIN float atan2(float y, float x);
+KSC_BUILTIN double atan2(double y, double x);
+KSC_BUILTIN float sinh(float x);
+KSC_BUILTIN double sinh(double x);
+KSC_BUILTIN float cosh(float x);
+KSC_BUILTIN double cosh(double x);
+KSC_BUILTIN float tanh(float x);
+KSC_BUILTIN double tanh(double x);
+
+// Exponentials, logarithms, powers and roots.
 KSC_BUILTIN float exp(float x);
 KSC_BUILTIN double exp(double x);
+KSC_BUILTIN float exp2(float x);
+KSC_BUILTIN double exp2(double x);
 KSC_BUILTIN float log(float x);
 KSC_BUILTIN double log(double x);
+KSC_BUILTIN float log2(float x);
+KSC_BUILTIN double log2(double x);
+KSC_BUILTIN float log10(float x);
+KSC_BUILTIN double log10(double x);
+/// x raised to the power y (C's pow).
+KSC_BUILTIN float pow(float x, float y);
+KSC_BUILTIN double pow(double x, double y);
 KSC_BUILTIN float sqrt(float x);
 KSC_BUILTIN double sqrt(double x);
+KSC_BUILTIN float cbrt(float x);
+KSC_BUILTIN double cbrt(double x);
+/// The error function.
+KSC_BUILTIN float erf(float x);
+KSC_BUILTIN double erf(double x);
+
+// Rounding to an integral value (the result keeps its floating-point type).
+KSC_BUILTIN float floor(float x);
+KSC_BUILTIN double floor(double x);
+KSC_BUILTIN float ceil(float x);
+KSC_BUILTIN double ceil(double x);
+/// The nearest integer, halfway cases away from zero (C's round): round(2.5)
+/// is 3, round(-0.5) is -1, round(-0.25) is -0.
+KSC_BUILTIN float round(float x);
+KSC_BUILTIN double round(double x);
+KSC_BUILTIN float trunc(float x);
+KSC_BUILTIN double trunc(double x);
+/// The remainder of x / y with the sign of x: x - trunc(x / y) * y, exactly.
+KSC_BUILTIN float fmod(float x, float y);
+KSC_BUILTIN double fmod(double x, double y);
+
+// Classification.
+KSC_BUILTIN bool isfinite(float x);
+KSC_BUILTIN bool isfinite(double x);
+KSC_BUILTIN bool isnan(float x);
+KSC_BUILTIN bool isnan(double x);
+KSC_BUILTIN bool isinf(float x);
+KSC_BUILTIN bool isinf(double x);
 
 /// |x|.
 KSC_BUILTIN float abs(float x);

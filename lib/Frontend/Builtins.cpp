@@ -2,7 +2,8 @@
 //
 // Part of ksc. Maps the functions the prelude (include/ksc/dsl.h) declares
 // to IR. To add a builtin: declare it in dsl.h, add a row to the table
-// below, and a test in test/Frontend/builtins.kdsl and test/Run.
+// below, a row to the Builtins table of docs/language.md, and tests in
+// test/Frontend/builtins.kdsl, test/Target/Cpp/math.kdsl and test/Run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +20,8 @@ using namespace ksc;
 using namespace ksc::frontend;
 
 namespace {
+/// Builds a builtin from its arguments, which have the types of the prelude
+/// overload Clang chose.
 using Handler = Value (*)(OpBuilder &, Location, ValueRange);
 
 /// One operation for floating-point operands, another for integers.
@@ -33,11 +36,36 @@ Value build(OpBuilder &b, Location loc, ValueRange args) {
 
 const llvm::StringMap<Handler> &builtinTable() {
   static const llvm::StringMap<Handler> table = {
+      // Trigonometric and hyperbolic.
       {"sin", build<math::SinOp>},
       {"cos", build<math::CosOp>},
+      {"tan", build<math::TanOp>},
+      {"atan", build<math::AtanOp>},
+      {"atan2", build<math::Atan2Op>},
+      {"sinh", build<math::SinhOp>},
+      {"cosh", build<math::CoshOp>},
+      {"tanh", build<math::TanhOp>},
+      // Exponentials, logarithms, powers and roots.
       {"exp", build<math::ExpOp>},
+      {"exp2", build<math::Exp2Op>},
       {"log", build<math::LogOp>},
+      {"log2", build<math::Log2Op>},
+      {"log10", build<math::Log10Op>},
+      {"pow", build<math::PowFOp>},
       {"sqrt", build<math::SqrtOp>},
+      {"cbrt", build<math::CbrtOp>},
+      {"erf", build<math::ErfOp>},
+      // Rounding and remainder.
+      {"floor", build<math::FloorOp>},
+      {"ceil", build<math::CeilOp>},
+      {"round", build<math::RoundOp>},
+      {"trunc", build<math::TruncOp>},
+      {"fmod", build<arith::RemFOp>},
+      // Classification.
+      {"isfinite", build<math::IsFiniteOp>},
+      {"isnan", build<math::IsNaNOp>},
+      {"isinf", build<math::IsInfOp>},
+      // Absolute value and comparisons.
       {"abs", build<math::AbsFOp, math::AbsIOp>},
       {"min", build<arith::MinNumFOp, arith::MinSIOp>},
       {"max", build<arith::MaxNumFOp, arith::MaxSIOp>},
