@@ -78,6 +78,12 @@ KSC_BUILTIN float cos(float x);
 KSC_BUILTIN double cos(double x);
 KSC_BUILTIN float tan(float x);
 KSC_BUILTIN double tan(double x);
+/// asin and acos clamp x to [-1, 1] first, as Warp does: asin(2) is pi/2,
+/// not NaN (and a NaN x is clamped to -1).
+KSC_BUILTIN float asin(float x);
+KSC_BUILTIN double asin(double x);
+KSC_BUILTIN float acos(float x);
+KSC_BUILTIN double acos(double x);
 KSC_BUILTIN float atan(float x);
 KSC_BUILTIN double atan(double x);
 /// The angle of the point (x, y), in [-pi, pi].
@@ -154,6 +160,35 @@ KSC_BUILTIN double max(double a, double b);
 KSC_BUILTIN int max(int a, int b);
 KSC_BUILTIN int64_t max(int64_t a, int64_t b);
 KSC_BUILTIN long long max(long long a, long long b);
+
+/// min(max(x, lo), hi): x limited to [lo, hi]. For float and double a NaN x
+/// gives lo (min and max ignore NaN).
+KSC_BUILTIN float clamp(float x, float lo, float hi);
+KSC_BUILTIN double clamp(double x, double lo, double hi);
+KSC_BUILTIN int clamp(int x, int lo, int hi);
+KSC_BUILTIN int64_t clamp(int64_t x, int64_t lo, int64_t hi);
+KSC_BUILTIN long long clamp(long long x, long long lo, long long hi);
+
+/// Warp's sign: -1 if x < 0, else 1 (so sign(0), sign(-0.0) and sign(NaN)
+/// are 1).
+KSC_BUILTIN float sign(float x);
+KSC_BUILTIN double sign(double x);
+KSC_BUILTIN int sign(int x);
+KSC_BUILTIN int64_t sign(int64_t x);
+KSC_BUILTIN long long sign(long long x);
+
+/// Warp's step: 1 if x < 0, else 0. (Not GLSL's step(edge, x).)
+KSC_BUILTIN float step(float x);
+KSC_BUILTIN double step(double x);
+
+/// a * (1 - t) + b * t.
+KSC_BUILTIN float lerp(float a, float b, float t);
+KSC_BUILTIN double lerp(double a, double b, double t);
+
+/// t * t * (3 - 2 * t) with t = clamp((x - edge0) / (edge1 - edge0), 0, 1):
+/// 0 at or below edge0, 1 at or above edge1.
+KSC_BUILTIN float smoothstep(float edge0, float edge1, float x);
+KSC_BUILTIN double smoothstep(double edge0, double edge1, double x);
 
 #undef KSC_BUILTIN
 

@@ -34,12 +34,95 @@ Value build(OpBuilder &b, Location loc, ValueRange args) {
   llvm_unreachable("the prelude declares this builtin for floats only");
 }
 
+// Builtins with no single upstream operation are built from arith and math
+// operations, in the order the documented formula reads, so that the emitted
+// C++ reads like it.
+
+/// `value` as a constant of `type` (a float or integer type).
+Value constant(OpBuilder &b, Location loc, Type type, double value) {
+  if (isa<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+/// min(max(x, lo), hi), with the min and max builtins.
+Value buildClamp(OpBuilder &b, Location loc, Value x, Value lo, Value hi) {
+  Value low = build<arith::MaxNumFOp, arith::MaxSIOp>(b, loc, {x, lo});
+  return build<arith::MinNumFOp, arith::MinSIOp>(b, loc, {low, hi});
+}
+
+Value clampBuiltin(OpBuilder &b, Location loc, ValueRange args) {
+  return buildClamp(b, loc, args[0], args[1], args[2]);
+}
+
+/// x < 0, signed for integers (ordered for floats: false for NaN).
+Value isNegative(OpBuilder &b, Location loc, Value x) {
+  Value zero = constant(b, loc, x.getType(), 0);
+  if (isa<FloatType>(x.getType()))
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, zero);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero);
+}
+
+/// Warp's sign: x < 0 ? -1 : 1.
+Value signBuiltin(OpBuilder &b, Location loc, ValueRange args) {
+  Type type = args[0].getType();
+  Value negative = isNegative(b, loc, args[0]);
+  return arith::SelectOp::create(b, loc, negative, constant(b, loc, type, -1),
+                                 constant(b, loc, type, 1));
+}
+
+/// Warp's step: x < 0 ? 1 : 0.
+Value stepBuiltin(OpBuilder &b, Location loc, ValueRange args) {
+  Type type = args[0].getType();
+  Value negative = isNegative(b, loc, args[0]);
+  return arith::SelectOp::create(b, loc, negative, constant(b, loc, type, 1),
+                                 constant(b, loc, type, 0));
+}
+
+/// a * (1 - t) + b * t.
+Value lerpBuiltin(OpBuilder &b, Location loc, ValueRange args) {
+  Value a = args[0], end = args[1], t = args[2];
+  Value one = constant(b, loc, t.getType(), 1);
+  Value rest = arith::SubFOp::create(b, loc, one, t);
+  Value left = arith::MulFOp::create(b, loc, a, rest);
+  Value right = arith::MulFOp::create(b, loc, end, t);
+  return arith::AddFOp::create(b, loc, left, right);
+}
+
+/// t * t * (3 - 2 * t) with t = clamp((x - edge0) / (edge1 - edge0), 0, 1).
+Value smoothstepBuiltin(OpBuilder &b, Location loc, ValueRange args) {
+  Value edge0 = args[0], edge1 = args[1], x = args[2];
+  Type type = x.getType();
+  Value offset = arith::SubFOp::create(b, loc, x, edge0);
+  Value width = arith::SubFOp::create(b, loc, edge1, edge0);
+  Value ratio = arith::DivFOp::create(b, loc, offset, width);
+  Value t = buildClamp(b, loc, ratio, constant(b, loc, type, 0),
+                       constant(b, loc, type, 1));
+  Value square = arith::MulFOp::create(b, loc, t, t);
+  Value twice = arith::MulFOp::create(b, loc, constant(b, loc, type, 2), t);
+  Value slope =
+      arith::SubFOp::create(b, loc, constant(b, loc, type, 3), twice);
+  return arith::MulFOp::create(b, loc, square, slope);
+}
+
+/// Warp's asin and acos: the operation on x clamped to [-1, 1].
+template <typename Op>
+Value clampedToUnit(OpBuilder &b, Location loc, ValueRange args) {
+  Type type = args[0].getType();
+  Value x = buildClamp(b, loc, args[0], constant(b, loc, type, -1),
+                       constant(b, loc, type, 1));
+  return Op::create(b, loc, x);
+}
+
 const llvm::StringMap<Handler> &builtinTable() {
   static const llvm::StringMap<Handler> table = {
       // Trigonometric and hyperbolic.
       {"sin", build<math::SinOp>},
       {"cos", build<math::CosOp>},
       {"tan", build<math::TanOp>},
+      {"asin", clampedToUnit<math::AsinOp>},
+      {"acos", clampedToUnit<math::AcosOp>},
       {"atan", build<math::AtanOp>},
       {"atan2", build<math::Atan2Op>},
       {"sinh", build<math::SinhOp>},
@@ -65,10 +148,15 @@ const llvm::StringMap<Handler> &builtinTable() {
       {"isfinite", build<math::IsFiniteOp>},
       {"isnan", build<math::IsNaNOp>},
       {"isinf", build<math::IsInfOp>},
-      // Absolute value and comparisons.
+      // Comparisons and interpolation.
       {"abs", build<math::AbsFOp, math::AbsIOp>},
       {"min", build<arith::MinNumFOp, arith::MinSIOp>},
       {"max", build<arith::MaxNumFOp, arith::MaxSIOp>},
+      {"clamp", clampBuiltin},
+      {"sign", signBuiltin},
+      {"step", stepBuiltin},
+      {"lerp", lerpBuiltin},
+      {"smoothstep", smoothstepBuiltin},
   };
   return table;
 }
