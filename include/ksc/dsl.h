@@ -87,37 +87,138 @@ int tid();
 /// [0, X) and tid(1) in [0, Y). Only valid in kernels.
 int tid(int dim);
 
-// The math library. Each function exists for float and double.
-float sin(float x);
-double sin(double x);
-float cos(float x);
-double cos(double x);
-float exp(float x);
-double exp(double x);
-float log(float x);
-double log(double x);
-float sqrt(float x);
-double sqrt(double x);
+// The math library: the scalar math of NVIDIA Warp's kernel language, for
+// float and double (some functions also for int and int64_t). The table in
+// docs/language.md ("Builtins") gives the exact semantics.
+//
+// Each builtin is a function template with a defaulted parameter. C++ prefers
+// a plain function to a template when both match a call equally well, so a
+// device function of your own with a builtin's name and parameter types (say
+// `KSC_FUNC double floor(double x)`) is the one called, instead of the call
+// being ambiguous. Among the builtins, overloads are chosen as for plain
+// functions: `pow(2.0f, 3)` is the float pow, `min(1, 2.0f)` is ambiguous.
+#define KSC_BUILTIN template <bool ksc_builtin = true>
+
+// Trigonometric and hyperbolic functions, in radians.
+KSC_BUILTIN float sin(float x);
+KSC_BUILTIN double sin(double x);
+KSC_BUILTIN float cos(float x);
+KSC_BUILTIN double cos(double x);
+KSC_BUILTIN float tan(float x);
+KSC_BUILTIN double tan(double x);
+/// asin and acos clamp x to [-1, 1] first, as Warp does: asin(2) is pi/2,
+/// not NaN (and a NaN x is clamped to -1).
+KSC_BUILTIN float asin(float x);
+KSC_BUILTIN double asin(double x);
+KSC_BUILTIN float acos(float x);
+KSC_BUILTIN double acos(double x);
+KSC_BUILTIN float atan(float x);
+KSC_BUILTIN double atan(double x);
+/// The angle of the point (x, y), in [-pi, pi].
+KSC_BUILTIN float atan2(float y, float x);
+KSC_BUILTIN double atan2(double y, double x);
+KSC_BUILTIN float sinh(float x);
+KSC_BUILTIN double sinh(double x);
+KSC_BUILTIN float cosh(float x);
+KSC_BUILTIN double cosh(double x);
+KSC_BUILTIN float tanh(float x);
+KSC_BUILTIN double tanh(double x);
+
+// Exponentials, logarithms, powers and roots.
+KSC_BUILTIN float exp(float x);
+KSC_BUILTIN double exp(double x);
+KSC_BUILTIN float exp2(float x);
+KSC_BUILTIN double exp2(double x);
+KSC_BUILTIN float log(float x);
+KSC_BUILTIN double log(double x);
+KSC_BUILTIN float log2(float x);
+KSC_BUILTIN double log2(double x);
+KSC_BUILTIN float log10(float x);
+KSC_BUILTIN double log10(double x);
+/// x raised to the power y (C's pow).
+KSC_BUILTIN float pow(float x, float y);
+KSC_BUILTIN double pow(double x, double y);
+KSC_BUILTIN float sqrt(float x);
+KSC_BUILTIN double sqrt(double x);
+KSC_BUILTIN float cbrt(float x);
+KSC_BUILTIN double cbrt(double x);
+/// The error function.
+KSC_BUILTIN float erf(float x);
+KSC_BUILTIN double erf(double x);
+
+// Rounding to an integral value (the result keeps its floating-point type).
+KSC_BUILTIN float floor(float x);
+KSC_BUILTIN double floor(double x);
+KSC_BUILTIN float ceil(float x);
+KSC_BUILTIN double ceil(double x);
+/// The nearest integer, halfway cases away from zero (C's round): round(2.5)
+/// is 3, round(-0.5) is -1, round(-0.25) is -0.
+KSC_BUILTIN float round(float x);
+KSC_BUILTIN double round(double x);
+KSC_BUILTIN float trunc(float x);
+KSC_BUILTIN double trunc(double x);
+/// The remainder of x / y with the sign of x: x - trunc(x / y) * y, exactly.
+KSC_BUILTIN float fmod(float x, float y);
+KSC_BUILTIN double fmod(double x, double y);
+
+// Classification.
+KSC_BUILTIN bool isfinite(float x);
+KSC_BUILTIN bool isfinite(double x);
+KSC_BUILTIN bool isnan(float x);
+KSC_BUILTIN bool isnan(double x);
+KSC_BUILTIN bool isinf(float x);
+KSC_BUILTIN bool isinf(double x);
 
 /// |x|.
-float abs(float x);
-double abs(double x);
-int abs(int x);
-int64_t abs(int64_t x);
-long long abs(long long x);
+KSC_BUILTIN float abs(float x);
+KSC_BUILTIN double abs(double x);
+KSC_BUILTIN int abs(int x);
+KSC_BUILTIN int64_t abs(int64_t x);
+KSC_BUILTIN long long abs(long long x);
 
 /// The smaller/larger argument. For float and double, a NaN argument is
 /// ignored (as fmin/fmax do).
-float min(float a, float b);
-double min(double a, double b);
-int min(int a, int b);
-int64_t min(int64_t a, int64_t b);
-long long min(long long a, long long b);
-float max(float a, float b);
-double max(double a, double b);
-int max(int a, int b);
-int64_t max(int64_t a, int64_t b);
-long long max(long long a, long long b);
+KSC_BUILTIN float min(float a, float b);
+KSC_BUILTIN double min(double a, double b);
+KSC_BUILTIN int min(int a, int b);
+KSC_BUILTIN int64_t min(int64_t a, int64_t b);
+KSC_BUILTIN long long min(long long a, long long b);
+KSC_BUILTIN float max(float a, float b);
+KSC_BUILTIN double max(double a, double b);
+KSC_BUILTIN int max(int a, int b);
+KSC_BUILTIN int64_t max(int64_t a, int64_t b);
+KSC_BUILTIN long long max(long long a, long long b);
+
+/// min(max(x, lo), hi): x limited to [lo, hi]. For float and double a NaN x
+/// gives lo (min and max ignore NaN).
+KSC_BUILTIN float clamp(float x, float lo, float hi);
+KSC_BUILTIN double clamp(double x, double lo, double hi);
+KSC_BUILTIN int clamp(int x, int lo, int hi);
+KSC_BUILTIN int64_t clamp(int64_t x, int64_t lo, int64_t hi);
+KSC_BUILTIN long long clamp(long long x, long long lo, long long hi);
+
+/// Warp's sign: -1 if x < 0, else 1 (so sign(0), sign(-0.0) and sign(NaN)
+/// are 1).
+KSC_BUILTIN float sign(float x);
+KSC_BUILTIN double sign(double x);
+KSC_BUILTIN int sign(int x);
+KSC_BUILTIN int64_t sign(int64_t x);
+KSC_BUILTIN long long sign(long long x);
+
+/// Warp's step: 1 if x < 0, else 0. (Not GLSL's step(edge, x).)
+KSC_BUILTIN float step(float x);
+KSC_BUILTIN double step(double x);
+
+/// a * (1 - t) + b * t.
+KSC_BUILTIN float lerp(float a, float b, float t);
+KSC_BUILTIN double lerp(double a, double b, double t);
+
+/// t * t * (3 - 2 * t) with t = clamp((x - edge0) / (edge1 - edge0), 0, 1):
+/// 0 at or below edge0, 1 at or above edge1.
+KSC_BUILTIN float smoothstep(float edge0, float edge1, float x);
+KSC_BUILTIN double smoothstep(double edge0, double edge1, double x);
+
+#undef KSC_BUILTIN
 
 } // namespace ksc
 

@@ -2,7 +2,8 @@
 //
 // Part of ksc. Maps the functions the prelude (include/ksc/dsl.h) declares
 // to IR. To add a builtin: declare it in dsl.h, add a row to the table
-// below, and a test in test/Frontend/builtins.kdsl and test/Run.
+// below, a row to the Builtins table of docs/language.md, and tests in
+// test/Frontend/builtins.kdsl, test/Target/Cpp/math.kdsl and test/Run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +20,8 @@ using namespace ksc;
 using namespace ksc::frontend;
 
 namespace {
+/// Builds a builtin from its arguments, which have the types of the prelude
+/// overload Clang chose.
 using Handler = Value (*)(OpBuilder &, Location, ValueRange);
 
 /// One operation for floating-point operands, another for integers.
@@ -31,16 +34,129 @@ Value build(OpBuilder &b, Location loc, ValueRange args) {
   llvm_unreachable("the prelude declares this builtin for floats only");
 }
 
+// Builtins with no single upstream operation are built from arith and math
+// operations, in the order the documented formula reads, so that the emitted
+// C++ reads like it.
+
+/// `value` as a constant of `type` (a float or integer type).
+Value constant(OpBuilder &b, Location loc, Type type, double value) {
+  if (isa<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+/// min(max(x, lo), hi), with the min and max builtins.
+Value buildClamp(OpBuilder &b, Location loc, Value x, Value lo, Value hi) {
+  Value low = build<arith::MaxNumFOp, arith::MaxSIOp>(b, loc, {x, lo});
+  return build<arith::MinNumFOp, arith::MinSIOp>(b, loc, {low, hi});
+}
+
+Value clampBuiltin(OpBuilder &b, Location loc, ValueRange args) {
+  return buildClamp(b, loc, args[0], args[1], args[2]);
+}
+
+/// x < 0, signed for integers (ordered for floats: false for NaN).
+Value isNegative(OpBuilder &b, Location loc, Value x) {
+  Value zero = constant(b, loc, x.getType(), 0);
+  if (isa<FloatType>(x.getType()))
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, zero);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero);
+}
+
+/// Warp's sign: x < 0 ? -1 : 1.
+Value signBuiltin(OpBuilder &b, Location loc, ValueRange args) {
+  Type type = args[0].getType();
+  Value negative = isNegative(b, loc, args[0]);
+  return arith::SelectOp::create(b, loc, negative, constant(b, loc, type, -1),
+                                 constant(b, loc, type, 1));
+}
+
+/// Warp's step: x < 0 ? 1 : 0.
+Value stepBuiltin(OpBuilder &b, Location loc, ValueRange args) {
+  Type type = args[0].getType();
+  Value negative = isNegative(b, loc, args[0]);
+  return arith::SelectOp::create(b, loc, negative, constant(b, loc, type, 1),
+                                 constant(b, loc, type, 0));
+}
+
+/// a * (1 - t) + b * t.
+Value lerpBuiltin(OpBuilder &b, Location loc, ValueRange args) {
+  Value a = args[0], end = args[1], t = args[2];
+  Value one = constant(b, loc, t.getType(), 1);
+  Value rest = arith::SubFOp::create(b, loc, one, t);
+  Value left = arith::MulFOp::create(b, loc, a, rest);
+  Value right = arith::MulFOp::create(b, loc, end, t);
+  return arith::AddFOp::create(b, loc, left, right);
+}
+
+/// t * t * (3 - 2 * t) with t = clamp((x - edge0) / (edge1 - edge0), 0, 1).
+Value smoothstepBuiltin(OpBuilder &b, Location loc, ValueRange args) {
+  Value edge0 = args[0], edge1 = args[1], x = args[2];
+  Type type = x.getType();
+  Value offset = arith::SubFOp::create(b, loc, x, edge0);
+  Value width = arith::SubFOp::create(b, loc, edge1, edge0);
+  Value ratio = arith::DivFOp::create(b, loc, offset, width);
+  Value t = buildClamp(b, loc, ratio, constant(b, loc, type, 0),
+                       constant(b, loc, type, 1));
+  Value square = arith::MulFOp::create(b, loc, t, t);
+  Value twice = arith::MulFOp::create(b, loc, constant(b, loc, type, 2), t);
+  Value slope =
+      arith::SubFOp::create(b, loc, constant(b, loc, type, 3), twice);
+  return arith::MulFOp::create(b, loc, square, slope);
+}
+
+/// Warp's asin and acos: the operation on x clamped to [-1, 1].
+template <typename Op>
+Value clampedToUnit(OpBuilder &b, Location loc, ValueRange args) {
+  Type type = args[0].getType();
+  Value x = buildClamp(b, loc, args[0], constant(b, loc, type, -1),
+                       constant(b, loc, type, 1));
+  return Op::create(b, loc, x);
+}
+
 const llvm::StringMap<Handler> &builtinTable() {
   static const llvm::StringMap<Handler> table = {
+      // Trigonometric and hyperbolic.
       {"sin", build<math::SinOp>},
       {"cos", build<math::CosOp>},
+      {"tan", build<math::TanOp>},
+      {"asin", clampedToUnit<math::AsinOp>},
+      {"acos", clampedToUnit<math::AcosOp>},
+      {"atan", build<math::AtanOp>},
+      {"atan2", build<math::Atan2Op>},
+      {"sinh", build<math::SinhOp>},
+      {"cosh", build<math::CoshOp>},
+      {"tanh", build<math::TanhOp>},
+      // Exponentials, logarithms, powers and roots.
       {"exp", build<math::ExpOp>},
+      {"exp2", build<math::Exp2Op>},
       {"log", build<math::LogOp>},
+      {"log2", build<math::Log2Op>},
+      {"log10", build<math::Log10Op>},
+      {"pow", build<math::PowFOp>},
       {"sqrt", build<math::SqrtOp>},
+      {"cbrt", build<math::CbrtOp>},
+      {"erf", build<math::ErfOp>},
+      // Rounding and remainder.
+      {"floor", build<math::FloorOp>},
+      {"ceil", build<math::CeilOp>},
+      {"round", build<math::RoundOp>},
+      {"trunc", build<math::TruncOp>},
+      {"fmod", build<arith::RemFOp>},
+      // Classification.
+      {"isfinite", build<math::IsFiniteOp>},
+      {"isnan", build<math::IsNaNOp>},
+      {"isinf", build<math::IsInfOp>},
+      // Comparisons and interpolation.
       {"abs", build<math::AbsFOp, math::AbsIOp>},
       {"min", build<arith::MinNumFOp, arith::MinSIOp>},
       {"max", build<arith::MaxNumFOp, arith::MaxSIOp>},
+      {"clamp", clampBuiltin},
+      {"sign", signBuiltin},
+      {"step", stepBuiltin},
+      {"lerp", lerpBuiltin},
+      {"smoothstep", smoothstepBuiltin},
   };
   return table;
 }

@@ -445,7 +445,6 @@ FailureOr<Expr> Emitter::buildMathExpr(Operation &op) {
                          .Case("expm1", "std::expm1")
                          .Case("floor", "std::floor")
                          .Case("fma", "std::fma")
-                         .Case("fpowi", "std::pow")
                          .Case("isfinite", "std::isfinite")
                          .Case("isinf", "std::isinf")
                          .Case("isnan", "std::isnan")
@@ -465,6 +464,14 @@ FailureOr<Expr> Emitter::buildMathExpr(Operation &op) {
                          .Default("");
   if (!callee.empty())
     return call(callee, op.getOperands());
+  if (name == "fpowi") {
+    // std::pow with an integer argument computes in double; an f32 result
+    // must be rounded back to float before it is used.
+    Expr power = call("std::pow", op.getOperands());
+    if (op.getResult(0).getType().isF32())
+      return castTo("float", power);
+    return power;
+  }
   if (name == "rsqrt") {
     Expr root = call("std::sqrt", op.getOperands());
     std::string one = op.getResult(0).getType().isF32() ? "1.0f" : "1.0";
