@@ -46,6 +46,15 @@ namespace ksc::frontend {
 bool isProvidedHeader(const clang::SourceManager &sm,
                       clang::SourceLocation loc);
 
+/// Whether `param` is an in-out parameter: a non-const lvalue reference
+/// (`float &lo`).
+bool isInoutParam(const clang::ParmVarDecl *param);
+
+/// The arguments of `call` bound to in-out parameters, which the call
+/// writes.
+llvm::SmallVector<const clang::Expr *, 2>
+inoutArguments(const clang::CallExpr *call);
+
 /// What a declared function is in the kernel language.
 enum class FunctionKind { Kernel, Func };
 

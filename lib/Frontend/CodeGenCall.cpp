@@ -23,6 +23,24 @@ namespace arith = mlir::arith;
 // Calls
 //===----------------------------------------------------------------------===//
 
+bool frontend::isInoutParam(const ParmVarDecl *param) {
+  QualType type = param->getType();
+  return type->isLValueReferenceType() &&
+         !type->getPointeeType().isConstQualified();
+}
+
+llvm::SmallVector<const Expr *, 2>
+frontend::inoutArguments(const CallExpr *call) {
+  llvm::SmallVector<const Expr *, 2> args;
+  const FunctionDecl *callee = call->getDirectCallee();
+  if (!callee || isa<CXXOperatorCallExpr>(call))
+    return args;
+  for (auto [param, arg] : llvm::zip(callee->parameters(), call->arguments()))
+    if (isInoutParam(param))
+      args.push_back(arg);
+  return args;
+}
+
 mlir::FailureOr<mlir::Value> FunctionBuilder::emitCall(const CallExpr *expr) {
   mlir::Location loc = mb.loc(expr->getExprLoc());
   const FunctionDecl *callee = expr->getDirectCallee();
@@ -60,16 +78,48 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitCall(const CallExpr *expr) {
                                        "' is declared but never defined");
     return mlir::failure();
   }
+  // In-out arguments (`T &` parameters) are copied in, and the values the
+  // function returns for them are stored back after the call.
   llvm::SmallVector<mlir::Value> args;
-  for (const Expr *arg : expr->arguments()) {
-    mlir::FailureOr<mlir::Value> value = emitRValue(arg);
-    if (mlir::failed(value))
+  llvm::SmallVector<LValue> inout;
+  for (auto [param, arg] : llvm::zip(callee->parameters(), expr->arguments())) {
+    if (!isInoutParam(param)) {
+      mlir::FailureOr<mlir::Value> value = emitRValue(arg);
+      if (mlir::failed(value))
+        return mlir::failure();
+      args.push_back(*value);
+      continue;
+    }
+    mlir::FailureOr<LValue> target = emitLValue(arg);
+    if (mlir::failed(target))
       return mlir::failure();
-    args.push_back(*value);
+    if (target->var && llvm::any_of(inout, [&](const LValue &other) {
+          return other.var == target->var;
+        })) {
+      mb.error(arg->getExprLoc(),
+               "'" + nameOf(target->var) +
+                   "' is passed to two reference parameters of the same "
+                   "call; pass a copy to one of them",
+               arg->getSourceRange());
+      return mlir::failure();
+    }
+    args.push_back(load(*target, mb.loc(arg->getExprLoc())));
+    inout.push_back(*target);
   }
   mb.recordCall(decl, callee, expr->getExprLoc());
   auto call = ks::CallOp::create(b, loc, func, args);
-  if (call.getNumResults() == 0)
+  unsigned direct = call.getNumResults() - inout.size();
+  // The variables the call writes name its in-out results.
+  if (!inout.empty()) {
+    llvm::SmallVector<llvm::StringRef> names(direct, "");
+    for (const LValue &target : inout)
+      names.push_back(target.var ? nameOf(target.var) : "");
+    if (llvm::any_of(names, [](StringRef name) { return !name.empty(); }))
+      call->setAttr(kNamesAttr, b.getStrArrayAttr(names));
+  }
+  for (auto [index, target] : llvm::enumerate(inout))
+    store(target, call.getResult(direct + index), loc);
+  if (direct == 0)
     return mlir::Value();
   return call.getResult(0);
 }

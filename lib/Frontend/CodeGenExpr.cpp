@@ -62,7 +62,11 @@ static const Expr *stripTemporaries(const Expr *expr) {
 /// the new name is added after the first.
 static mlir::Value nameValue(mlir::Value value, StringRef name) {
   mlir::Operation *def = value.getDefiningOp();
-  if (!def || def->getNumResults() != 1)
+  // A call with in-out arguments has more results; its own result, the
+  // first, carries the name in the call's location.
+  bool callResult = isa_and_nonnull<ks::CallOp>(def) &&
+                    def->getResult(0) == value;
+  if (!def || (def->getNumResults() != 1 && !callResult))
     return value;
   // scf operations carry the names of their results in ks.names (a `?:` that
   // is not speculated is an scf.if with one result).

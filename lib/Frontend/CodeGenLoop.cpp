@@ -52,8 +52,11 @@ static void collectWrites(const Stmt *stmt,
            op && op->isIncrementDecrementOp())
     target(op->getSubExpr());
   else if (auto *call = dyn_cast<CallExpr>(stmt);
-           call && !isa<CXXOperatorCallExpr>(call))
+           call && !isa<CXXOperatorCallExpr>(call)) {
     writesMemory = true; // A device function may store to arrays.
+    for (const Expr *arg : inoutArguments(call))
+      target(arg);
+  }
   for (const Stmt *child : stmt->children())
     collectWrites(child, vars, writesMemory);
 }

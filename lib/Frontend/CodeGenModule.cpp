@@ -376,11 +376,20 @@ void ModuleBuilder::declareFunction(const FunctionDecl *decl,
         ok = false;
         continue;
       }
-      if (!pointee.isConstQualified() || type->isRValueReferenceType()) {
+      if (type->isRValueReferenceType()) {
         error(param->getLocation(),
-              "non-const reference parameters are not supported yet; use "
+              "rvalue reference parameters are not supported; use "
               "'const " +
-                  spell(pointee) + " &' or pass by value");
+                  spell(pointee.getUnqualifiedType()) +
+                  " &' or pass by value");
+        ok = false;
+        continue;
+      }
+      if (!pointee.isConstQualified() && isArrayType(pointee)) {
+        error(param->getLocation(),
+              "arrays cannot be passed by non-const reference; pass them by "
+              "value (an array is a view: the function writes its elements "
+              "either way)");
         ok = false;
         continue;
       }
@@ -417,6 +426,13 @@ void ModuleBuilder::declareFunction(const FunctionDecl *decl,
     } else
       results.push_back(*converted);
   }
+  // In-out parameters return their final values after the result.
+  llvm::SmallVector<unsigned> inoutArgs;
+  for (auto [index, param] : llvm::enumerate(decl->parameters()))
+    if (isInoutParam(param) && index < inputs.size()) {
+      inoutArgs.push_back(index);
+      results.push_back(inputs[index]);
+    }
   if (!ok)
     return;
 
@@ -466,6 +482,9 @@ void ModuleBuilder::declareFunction(const FunctionDecl *decl,
     op = ks::KernelOp::create(builder, location, symbol, type, argNames);
   else
     op = ks::FuncOp::create(builder, location, symbol, type, argNames);
+  for (unsigned index : inoutArgs)
+    cast<mlir::FunctionOpInterface>(op).setArgAttr(index, ks::kInoutAttr,
+                                                   builder.getUnitAttr());
   // Argument locations carry the parameters' names and positions.
   for (auto [arg, param] :
        llvm::zip(op->getRegion(0).getArguments(), decl->parameters()))

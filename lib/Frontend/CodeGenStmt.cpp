@@ -49,7 +49,7 @@ mlir::LogicalResult FunctionBuilder::build() {
     env[param] = arg;
   mlir::Location start = mb.loc(decl->getBody()->getBeginLoc());
   if (auto func = dyn_cast<ks::FuncOp>(function);
-      func && func.getFunctionType().getNumResults() == 1) {
+      func && ks::getNumDirectResults(func) == 1) {
     returnType = func.getFunctionType().getResult(0);
     env[returnValue] = zero(returnType, start);
   }
@@ -63,12 +63,17 @@ mlir::LogicalResult FunctionBuilder::build() {
   if (mlir::failed(emitStmts(stmts)))
     return mlir::failure();
 
+  // A device function returns its result, then the final values of its
+  // in-out parameters.
   b.setInsertionPointToEnd(&entry);
   mlir::Location end = mb.loc(body->getRBracLoc());
+  llvm::SmallVector<mlir::Value> results;
   if (returnType)
-    ks::ReturnOp::create(b, end, mlir::ValueRange{env[returnValue]});
-  else
-    ks::ReturnOp::create(b, end);
+    results.push_back(env[returnValue]);
+  for (const ParmVarDecl *param : decl->parameters())
+    if (isInoutParam(param))
+      results.push_back(env[param]);
+  ks::ReturnOp::create(b, end, results);
   return mlir::success();
 }
 
@@ -137,7 +142,10 @@ FunctionBuilder::assignedIn(llvm::ArrayRef<const Stmt *> stmts) {
     else if (auto *call = dyn_cast<CXXOperatorCallExpr>(stmt);
              call && call->getOperator() == OO_Equal)
       addVar(call->getArg(0)); // Assigning an array variable.
-    else if (isa<ReturnStmt>(stmt)) {
+    else if (auto *call = dyn_cast<CallExpr>(stmt))
+      for (const Expr *arg : inoutArguments(call))
+        addVar(arg);
+    if (isa<ReturnStmt>(stmt)) {
       keys.insert(returnValue);
       keys.insert(returned);
     } else if (isa<BreakStmt>(stmt) && !inInnerLoop && broke)

@@ -37,9 +37,12 @@ static func::FuncOp createFunction(ConversionPatternRewriter &rewriter, OpT op,
   unsigned offset = leading.empty() ? 0 : 1;
   if (!leading.empty())
     func.setArgAttr(0, kNameAttr, rewriter.getStringAttr(leading));
-  for (unsigned i = 0, e = op.getFunctionType().getNumInputs(); i < e; ++i)
+  for (unsigned i = 0, e = op.getFunctionType().getNumInputs(); i < e; ++i) {
     if (StringRef argName = op.getArgName(i); !argName.empty())
       func.setArgAttr(i + offset, kNameAttr, rewriter.getStringAttr(argName));
+    if (Attribute inout = op.getArgAttr(i, ks::kInoutAttr))
+      func.setArgAttr(i + offset, ks::kInoutAttr, inout);
+  }
   return func;
 }
 
@@ -212,8 +215,11 @@ struct CallOpLowering : public OpConversionPattern<ks::CallOp> {
   LogicalResult
   matchAndRewrite(ks::CallOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<func::CallOp>(
+    auto call = rewriter.replaceOpWithNewOp<func::CallOp>(
         op, op.getCalleeAttr(), op.getResultTypes(), adaptor.getOperands());
+    // The source names of in-out results.
+    if (Attribute names = op->getAttr(kNamesAttr))
+      call->setAttr(kNamesAttr, names);
     return success();
   }
 };

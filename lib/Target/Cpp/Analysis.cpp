@@ -101,7 +101,7 @@ bool Emitter::isExpressionOp(Operation &op) {
     return result;
   }
   if (auto call = dyn_cast<func::CallOp>(op))
-    return true;
+    return !hasInoutArgs(call);
   Dialect *dialect = op.getDialect();
   if (!dialect)
     return false;

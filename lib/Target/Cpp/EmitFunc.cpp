@@ -53,11 +53,106 @@ FailureOr<Expr> Emitter::buildCallExpr(func::CallOp op) {
   return result;
 }
 
+/// The variables of the in-out parameters of the function being printed.
+SmallVector<unsigned> Emitter::inoutParamVars(func::FuncOp func) {
+  SmallVector<unsigned> slots;
+  for (unsigned index : ks::getInoutArgs(func))
+    slots.push_back(varOf.lookup(func.getArgument(index)));
+  return slots;
+}
+
 LogicalResult Emitter::emitReturn(func::ReturnOp op) {
-  if (op.getNumOperands() > 1)
+  auto func = op->getParentOfType<func::FuncOp>();
+  unsigned direct = ks::getNumDirectResults(func);
+  if (direct > 1)
     return op.emitError("cannot emit a function with several results as C++");
-  if (op.getNumOperands() == 1)
-    os << "return " << valueExpr(op.getOperand(0)).text << ";\n";
+  // In-out parameters get their final values, then the result is returned;
+  // a result that reads a parameter about to change is computed first.
+  SmallVector<unsigned> slots = inoutParamVars(func);
+  ValueRange finals = op.getOperands().drop_front(direct);
+  std::optional<Expr> result;
+  if (direct == 1) {
+    result = valueExpr(op.getOperand(0));
+    bool readsSlot = false;
+    for (auto [slot, final] : llvm::zip(slots, finals))
+      if (vars[slot].current != final &&
+          llvm::is_contained(result->reads, slot))
+        readsSlot = true;
+    if (readsSlot) {
+      unsigned temp = newVar("result", op.getOperand(0).getType());
+      os << declare(temp) << " = " << result->text << ";\n";
+      result = Expr(vars[temp].name, kPrimary);
+    }
+  }
+  if (failed(assignSlots(slots, finals)))
+    return failure();
+  if (result)
+    os << "return " << result->text << ";\n";
+  return success();
+}
+
+bool Emitter::hasInoutArgs(func::CallOp op) {
+  func::FuncOp callee = functionsByName.lookup(op.getCallee());
+  return callee && !ks::getInoutArgs(callee).empty();
+}
+
+LogicalResult Emitter::emitInoutCall(func::CallOp op) {
+  func::FuncOp callee = functionsByName.lookup(op.getCallee());
+  SmallVector<unsigned> inout = ks::getInoutArgs(callee);
+  unsigned direct = op.getNumResults() - inout.size();
+  // Each in-out argument needs a variable the call can write: the one that
+  // holds the value if it dies here, else a copy.
+  SmallVector<Type> types;
+  SmallVector<std::string> names;
+  SmallVector<Value> inits;
+  SmallVector<SmallVector<Value>> candidates;
+  auto recorded = op->getAttrOfType<ArrayAttr>(kNamesAttr);
+  for (auto [k, index] : llvm::enumerate(inout)) {
+    Value operand = op.getOperand(index);
+    types.push_back(operand.getType());
+    // Named like the source variable the call writes, else like the
+    // variable that holds the value, so that it is reused.
+    std::string name;
+    if (recorded && recorded.size() == op.getNumResults())
+      if (auto str = dyn_cast<StringAttr>(recorded[direct + k]))
+        name = str.getValue().str();
+    if (auto it = varOf.find(operand);
+        name.empty() && it != varOf.end() &&
+        vars[it->second].current == operand)
+      name = vars[it->second].baseName;
+    if (name.empty())
+      name = getSourceName(operand).str();
+    if (name.empty())
+      name = argName(callee, index).str();
+    names.push_back(name);
+    inits.push_back(operand);
+    candidates.push_back({operand});
+  }
+  FailureOr<SmallVector<unsigned>> slots =
+      makeSlots(op, types, names, inits, candidates);
+  if (failed(slots))
+    return failure();
+  std::string text = calleeName(op.getCallee()) + "(";
+  llvm::ListSeparator sep;
+  for (auto [index, arg] : llvm::enumerate(op.getOperands())) {
+    text += sep;
+    if (const unsigned *slot = llvm::find(inout, index); slot != inout.end())
+      text += vars[(*slots)[slot - inout.begin()]].name;
+    else
+      text += operand(valueExpr(arg), kAssign);
+  }
+  text += ")";
+  if (direct == 1 && !op.getResult(0).use_empty()) {
+    Value result = op.getResult(0);
+    unsigned var = newVar(chooseName(result), result.getType());
+    os << declare(var) << " = " << text << ";\n";
+    bindVar(result, var);
+  } else {
+    os << text << ";\n";
+  }
+  for (auto [slot, result] :
+       llvm::zip(*slots, op.getResults().drop_front(direct)))
+    bindVar(result, slot);
   return success();
 }
 
@@ -73,9 +168,11 @@ static FailureOr<std::string> signature(Emitter &emitter, func::FuncOp func,
       result += "[[maybe_unused]] ";
     result += "static ";
   }
-  if (type.getNumResults() > 1)
+  unsigned direct = ks::getNumDirectResults(func);
+  if (direct > 1)
     return func.emitError("cannot emit a function with several results as C++");
-  if (type.getNumResults() == 0) {
+  SmallVector<unsigned> inout = ks::getInoutArgs(func);
+  if (direct == 0) {
     result += "void";
   } else {
     FailureOr<std::string> ret =
@@ -86,12 +183,15 @@ static FailureOr<std::string> signature(Emitter &emitter, func::FuncOp func,
   }
   result += " " + emitter.functionNames.lookup(func.getSymName()) + "(";
   llvm::ListSeparator sep;
-  for (auto [input, name] : llvm::zip(type.getInputs(), names)) {
+  for (auto [index, input, name] :
+       llvm::enumerate(type.getInputs(), names)) {
     FailureOr<std::string> param = emitter.typeName(input, func.getLoc());
     if (failed(param))
       return failure();
     result += std::string(StringRef(sep)) + *param;
-    if (!name.empty())
+    if (llvm::is_contained(inout, index))
+      result += " &" + name;
+    else if (!name.empty())
       result += " " + name;
   }
   return result + ")";
@@ -113,17 +213,24 @@ LogicalResult Emitter::emitFunction(func::FuncOp func) {
   pushScope();
   Block &entry = func.getBody().front();
   SmallVector<std::string> names;
+  SmallVector<unsigned> inout = ks::getInoutArgs(func);
   for (BlockArgument arg : entry.getArguments()) {
     StringRef name = argName(func, arg.getArgNumber());
     unsigned var = newVar(
         name.empty() ? "arg" + std::to_string(arg.getArgNumber()) : name.str(),
         arg.getType());
     bindVar(arg, var);
-    // An unused parameter keeps its name in a comment (-Wunused-parameter).
-    vars[var].reusable = !arg.use_empty();
-    names.push_back(arg.use_empty() ? "/*" + vars[var].name + "*/"
-                                    : vars[var].name);
+    // An unused parameter keeps its name in a comment (-Wunused-parameter);
+    // an in-out parameter is always written.
+    bool unused = arg.use_empty() &&
+                  !llvm::is_contained(inout, arg.getArgNumber());
+    vars[var].reusable = !unused;
+    names.push_back(unused ? "/*" + vars[var].name + "*/" : vars[var].name);
   }
+  // The final values of in-out parameters are computed into them.
+  preferSlots(entry, inoutParamVars(func),
+              entry.getTerminator()->getOperands().drop_front(
+                  ks::getNumDirectResults(func)));
   FailureOr<std::string> sig = signature(*this, func, names);
   if (failed(sig))
     return failure();

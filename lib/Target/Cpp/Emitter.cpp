@@ -258,6 +258,8 @@ LogicalResult Emitter::emitOperation(Operation &op) {
   if (isa<ks::StoreOp, ks::CheckBoundsOp>(op))
     return emitKsStatement(op);
   if (auto callOp = dyn_cast<func::CallOp>(op)) {
+    if (hasInoutArgs(callOp))
+      return emitInoutCall(callOp);
     if (callOp.getNumResults() != 0)
       return op.emitError("cannot emit a call with ")
              << callOp.getNumResults() << " results as C++";

@@ -165,6 +165,12 @@ public:
   mlir::LogicalResult emitScfOp(mlir::Operation &op);
   mlir::LogicalResult emitKsStatement(mlir::Operation &op);
   mlir::LogicalResult emitReturn(mlir::func::ReturnOp op);
+  /// The variables of the in-out (`T &`) parameters of `func`.
+  llvm::SmallVector<unsigned> inoutParamVars(mlir::func::FuncOp func);
+  /// Whether `op` calls a function with in-out parameters: a statement that
+  /// writes the variables it passes.
+  bool hasInoutArgs(mlir::func::CallOp op);
+  mlir::LogicalResult emitInoutCall(mlir::func::CallOp op);
   mlir::LogicalResult emitIf(mlir::scf::IfOp op);
   mlir::LogicalResult emitFor(mlir::scf::ForOp op);
   mlir::LogicalResult emitWhile(mlir::scf::WhileOp op);
@@ -186,6 +192,9 @@ public:
             llvm::ArrayRef<llvm::SmallVector<mlir::Value>> candidates);
   /// Prepares the yield of `block` to compute its values in place.
   void preferSlots(mlir::Block &block, llvm::ArrayRef<unsigned> slots);
+  /// The same for `values`, which `block` ends by copying into `slots`.
+  void preferSlots(mlir::Block &block, llvm::ArrayRef<unsigned> slots,
+                   mlir::ValueRange values);
   /// Prints a nested block (its operations, then `terminator`) in its own
   /// C++ scope; the caller prints the braces.
   mlir::LogicalResult

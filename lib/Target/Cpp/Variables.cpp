@@ -179,6 +179,11 @@ void Emitter::preferSlots(Block &block, ArrayRef<unsigned> slots) {
   ValueRange values = isa<scf::ConditionOp>(terminator)
                           ? cast<scf::ConditionOp>(terminator).getArgs()
                           : terminator->getOperands();
+  preferSlots(block, slots, values);
+}
+
+void Emitter::preferSlots(Block &block, ArrayRef<unsigned> slots,
+                          ValueRange values) {
   for (auto [slot, value] : llvm::zip(slots, values)) {
     Operation *def = value.getDefiningOp();
     if (!def || def->getBlock() != &block || isInlined(def))

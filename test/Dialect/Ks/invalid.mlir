@@ -403,3 +403,37 @@ ks.kernel @dim_negative(%x: !ks.array<f32>) {
   %d = ks.dim %x, -1 : !ks.array<f32>
   ks.return
 }
+
+//===----------------------------------------------------------------------===//
+// In-out arguments
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error@+1 {{'ks.func' op has 1 in-out arguments and 0 results; it must return the final value of each in-out argument after at most one result of its own}}
+ks.func @inout_without_result(%a: f32 {ks.inout}) {
+  ks.return
+}
+
+// -----
+
+// expected-error@+1 {{'ks.func' op in-out argument 0 has type 'f32' but the result that returns its final value has type 'i32'}}
+ks.func @inout_type(%a: f32 {ks.inout}) -> i32 {
+  %c = arith.constant 0 : i32
+  ks.return %c : i32
+}
+
+// -----
+
+// expected-error@+1 {{'ks.func' op in-out argument 0 has type '!ks.array<f32>' but the result that returns its final value has type 'f32'}}
+ks.func @inout_array(%a: !ks.array<f32> {ks.inout}) -> f32 {
+  %c = arith.constant 0.0 : f32
+  ks.return %c : f32
+}
+
+// -----
+
+// expected-error@+1 {{'ks.func' op attribute 'ks.inout' of argument 0 must be a unit attribute}}
+ks.func @inout_not_unit(%a: f32 {ks.inout = 1 : i32}) -> f32 {
+  ks.return %a : f32
+}

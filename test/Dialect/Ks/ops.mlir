@@ -98,3 +98,11 @@ func.func @grid(%g: !ks.grid) -> (i64, i64) {
   %n = ks.grid_size %g
   return %e, %n : i64, i64
 }
+
+// In-out arguments (`T &` parameters) return their final values last.
+// CHECK-LABEL: ks.func @swap(
+// CHECK-SAME:      %a: f32 {ks.inout}, %b: f32 {ks.inout}) -> (f32, f32) {
+// CHECK-NEXT:    ks.return %b, %a : f32, f32
+ks.func @swap(%a: f32 {ks.inout}, %b: f32 {ks.inout}) -> (f32, f32) {
+  ks.return %b, %a : f32, f32
+}

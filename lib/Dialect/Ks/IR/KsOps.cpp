@@ -202,6 +202,20 @@ LogicalResult KernelOp::verify() {
   return success();
 }
 
+SmallVector<unsigned> ksc::ks::getInoutArgs(FunctionOpInterface function) {
+  SmallVector<unsigned> inout;
+  for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i)
+    if (function.getArgAttr(i, kInoutAttr))
+      inout.push_back(i);
+  return inout;
+}
+
+unsigned ksc::ks::getNumDirectResults(FunctionOpInterface function) {
+  size_t inout = getInoutArgs(function).size();
+  size_t results = function.getNumResults();
+  return results >= inout ? results - inout : 0;
+}
+
 LogicalResult FuncOp::verify() {
   if (failed(FunctionLike<FuncOp>::verify(*this)))
     return failure();
@@ -212,6 +226,27 @@ LogicalResult FuncOp::verify() {
   for (Type type : getFunctionType().getResults())
     if (isa<ArrayType>(type) || !isKernelLanguageType(type))
       return emitOpError("result type ") << type << " is not a scalar type";
+  // In-out arguments: their final values are the last results.
+  SmallVector<unsigned> inout = getInoutArgs(*this);
+  ArrayRef<Type> results = getFunctionType().getResults();
+  if (results.size() < inout.size() || results.size() > inout.size() + 1)
+    return emitOpError("has ")
+           << inout.size() << " in-out arguments and " << results.size()
+           << " results; it must return the final value of each in-out "
+              "argument after at most one result of its own";
+  ArrayRef<Type> inoutResults = results.take_back(inout.size());
+  for (auto [arg, result] : llvm::zip(inout, inoutResults)) {
+    if (!isa<UnitAttr>(getArgAttr(arg, kInoutAttr)))
+      return emitOpError("attribute '") << kInoutAttr << "' of argument "
+                                        << arg << " must be a unit attribute";
+    // Results are scalars (checked above), so in-out arrays fail here.
+    Type type = getFunctionType().getInput(arg);
+    if (type != result)
+      return emitOpError("in-out argument ")
+             << arg << " has type " << type
+             << " but the result that returns its final value has type "
+             << result;
+  }
   return success();
 }
 

@@ -23,4 +23,20 @@
 #define GET_OP_CLASSES
 #include "ksc/Dialect/Ks/IR/KsOps.h.inc"
 
+namespace ksc::ks {
+
+/// The argument attribute (a unit attribute) that marks an in-out argument
+/// of a device function: a `T &` parameter in the source. Such a function
+/// returns the final value of each in-out argument, in argument order, after
+/// its own result (if any); callers write those values back.
+inline constexpr llvm::StringLiteral kInoutAttr = "ks.inout";
+
+/// The indices of the in-out arguments of `function`, in order.
+llvm::SmallVector<unsigned> getInoutArgs(mlir::FunctionOpInterface function);
+
+/// The number of results of `function` that are not in-out values.
+unsigned getNumDirectResults(mlir::FunctionOpInterface function);
+
+} // namespace ksc::ks
+
 #endif // KSC_DIALECT_KS_IR_KSOPS_H
