@@ -46,7 +46,10 @@ HostCompiler runner::getDefaultHostCompiler() {
   }
   compiler.cacheDir = std::string(cache);
   compiler.runtimeDir = getRuntimeDir();
-  compiler.flags = {"-std=c++17", "-O2", "-fPIC", "-shared"};
+  // No fused multiply-adds: a * b + c rounds twice, as the kernel language
+  // says (Clang contracts by default, GCC in its GNU modes).
+  compiler.flags = {"-std=c++17", "-O2", "-ffp-contract=off", "-fPIC",
+                    "-shared"};
   return compiler;
 }
 

@@ -56,6 +56,11 @@ Expr Emitter::valueExpr(Value value) {
 /// parentheses even where C++ does not need them: `a && b || c`,
 /// `a & b == c`, `a << b + c`.
 static bool wantsClarifyingParens(int prec, int operandPrec) {
+  // A comparison of comparisons (`(a < b) == c`) reads as a chain without
+  // them, and -Wparentheses says so.
+  if ((prec == kEq || prec == kRel) &&
+      (operandPrec == kEq || operandPrec == kRel))
+    return true;
   if (operandPrec == prec || operandPrec >= kUnary)
     return false;
   if (prec == kLogOr && operandPrec == kLogAnd)
