@@ -300,9 +300,10 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
             cast)) {
       mb.error(expr->getExprLoc(),
                isa<CXXDynamicCastExpr>(cast)
-                   ? "dynamic_cast is not supported in kernel code"
+                   ? "dynamic_cast is not supported in kernel code; there "
+                     "are no classes (convert scalars with static_cast)"
                    : "reinterpret_cast and const_cast are not supported in "
-                     "kernel code");
+                     "kernel code; convert scalars with static_cast");
       return mlir::failure();
     }
     const Expr *sub = cast->getSubExpr();
@@ -328,7 +329,8 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
   if (auto *call = dyn_cast<CXXOperatorCallExpr>(expr)) {
     auto *method = dyn_cast_or_null<CXXMethodDecl>(call->getCalleeDecl());
     if (method && method->getParent()->isLambda())
-      return exprError(expr, "lambdas are not supported in kernel code");
+      return exprError(expr, "lambdas are not supported in kernel code; "
+                             "write a KSC_FUNC device function instead");
     // `a = b` for arrays: `a` now views what `b` views.
     if (call->getOperator() == OO_Equal &&
         ModuleBuilder::isArrayType(call->getArg(0)->getType())) {
@@ -351,8 +353,8 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
       if (mlir::failed(emitArrayElement(call)))
         return mlir::failure();
     }
-    return exprError(expr,
-                     "overloaded operators are not supported in kernel code");
+    return exprError(expr, "overloaded operators are not supported in "
+                           "kernel code; call a KSC_FUNC instead");
   }
   if (auto *member = dyn_cast<CXXMemberCallExpr>(expr)) {
     if (ModuleBuilder::isArrayType(member->getImplicitObjectArgument()
@@ -373,7 +375,8 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
   }
   if (auto *ref = dyn_cast<DeclRefExpr>(expr)) {
     if (isa<EnumConstantDecl>(ref->getDecl()))
-      return exprError(expr, "enums are not supported in kernel code");
+      return exprError(expr, "enums are not supported in kernel code; use "
+                             "constexpr int constants");
     if (isa<FunctionDecl>(ref->getDecl()))
       return exprError(expr, "functions can only be called in kernel code");
   }
@@ -382,7 +385,8 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
                            "kernel code; use array<T>");
   if (isa<CharacterLiteral>(expr))
     return exprError(expr, "character literals are not supported: the "
-                           "kernel language has no char type");
+                           "kernel language has no char type; write the "
+                           "character's code as an int (65 for 'A')");
   if (auto *call = dyn_cast<CallExpr>(expr))
     return emitCall(call);
   if (auto *construct = dyn_cast<CXXConstructExpr>(expr)) {
@@ -421,15 +425,20 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
   // Everything else is outside the language.
   llvm::StringRef what;
   if (isa<CXXThrowExpr>(expr))
-    what = "exceptions are not supported in kernel code";
+    what = "exceptions are not supported in kernel code; check for errors "
+           "with if and report them through an output array";
   else if (isa<CXXNewExpr, CXXDeleteExpr>(expr))
-    what = "dynamic memory (new and delete) is not supported in kernel code";
+    what = "dynamic memory (new and delete) is not supported in kernel "
+           "code; allocate on the host and pass the memory as an array<T>";
   else if (isa<LambdaExpr>(expr))
-    what = "lambdas are not supported in kernel code";
+    what = "lambdas are not supported in kernel code; write a KSC_FUNC "
+           "device function instead";
   else if (isa<StringLiteral>(expr))
-    what = "string literals are not supported in kernel code";
+    what = "string literals are not supported in kernel code: there is no "
+           "char or string type; compute with numbers";
   else if (isa<CXXNullPtrLiteralExpr, GNUNullExpr>(expr))
-    what = "pointers are not supported in kernel code";
+    what = "pointers are not supported in kernel code; pass arrays as "
+           "array<T> and values by value";
   else if (isa<MemberExpr>(expr))
     what = "member access is not supported in kernel code yet";
   else if (isa<CXXThisExpr>(expr))
@@ -439,7 +448,8 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
   else if (isa<CXXTypeidExpr>(expr))
     what = "typeid is not supported in kernel code";
   else if (isa<StmtExpr>(expr))
-    what = "statement expressions are not supported in kernel code";
+    what = "statement expressions are not supported in kernel code; use a "
+           "KSC_FUNC device function";
   else if (isa<BinaryConditionalOperator>(expr))
     what = "'?:' with an omitted operand (a GNU extension) is not supported "
            "in kernel code";
