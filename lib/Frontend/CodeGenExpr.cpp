@@ -128,8 +128,15 @@ FunctionBuilder::emitLValue(const Expr *expr) {
                                  "and a.shape(d))");
     return mlir::failure();
   }
+  if (auto *unary = dyn_cast<UnaryOperator>(expr);
+      unary && unary->getOpcode() == UO_Deref) {
+    (void)exprError(expr, "pointers are not supported in kernel code; pass "
+                          "arrays as array<T> and values by value");
+    return mlir::failure();
+  }
   mb.error(expr->getExprLoc(),
-           "this kind of expression cannot be assigned to in kernel code",
+           "this kind of expression cannot be assigned to in kernel code; "
+           "assign to a variable or an array element",
            expr->getSourceRange());
   return mlir::failure();
 }
@@ -433,7 +440,7 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
   else if (isa<LambdaExpr>(expr))
     what = "lambdas are not supported in kernel code; write a KSC_FUNC "
            "device function instead";
-  else if (isa<StringLiteral>(expr))
+  else if (isa<StringLiteral, PredefinedExpr>(expr))
     what = "string literals are not supported in kernel code: there is no "
            "char or string type; compute with numbers";
   else if (isa<CXXNullPtrLiteralExpr, GNUNullExpr>(expr))
@@ -452,7 +459,7 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
            "KSC_FUNC device function";
   else if (isa<BinaryConditionalOperator>(expr))
     what = "'?:' with an omitted operand (a GNU extension) is not supported "
-           "in kernel code";
+           "in kernel code; write both operands (x ? x : y)";
   else if (isa<GenericSelectionExpr>(expr))
     what = "_Generic is not supported in kernel code";
   else if (isa<ChooseExpr>(expr))
