@@ -241,7 +241,7 @@ bool ModuleBuilder::checkOtherDecl(const Decl *decl, bool local) {
     }
     if (record->hasDefinition())
       for (const CXXMethodDecl *method : record->methods())
-        if (method->isVirtual()) {
+        if (method->isVirtual() && !method->isImplicit()) {
           error(method->getLocation(),
                 "virtual functions are not supported in kernel code; write "
                 "KSC_FUNC device functions and choose between them with "
