@@ -184,7 +184,7 @@ FunctionBuilder::emitArrayElement(const CXXOperatorCallExpr *access) {
     if (!indexType->isIntegerType() || indexType->isBooleanType()) {
       mb.error(index->getExprLoc(),
                "an array index must be an integer, not '" +
-                   mb.spell(indexType) + "'",
+                   mb.spell(indexType) + "'; convert it (a[int(x)])",
                index->getSourceRange());
       return mlir::failure();
     }

@@ -297,7 +297,7 @@ void ModuleBuilder::handleTopLevelDecl(Decl *decl) {
     if (function->getDeclName().isIdentifier() &&
         function->getName() == "main") {
       error(at, "'main' is not allowed in kernel code; kernels are launched "
-                "from the host");
+                "from the host (mark the entry points KSC_KERNEL)");
       return;
     }
     if (function->getDeclName().isIdentifier()) {
