@@ -46,7 +46,8 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitCall(const CallExpr *expr) {
   const FunctionDecl *callee = expr->getDirectCallee();
   if (!callee) {
     mb.error(expr->getExprLoc(), "indirect calls are not supported in "
-                                 "kernel code");
+                                 "kernel code; call the function by its "
+                                 "name");
     return mlir::failure();
   }
   if (mb.isPreludeDecl(callee))
@@ -57,7 +58,8 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitCall(const CallExpr *expr) {
                                "kernel-language functions (sqrt, sin, ...)");
   if (auto *method = dyn_cast<CXXMethodDecl>(callee);
       method && method->getParent()->isLambda())
-    return exprError(expr, "lambdas are not supported in kernel code");
+    return exprError(expr, "lambdas are not supported in kernel code; "
+                           "write a KSC_FUNC device function instead");
   std::optional<FunctionKind> calleeKind = mb.getKind(callee);
   if (!calleeKind) {
     mb.error(expr->getExprLoc(),
@@ -68,14 +70,16 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitCall(const CallExpr *expr) {
   if (*calleeKind == FunctionKind::Kernel) {
     mb.error(expr->getExprLoc(),
              "kernel '" + callee->getNameAsString() +
-                 "' cannot be called; kernels are launched from the host");
+                 "' cannot be called; kernels are launched from the host "
+                 "(move the shared code into a KSC_FUNC and call that)");
     return mlir::failure();
   }
   auto func = dyn_cast_or_null<ks::FuncOp>(mb.lookupFunction(callee));
   if (!func) {
     if (!callee->getDefinition())
       mb.error(expr->getExprLoc(), "function '" + callee->getNameAsString() +
-                                       "' is declared but never defined");
+                                       "' is declared but never defined; "
+                                       "define it in this file");
     return mlir::failure();
   }
   // In-out arguments (`T &` parameters) are copied in, and the values the

@@ -213,7 +213,9 @@ FunctionBuilder::emitCast(mlir::Value value, QualType from, QualType to,
   case CK_IntegralToPointer:
   case CK_BitCast:
   case CK_LValueBitCast:
-    mb.error(expr->getExprLoc(), "pointers are not supported in kernel code");
+    mb.error(expr->getExprLoc(), "pointers are not supported in kernel code; "
+                                 "pass arrays as array<T> and values by "
+                                 "value");
     return mlir::failure();
   default:
     break;

@@ -132,8 +132,15 @@ FunctionBuilder::emitLValue(const Expr *expr) {
                                  "and a.shape(d))");
     return mlir::failure();
   }
+  if (auto *unary = dyn_cast<UnaryOperator>(expr);
+      unary && unary->getOpcode() == UO_Deref) {
+    (void)exprError(expr, "pointers are not supported in kernel code; pass "
+                          "arrays as array<T> and values by value");
+    return mlir::failure();
+  }
   mb.error(expr->getExprLoc(),
-           "this kind of expression cannot be assigned to in kernel code",
+           "this kind of expression cannot be assigned to in kernel code; "
+           "assign to a variable or an array element",
            expr->getSourceRange());
   return mlir::failure();
 }
@@ -181,7 +188,7 @@ FunctionBuilder::emitArrayElement(const CXXOperatorCallExpr *access) {
     if (!indexType->isIntegerType() || indexType->isBooleanType()) {
       mb.error(index->getExprLoc(),
                "an array index must be an integer, not '" +
-                   mb.spell(indexType) + "'",
+                   mb.spell(indexType) + "'; convert it (a[int(x)])",
                index->getSourceRange());
       return mlir::failure();
     }
@@ -304,9 +311,10 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
             cast)) {
       mb.error(expr->getExprLoc(),
                isa<CXXDynamicCastExpr>(cast)
-                   ? "dynamic_cast is not supported in kernel code"
+                   ? "dynamic_cast is not supported in kernel code; there "
+                     "are no classes (convert scalars with static_cast)"
                    : "reinterpret_cast and const_cast are not supported in "
-                     "kernel code");
+                     "kernel code; convert scalars with static_cast");
       return mlir::failure();
     }
     const Expr *sub = cast->getSubExpr();
@@ -332,7 +340,8 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
   if (auto *call = dyn_cast<CXXOperatorCallExpr>(expr)) {
     auto *method = dyn_cast_or_null<CXXMethodDecl>(call->getCalleeDecl());
     if (method && method->getParent()->isLambda())
-      return exprError(expr, "lambdas are not supported in kernel code");
+      return exprError(expr, "lambdas are not supported in kernel code; "
+                             "write a KSC_FUNC device function instead");
     // `a = b` for arrays: `a` now views what `b` views.
     if (call->getOperator() == OO_Equal &&
         ModuleBuilder::isArrayType(call->getArg(0)->getType())) {
@@ -355,8 +364,8 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
       if (mlir::failed(emitArrayElement(call)))
         return mlir::failure();
     }
-    return exprError(expr,
-                     "overloaded operators are not supported in kernel code");
+    return exprError(expr, "overloaded operators are not supported in "
+                           "kernel code; call a KSC_FUNC instead");
   }
   if (auto *member = dyn_cast<CXXMemberCallExpr>(expr)) {
     if (ModuleBuilder::isArrayType(member->getImplicitObjectArgument()
@@ -377,7 +386,8 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
   }
   if (auto *ref = dyn_cast<DeclRefExpr>(expr)) {
     if (isa<EnumConstantDecl>(ref->getDecl()))
-      return exprError(expr, "enums are not supported in kernel code");
+      return exprError(expr, "enums are not supported in kernel code; use "
+                             "constexpr int constants");
     if (isa<FunctionDecl>(ref->getDecl()))
       return exprError(expr, "functions can only be called in kernel code");
   }
@@ -386,7 +396,8 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
                            "kernel code; use array<T>");
   if (isa<CharacterLiteral>(expr))
     return exprError(expr, "character literals are not supported: the "
-                           "kernel language has no char type");
+                           "kernel language has no char type; write the "
+                           "character's code as an int (65 for 'A')");
   if (auto *call = dyn_cast<CallExpr>(expr))
     return emitCall(call);
   if (auto *construct = dyn_cast<CXXConstructExpr>(expr)) {
@@ -425,15 +436,20 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
   // Everything else is outside the language.
   llvm::StringRef what;
   if (isa<CXXThrowExpr>(expr))
-    what = "exceptions are not supported in kernel code";
+    what = "exceptions are not supported in kernel code; check for errors "
+           "with if and report them through an output array";
   else if (isa<CXXNewExpr, CXXDeleteExpr>(expr))
-    what = "dynamic memory (new and delete) is not supported in kernel code";
+    what = "dynamic memory (new and delete) is not supported in kernel "
+           "code; allocate on the host and pass the memory as an array<T>";
   else if (isa<LambdaExpr>(expr))
-    what = "lambdas are not supported in kernel code";
-  else if (isa<StringLiteral>(expr))
-    what = "string literals are not supported in kernel code";
+    what = "lambdas are not supported in kernel code; write a KSC_FUNC "
+           "device function instead";
+  else if (isa<StringLiteral, PredefinedExpr>(expr))
+    what = "string literals are not supported in kernel code: there is no "
+           "char or string type; compute with numbers";
   else if (isa<CXXNullPtrLiteralExpr, GNUNullExpr>(expr))
-    what = "pointers are not supported in kernel code";
+    what = "pointers are not supported in kernel code; pass arrays as "
+           "array<T> and values by value";
   else if (isa<MemberExpr>(expr))
     what = "member access is not supported in kernel code yet";
   else if (isa<CXXThisExpr>(expr))
@@ -443,10 +459,11 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
   else if (isa<CXXTypeidExpr>(expr))
     what = "typeid is not supported in kernel code";
   else if (isa<StmtExpr>(expr))
-    what = "statement expressions are not supported in kernel code";
+    what = "statement expressions are not supported in kernel code; use a "
+           "KSC_FUNC device function";
   else if (isa<BinaryConditionalOperator>(expr))
     what = "'?:' with an omitted operand (a GNU extension) is not supported "
-           "in kernel code";
+           "in kernel code; write both operands (x ? x : y)";
   else if (isa<GenericSelectionExpr>(expr))
     what = "_Generic is not supported in kernel code";
   else if (isa<ChooseExpr>(expr))

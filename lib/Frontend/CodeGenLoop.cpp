@@ -170,7 +170,8 @@ matchCountedLoop(const ForStmt *stmt, ASTContext &ast, const Exits &bodyExits) {
 mlir::LogicalResult FunctionBuilder::emitFor(const ForStmt *stmt) {
   if (stmt->getConditionVariable())
     return unsupported(stmt, "declarations in a for condition are not "
-                             "supported");
+                             "supported; declare the variable before the "
+                             "loop");
   Exits bodyExits = exitsOf(stmt->getBody());
   std::optional<CountedLoop> counted =
       matchCountedLoop(stmt, mb.ast, bodyExits);
@@ -319,7 +320,8 @@ mlir::LogicalResult FunctionBuilder::emitLoop(const Stmt *loop,
     if (!assignedIn({cond}).empty()) {
       mb.error(cond->getBeginLoc(),
                "a loop condition with side effects cannot be combined with "
-               "break or return in the loop");
+               "break or return in the loop; move the side effects into the "
+               "loop body");
       return mlir::failure();
     }
     auto ifOp = mlir::scf::IfOp::create(b, loc, b.getI1Type(), go, true);

@@ -89,17 +89,23 @@ mlir::FailureOr<mlir::Type>
 ModuleBuilder::convertType(QualType type, SourceLocation at, StringRef what) {
   QualType canonical = type.getCanonicalType();
   if (canonical.isVolatileQualified()) {
-    error(at, "volatile is not supported in kernel code (" + what + ")");
+    error(at, "volatile is not supported in kernel code (" + what +
+                  "); remove the qualifier");
     return mlir::failure();
   }
   if (canonical->isPointerType() || canonical->isMemberPointerType()) {
     error(at, "pointers are not supported in kernel code (" + what +
-                  " has type '" + spell(type) + "'); pass arrays as array<T>");
+                  " has type '" + spell(type) + "'); " +
+                  (canonical->isFunctionPointerType()
+                       ? "call the function by its name instead"
+                       : "pass arrays as array<T>"));
     return mlir::failure();
   }
   if (canonical->isReferenceType()) {
     error(at, "references are not supported here (" + what + " has type '" +
-                  spell(type) + "')");
+                  spell(type) + "'); use '" +
+                  spell(type.getNonReferenceType().getUnqualifiedType()) +
+                  "'");
     return mlir::failure();
   }
   if (const auto *builtin = canonical->getAs<BuiltinType>()) {
@@ -124,7 +130,8 @@ ModuleBuilder::convertType(QualType type, SourceLocation at, StringRef what) {
         cast<ClassTemplateSpecializationDecl>(canonical->getAsCXXRecordDecl());
     QualType element = spec->getTemplateArgs()[0].getAsType();
     if (element.isVolatileQualified()) {
-      error(at, "volatile is not supported in kernel code (" + what + ")");
+      error(at, "volatile is not supported in kernel code (" + what +
+                    "); remove the qualifier");
       return mlir::failure();
     }
     mlir::FailureOr<mlir::Type> elementType =
@@ -132,7 +139,9 @@ ModuleBuilder::convertType(QualType type, SourceLocation at, StringRef what) {
     if (mlir::failed(elementType))
       return mlir::failure();
     if (!ks::ArrayType::isValidElementType(*elementType)) {
-      error(at, "arrays of '" + spell(element) + "' are not supported");
+      error(at, "arrays of '" + spell(element) +
+                    "' are not supported; use a multi-dimensional "
+                    "array<T, N> instead");
       return mlir::failure();
     }
     unsigned rank = 1;
@@ -141,7 +150,10 @@ ModuleBuilder::convertType(QualType type, SourceLocation at, StringRef what) {
       llvm::APSInt value = spec->getTemplateArgs()[1].getAsIntegral();
       if (value < 1 || value > 4) {
         error(at, "arrays have 1 to 4 dimensions, not " +
-                      llvm::toString(value, 10));
+                      llvm::toString(value, 10) +
+                      (value > 4 ? "; merge two dimensions into one and "
+                                   "index it with i * n + j"
+                                 : "; use array<T> for one dimension"));
         return mlir::failure();
       }
       rank = value.getZExtValue();
@@ -152,19 +164,27 @@ ModuleBuilder::convertType(QualType type, SourceLocation at, StringRef what) {
   std::string reason;
   if (auto *record = canonical->getAsCXXRecordDecl();
       record && record->isLambda()) {
-    error(at, "lambdas are not supported in kernel code");
+    error(at, "lambdas are not supported in kernel code; write a KSC_FUNC "
+              "device function instead");
     return mlir::failure();
   }
   if (canonical->isUnsignedIntegerType() && !canonical->isBooleanType())
     reason = "unsigned types are not supported yet; convert to int or int64_t";
   else if (canonical->isUnionType())
-    reason = "unions are not supported";
+    reason = "unions are not supported; use separate variables";
   else if (canonical->isRecordType())
-    reason = "structs and classes are not supported yet";
+    reason = "structs and classes are not supported yet; pass each field "
+             "as a parameter of its own";
   else if (canonical->isEnumeralType())
-    reason = "enums are not supported";
+    reason = "enums are not supported; use int";
   else if (canonical->isArrayType())
     reason = "C arrays are not supported; use array<T> parameters";
+  else if (canonical->isRealFloatingType())
+    reason = "the kernel language has float, double, int, int64_t, bool "
+             "and array<T>; use float or double";
+  else if (canonical->isIntegerType())
+    reason = "the kernel language has float, double, int, int64_t, bool "
+             "and array<T>; use int or int64_t";
   else
     reason = "the kernel language has float, double, int, int64_t, bool "
              "and array<T>";
@@ -210,48 +230,58 @@ bool ModuleBuilder::checkOtherDecl(const Decl *decl, bool local) {
     return true;
   if (auto *record = dyn_cast<CXXRecordDecl>(decl)) {
     if (record->isUnion()) {
-      error(at, "unions are not supported in kernel code");
+      error(at, "unions are not supported in kernel code; use separate "
+                "variables");
       return false;
     }
     if (record->isLambda()) {
-      error(at, "lambdas are not supported in kernel code");
+      error(at, "lambdas are not supported in kernel code; write a KSC_FUNC "
+                "device function instead");
       return false;
     }
     if (record->hasDefinition())
       for (const CXXMethodDecl *method : record->methods())
-        if (method->isVirtual()) {
-          error(method->getLocation(), "virtual functions are not supported "
-                                       "in kernel code");
+        if (method->isVirtual() && !method->isImplicit()) {
+          error(method->getLocation(),
+                "virtual functions are not supported in kernel code; write "
+                "KSC_FUNC device functions and choose between them with "
+                "if/else");
           return false;
         }
-    error(at, "structs and classes are not supported yet");
+    error(at, "structs and classes are not supported yet; pass each field "
+              "as a parameter of its own (many values as array<T>)");
     return false;
   }
   if (isa<FunctionTemplateDecl, ClassTemplateDecl, VarTemplateDecl,
           TypeAliasTemplateDecl, ClassTemplatePartialSpecializationDecl>(
           decl)) {
-    error(at, "templates are not supported yet");
+    error(at, "templates are not supported yet; write an overload for each "
+              "type");
     return false;
   }
   if (isa<NamespaceDecl, NamespaceAliasDecl>(decl)) {
-    error(at, "namespaces are not supported in kernel code");
+    error(at, "namespaces are not supported in kernel code; declare "
+              "everything at file scope");
     return false;
   }
   if (isa<LinkageSpecDecl>(decl)) {
     error(at, "linkage specifications (extern \"C\") are not supported in "
-              "kernel code");
+              "kernel code; declare the functions KSC_FUNC without them");
     return false;
   }
   if (isa<EnumDecl>(decl)) {
-    error(at, "enums are not supported in kernel code");
+    error(at, "enums are not supported in kernel code; use constexpr int "
+              "constants");
     return false;
   }
   if (isa<FileScopeAsmDecl>(decl)) {
-    error(at, "inline assembly is not supported in kernel code");
+    error(at, "inline assembly is not supported in kernel code; write the "
+              "computation in C++");
     return false;
   }
   if (local && isa<FunctionDecl>(decl)) {
-    error(at, "functions cannot be declared inside functions in kernel code");
+    error(at, "functions cannot be declared inside functions in kernel "
+              "code; declare it at file scope");
     return false;
   }
   error(at, "this declaration is not supported in kernel code");
@@ -267,7 +297,7 @@ void ModuleBuilder::handleTopLevelDecl(Decl *decl) {
     if (function->getDeclName().isIdentifier() &&
         function->getName() == "main") {
       error(at, "'main' is not allowed in kernel code; kernels are launched "
-                "from the host");
+                "from the host (mark the entry points KSC_KERNEL)");
       return;
     }
     if (function->getDeclName().isIdentifier()) {
@@ -275,12 +305,14 @@ void ModuleBuilder::handleTopLevelDecl(Decl *decl) {
       // Names the emitted code itself uses.
       if (name.starts_with("ksc_") || name == "ksc" || name == "std" ||
           name == "size_t") {
-        error(at, "the name '" + name + "' is reserved by ksc");
+        error(at, "the name '" + name + "' is reserved by ksc; rename the "
+                                         "function");
         return;
       }
       // Emitted C++ and C entry points need plain identifiers.
       if (!llvm::all_of(name, [](char c) { return isalnum(c) || c == '_'; })) {
-        error(at, "function names must be ASCII letters, digits and '_'");
+        error(at, "function names must be ASCII letters, digits and '_'; "
+                  "rename the function");
         return;
       }
     }
@@ -292,7 +324,8 @@ void ModuleBuilder::handleTopLevelDecl(Decl *decl) {
       return;
     }
     if (isa<CXXMethodDecl>(function)) {
-      error(at, "member functions are not supported in kernel code");
+      error(at, "member functions are not supported in kernel code; write a "
+                "KSC_FUNC device function at file scope");
       return;
     }
     // A deleted overload only forbids calls, which Clang checks.
@@ -300,7 +333,8 @@ void ModuleBuilder::handleTopLevelDecl(Decl *decl) {
       return;
     if (function->hasAttr<AliasAttr>() || function->hasAttr<IFuncAttr>() ||
         function->hasAttr<WeakRefAttr>()) {
-      error(at, "function aliases are not supported in kernel code");
+      error(at, "function aliases are not supported in kernel code; call "
+                "the function by its own name");
       return;
     }
     // Declared at its first declaration (calls may come before the
@@ -311,7 +345,8 @@ void ModuleBuilder::handleTopLevelDecl(Decl *decl) {
       // entry point, so it needs a body whether called or not.
       if (*kind == FunctionKind::Kernel && function->isFirstDecl())
         error(at, "kernel '" + function->getNameAsString() +
-                      "' is declared but never defined");
+                      "' is declared but never defined; give it a body in "
+                      "this file");
       return;
     }
     if (!lookupFunction(function) &&
@@ -335,7 +370,8 @@ void ModuleBuilder::handleTopLevelDecl(Decl *decl) {
     if (constant)
       error(at, "only constants of scalar type (float, double, int, "
                 "int64_t, bool) are supported in kernel code, not '" +
-                    spell(var->getType()) + "'");
+                    spell(var->getType()) +
+                    "'; pass the values in an array<const T> argument");
     else
       error(at, "global variables are not supported in kernel code; pass the "
                 "value as a kernel argument or make it constexpr");
@@ -348,11 +384,14 @@ void ModuleBuilder::declareFunction(const FunctionDecl *decl,
                                     FunctionKind kind) {
   std::string name = decl->getNameAsString();
   if (!decl->getDeclName().isIdentifier()) {
-    error(decl->getLocation(), "operator overloading is not supported");
+    error(decl->getLocation(), "operator overloading is not supported; "
+                               "write a KSC_FUNC with a name instead");
     return;
   }
   if (decl->isVariadic()) {
-    error(decl->getLocation(), "variadic functions are not supported");
+    error(decl->getLocation(),
+          "variadic functions are not supported; give the function a fixed "
+          "list of parameters (overloads are allowed)");
     return;
   }
   bool ok = true;
@@ -421,7 +460,8 @@ void ModuleBuilder::declareFunction(const FunctionDecl *decl,
       ok = false;
     else if (isa<ks::ArrayType>(*converted)) {
       error(decl->getReturnTypeSourceRange().getBegin(),
-            "functions cannot return arrays");
+            "functions cannot return arrays; pass the array to the "
+            "function as a parameter instead");
       ok = false;
     } else
       results.push_back(*converted);
@@ -466,7 +506,8 @@ void ModuleBuilder::declareFunction(const FunctionDecl *decl,
       if (isa<FunctionDecl>(other)) {
         error(other->getLocation(),
               "the name 'launch_" + name +
-                  "' is reserved for the launcher of kernel '" + name + "'");
+                  "' is reserved for the launcher of kernel '" + name +
+                  "'; rename the function");
         return;
       }
   }
@@ -511,7 +552,8 @@ void ModuleBuilder::checkRecursion() {
                         (call.callee == function
                              ? llvm::Twine("")
                              : llvm::Twine(" through '") +
-                                   function->getNameAsString() + "'"));
+                                   function->getNameAsString() + "'") +
+                        "; rewrite it as a loop");
               return true;
             }
             if (s == 0) {

@@ -59,7 +59,8 @@ FunctionBuilder::emitUnary(const UnaryOperator *expr) {
     mlir::Value old = load(*lvalue, loc);
     mlir::Type type = old.getType();
     if (type.isInteger(1)) {
-      mb.error(expr->getExprLoc(), "incrementing a bool is not supported");
+      mb.error(expr->getExprLoc(),
+               "incrementing a bool is not supported; assign true instead");
       return mlir::failure();
     }
     bool increment = expr->isIncrementOp();
@@ -79,7 +80,9 @@ FunctionBuilder::emitUnary(const UnaryOperator *expr) {
   }
   case UO_AddrOf:
   case UO_Deref:
-    mb.error(expr->getExprLoc(), "pointers are not supported in kernel code");
+    mb.error(expr->getExprLoc(), "pointers are not supported in kernel code; "
+                                 "pass arrays as array<T> and values by "
+                                 "value");
     return mlir::failure();
   default:
     mb.error(expr->getExprLoc(),
@@ -270,7 +273,8 @@ FunctionBuilder::emitLogical(const BinaryOperator *expr) {
   const Expr *rhsExpr = expr->getRHS();
   if (!assignedIn({rhsExpr}).empty()) {
     mb.error(rhsExpr->getExprLoc(), "assignments in the right operand of "
-                                    "'&&' or '||' are not supported");
+                                    "'&&' or '||' are not supported; assign "
+                                    "in an if statement instead");
     return mlir::failure();
   }
   if (isSafeToSpeculate(rhsExpr)) {
@@ -305,7 +309,8 @@ FunctionBuilder::emitConditional(const ConditionalOperator *expr) {
   const Expr *lhs = expr->getTrueExpr(), *rhs = expr->getFalseExpr();
   if (!assignedIn({lhs, rhs}).empty()) {
     mb.error(expr->getQuestionLoc(),
-             "assignments in the operands of '?:' are not supported");
+             "assignments in the operands of '?:' are not supported; use "
+             "if/else instead");
     return mlir::failure();
   }
   if (isSafeToSpeculate(lhs) && isSafeToSpeculate(rhs)) {

@@ -57,8 +57,10 @@ mlir::LogicalResult FunctionBuilder::build() {
 
   auto *body = dyn_cast<CompoundStmt>(decl->getBody());
   if (!body) // A function-try-block.
-    return unsupported(decl->getBody(), "exceptions (try/catch) are not "
-                                        "supported in kernel code");
+    return unsupported(decl->getBody(),
+                       "exceptions (try/catch) are not supported in kernel "
+                       "code; check for errors with if and report them "
+                       "through an output array");
   llvm::SmallVector<const Stmt *> stmts(body->body());
   if (mlir::failed(emitStmts(stmts)))
     return mlir::failure();
@@ -294,16 +296,18 @@ mlir::LogicalResult FunctionBuilder::emitStmt(const Stmt *stmt) {
                              "if/else");
   if (isa<GotoStmt, IndirectGotoStmt, LabelStmt>(stmt))
     return unsupported(stmt, "goto and labels are not supported in kernel "
-                             "code");
+                             "code; use if/else, loops with break and "
+                             "continue, or return");
   if (isa<CXXTryStmt>(stmt))
     return unsupported(stmt, "exceptions (try/catch) are not supported in "
-                             "kernel code");
+                             "kernel code; check for errors with if and "
+                             "report them through an output array");
   if (isa<CXXForRangeStmt>(stmt))
     return unsupported(stmt, "range-based for loops are not supported; use "
                              "a counted for loop");
   if (isa<AsmStmt>(stmt))
     return unsupported(stmt, "inline assembly is not supported in kernel "
-                             "code");
+                             "code; write the computation in C++");
   return unsupported(stmt, llvm::Twine("'") + stmt->getStmtClassName() +
                                "' statements are not supported in kernel "
                                "code");
@@ -316,12 +320,18 @@ mlir::LogicalResult FunctionBuilder::emitDecl(const VarDecl *var) {
        (var->getType().isConstQualified() && var->hasConstantInitialization())))
     return mlir::success();
   if (var->hasExternalStorage())
-    return mb.error(var->getLocation(), "extern declarations are not "
-                                        "supported in kernel code"),
+    return mb.error(var->getLocation(),
+                    "extern declarations are not supported in kernel code; "
+                    "pass the value as a kernel argument"),
            mlir::failure();
   if (var->hasGlobalStorage())
-    return mb.error(var->getLocation(), "static local variables are not "
-                                        "supported in kernel code"),
+    return mb.error(var->getLocation(),
+                    var->getTLSKind() != VarDecl::TLS_None
+                        ? "thread_local variables are not supported in "
+                          "kernel code; use a local variable"
+                        : "static local variables are not supported in "
+                          "kernel code; use a local variable, a constexpr "
+                          "constant, or an array<T> argument to keep state"),
            mlir::failure();
   QualType type = var->getType();
   if (type->isReferenceType())

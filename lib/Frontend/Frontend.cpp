@@ -7,10 +7,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "ksc/Frontend/Frontend.h"
+#include "Builtins.h"
 #include "CodeGen.h"
 #include "ksc/Support/Paths.h"
 
 #include "clang/AST/ASTConsumer.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/Basic/DiagnosticSema.h"
 #include "clang/Basic/FileManager.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
@@ -85,6 +88,160 @@ private:
   unsigned &errors;
 };
 
+/// Clang's errors speak C++. Kernel code meets a few of them often, where
+/// C++ has an answer that kernel code does not (include a header, use the
+/// standard library): after those errors a note says what to write in the
+/// kernel language instead, and an error whose own advice would be wrong
+/// (include <typeinfo>) says what is not supported instead. Wraps the
+/// consumer Clang set up (the printer, or -verify's checker, which then
+/// checks the notes too) and passes everything else through unchanged.
+class KernelLanguageAdvice : public DiagnosticConsumer {
+public:
+  explicit KernelLanguageAdvice(DiagnosticsEngine &diags)
+      : owned(diags.ownsClient() ? diags.takeClient() : nullptr),
+        inner(owned ? owned.get() : diags.getClient()) {
+    noteID = diags.getCustomDiagID(DiagnosticsEngine::Note, "%0");
+  }
+
+  void BeginSourceFile(const LangOptions &langOpts,
+                       const Preprocessor *pp) override {
+    inner->BeginSourceFile(langOpts, pp);
+    sync();
+  }
+  void EndSourceFile() override {
+    inner->EndSourceFile();
+    sync();
+  }
+  void finish() override {
+    inner->finish();
+    sync();
+  }
+  void clear() override {
+    inner->clear();
+    sync();
+  }
+  bool IncludeInDiagnosticCounts() const override {
+    return inner->IncludeInDiagnosticCounts();
+  }
+
+  void HandleDiagnostic(DiagnosticsEngine::Level level,
+                        const Diagnostic &info) override {
+    std::string replacement, advice;
+    if (level == DiagnosticsEngine::Error || level == DiagnosticsEngine::Fatal)
+      explain(info, replacement, advice);
+    if (replacement.empty()) {
+      inner->HandleDiagnostic(level, info);
+    } else {
+      DiagnosticStorage storage;
+      storage.DiagRanges.append(info.getRanges().begin(),
+                                info.getRanges().end());
+      storage.FixItHints.append(info.getFixItHints().begin(),
+                                info.getFixItHints().end());
+      inner->HandleDiagnostic(level,
+                              Diagnostic(info.getDiags(), info.getLocation(),
+                                         info.getID(), storage, replacement));
+    }
+    if (!advice.empty()) {
+      DiagnosticStorage storage;
+      inner->HandleDiagnostic(DiagnosticsEngine::Note,
+                              Diagnostic(info.getDiags(), info.getLocation(),
+                                         noteID, storage, advice));
+    }
+    sync();
+  }
+
+private:
+  /// The name of a declaration argument of `info` (`call to %0`).
+  static std::string nameArg(const Diagnostic &info, unsigned index) {
+    if (index >= info.getNumArgs())
+      return "";
+    switch (info.getArgKind(index)) {
+    case DiagnosticsEngine::ak_declarationname:
+      return DeclarationName::getFromOpaqueInteger(info.getRawArg(index))
+          .getAsString();
+    case DiagnosticsEngine::ak_identifierinfo:
+      return info.getArgIdentifier(index)->getName().str();
+    case DiagnosticsEngine::ak_nameddecl:
+      return reinterpret_cast<const NamedDecl *>(info.getRawArg(index))
+          ->getNameAsString();
+    default:
+      return "";
+    }
+  }
+
+  static void explain(const Diagnostic &info, std::string &replacement,
+                      std::string &advice) {
+    switch (info.getID()) {
+    case diag::err_undeclared_var_use:
+      if (nameArg(info, 0) == "std")
+        advice = "kernel code has no C++ standard library; call the "
+                 "kernel-language builtins (sqrt, min, abs, ...) without "
+                 "'std::'";
+      return;
+    case diag::err_typecheck_assign_const: {
+      // "cannot assign to return value because function %1 returns a const
+      // value": %1 is the prelude's operator[] or operator() of a read-only
+      // array.
+      if (info.getNumArgs() < 2 ||
+          (info.getArgKind(0) != DiagnosticsEngine::ak_uint &&
+           info.getArgKind(0) != DiagnosticsEngine::ak_sint) ||
+          info.getRawArg(0) != 0 ||
+          info.getArgKind(1) != DiagnosticsEngine::ak_nameddecl)
+        return;
+      auto *method = dyn_cast<CXXMethodDecl>(
+          reinterpret_cast<const NamedDecl *>(info.getRawArg(1)));
+      const CXXRecordDecl *record = method ? method->getParent() : nullptr;
+      auto *ns = record ? dyn_cast<NamespaceDecl>(record->getDeclContext())
+                        : nullptr;
+      if (record && record->getName() == "array" && ns &&
+          ns->getName() == "ksc" && ns->getParent()->isTranslationUnit())
+        advice = "the elements of an array<const T> are read-only; to write "
+                 "them, declare the array as array<T>";
+      return;
+    }
+    case diag::err_ovl_ambiguous_call:
+    case diag::err_ovl_no_viable_function_in_call: {
+      std::string name = nameArg(info, 0);
+      if (name == "tid")
+        advice = "tid() takes no argument or the constant dimension 0, 1 or "
+                 "2";
+      else if (ksc::frontend::isBuiltin(name))
+        advice = "the builtins take arguments of one type (float, double, "
+                 "and for some int or int64_t); write literals of that type "
+                 "(1.0f for a float) or convert with a cast";
+      return;
+    }
+    case diag::err_for_range_invalid:
+      advice = "range-based for loops are not supported in kernel code; use a "
+               "counted loop: for (int i = 0; i < a.shape(0); ++i)";
+      return;
+    case diag::err_need_header_before_typeid:
+      replacement = "typeid is not supported in kernel code: there is no "
+                    "run-time type information; write an overloaded device "
+                    "function for each type instead";
+      return;
+    case diag::err_implied_std_initializer_list_not_found:
+      replacement = "lists of values in braces are not supported in kernel "
+                    "code (there is no std::initializer_list); use separate "
+                    "variables, or pass the values in an array<T>";
+      return;
+    default:
+      return;
+    }
+  }
+
+  /// The counts are the inner consumer's: -verify's checker counts what did
+  /// not match, not what was reported.
+  void sync() {
+    NumErrors = inner->getNumErrors();
+    NumWarnings = inner->getNumWarnings();
+  }
+
+  std::unique_ptr<DiagnosticConsumer> owned;
+  DiagnosticConsumer *inner;
+  unsigned noteID;
+};
+
 class KdslConsumer : public ASTConsumer {
 public:
   KdslConsumer(mlir::MLIRContext &context,
@@ -119,6 +276,8 @@ public:
                                                  StringRef) override {
     Preprocessor &pp = ci.getPreprocessor();
     pp.SetSuppressIncludeNotFoundError(true);
+    DiagnosticsEngine &diags = ci.getDiagnostics();
+    diags.setClient(new KernelLanguageAdvice(diags), /*ShouldOwnClient=*/true);
     pp.addPPCallbacks(std::make_unique<IncludeChecker>(ci, includeErrors));
     return std::make_unique<KdslConsumer>(context, result, includeErrors);
   }
