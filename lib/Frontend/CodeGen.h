@@ -55,6 +55,9 @@ bool isInoutParam(const clang::ParmVarDecl *param);
 llvm::SmallVector<const clang::Expr *, 2>
 inoutArguments(const clang::CallExpr *call);
 
+/// Whether `call` is `a.shape(d)` of an array (which reads no memory).
+bool isArrayShapeCall(const clang::CallExpr *call);
+
 /// What a declared function is in the kernel language.
 enum class FunctionKind { Kernel, Func };
 
@@ -231,6 +234,10 @@ public:
   emitBuiltinCall(const clang::CallExpr *expr,
                   const clang::FunctionDecl *callee);
   mlir::FailureOr<mlir::Value> emitTid(const clang::CallExpr *expr);
+  /// The value of `arg` if it is a constant in [0, count): the dimension of
+  /// tid(d) or a.shape(d).
+  std::optional<int64_t> constantDimension(const clang::Expr *arg,
+                                           int64_t count);
   /// A constant for `expr` if Clang can evaluate it (literals, sizeof,
   /// constexpr variables); null otherwise.
   mlir::FailureOr<mlir::Value> tryEmitConstant(const clang::Expr *expr);

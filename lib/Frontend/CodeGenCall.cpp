@@ -29,6 +29,25 @@ bool frontend::isInoutParam(const ParmVarDecl *param) {
          !type->getPointeeType().isConstQualified();
 }
 
+bool frontend::isArrayShapeCall(const CallExpr *call) {
+  auto *member = dyn_cast<CXXMemberCallExpr>(call);
+  return member && member->getMethodDecl() &&
+         member->getMethodDecl()->getName() == "shape" &&
+         ModuleBuilder::isArrayType(
+             member->getImplicitObjectArgument()->getType());
+}
+
+std::optional<int64_t>
+FunctionBuilder::constantDimension(const Expr *arg, int64_t count) {
+  Expr::EvalResult result;
+  if (arg->isValueDependent() || !arg->EvaluateAsInt(result, mb.ast))
+    return std::nullopt;
+  int64_t dim = result.Val.getInt().getSExtValue();
+  if (dim < 0 || dim >= count)
+    return std::nullopt;
+  return dim;
+}
+
 llvm::SmallVector<const Expr *, 2>
 frontend::inoutArguments(const CallExpr *call) {
   llvm::SmallVector<const Expr *, 2> args;
@@ -161,16 +180,14 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitTid(const CallExpr *expr) {
   mlir::IntegerAttr dim;
   if (expr->getNumArgs() == 1) {
     const Expr *arg = expr->getArg(0);
-    Expr::EvalResult result;
-    if (arg->isValueDependent() || !arg->EvaluateAsInt(result, mb.ast) ||
-        result.Val.getInt().getSExtValue() < 0 ||
-        result.Val.getInt().getSExtValue() > 2) {
+    std::optional<int64_t> value = constantDimension(arg, 3);
+    if (!value) {
       mb.error(arg->getExprLoc(),
                "the dimension of tid(d) must be the constant 0, 1 or 2",
                arg->getSourceRange());
       return mlir::failure();
     }
-    dim = b.getI64IntegerAttr(result.Val.getInt().getSExtValue());
+    dim = b.getI64IntegerAttr(*value);
   }
   return ks::TidOp::create(b, mb.loc(expr->getExprLoc()), b.getI32Type(), dim)
       .getResult();

@@ -213,10 +213,8 @@ FunctionBuilder::emitArrayShape(const CXXMemberCallExpr *call) {
     return mlir::failure();
   unsigned rank = cast<ks::ArrayType>(array->getType()).getRank();
   const Expr *arg = call->getArg(0);
-  Expr::EvalResult result;
-  if (arg->isValueDependent() || !arg->EvaluateAsInt(result, mb.ast) ||
-      result.Val.getInt().getSExtValue() < 0 ||
-      result.Val.getInt().getSExtValue() >= rank) {
+  std::optional<int64_t> dim = constantDimension(arg, rank);
+  if (!dim) {
     mb.error(arg->getExprLoc(),
              "the dimension of a.shape(d) must be a constant in [0, " +
                  std::to_string(rank) + ") for a " + std::to_string(rank) +
@@ -225,8 +223,7 @@ FunctionBuilder::emitArrayShape(const CXXMemberCallExpr *call) {
     return mlir::failure();
   }
   mlir::Location loc = mb.loc(call->getExprLoc());
-  mlir::Value extent = ks::DimOp::create(b, loc, *array,
-                                         result.Val.getInt().getSExtValue());
+  mlir::Value extent = ks::DimOp::create(b, loc, *array, *dim);
   // shape() is an int, as tid() is.
   return arith::TruncIOp::create(b, loc, b.getI32Type(), extent).getResult();
 }
@@ -368,9 +365,7 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
                            "kernel code; call a KSC_FUNC instead");
   }
   if (auto *member = dyn_cast<CXXMemberCallExpr>(expr)) {
-    if (ModuleBuilder::isArrayType(member->getImplicitObjectArgument()
-                                       ->getType()) &&
-        member->getMethodDecl() && member->getMethodDecl()->getName() == "shape")
+    if (isArrayShapeCall(member))
       return emitArrayShape(member);
     return exprError(expr, "member functions are not supported in kernel "
                            "code (arrays support a[i], a(i, j) and "

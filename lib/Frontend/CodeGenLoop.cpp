@@ -61,15 +61,6 @@ static void collectWrites(const Stmt *stmt,
     collectWrites(child, vars, writesMemory);
 }
 
-/// Whether `call` is `a.shape(d)` of an array.
-static bool isArrayShapeCall(const CallExpr *call) {
-  auto *member = dyn_cast<CXXMemberCallExpr>(call);
-  return member && member->getMethodDecl() &&
-         member->getMethodDecl()->getName() == "shape" &&
-         ModuleBuilder::isArrayType(
-             member->getImplicitObjectArgument()->getType());
-}
-
 /// Whether `expr` has the same value before and after any run of a body
 /// writing `vars` (and memory if `writesMemory`).
 static bool isInvariant(const Expr *expr,

@@ -107,17 +107,20 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
     for (int kind : {kFlat, 0, 1, 2})
       if (llvm::any_of(tids, [&](ks::TidOp op) { return tidKind(op) == kind; }))
         kinds.push_back(kind);
-    SmallVector<std::string> indexNames;
-    for (int kind : kinds)
-      indexNames.push_back(tidParamName(tids, kind));
+    // The name of each index, flat first: for the parameters of the thread
+    // function and the loops of the launcher.
+    std::string nameOf[4];
+    for (int kind : {kFlat, 0, 1, 2})
+      nameOf[kind + 1] = tidParamName(tids, kind);
 
     SmallVector<Type> threadInputs(kinds.size(), i32);
     llvm::append_range(threadInputs, kernelType.getInputs());
     auto thread = func::FuncOp::create(
         rewriter, loc, name, FunctionType::get(ctx, threadInputs, {}));
     thread.setPrivate();
-    for (auto [index, indexName] : llvm::enumerate(indexNames))
-      thread.setArgAttr(index, kNameAttr, rewriter.getStringAttr(indexName));
+    for (auto [index, kind] : llvm::enumerate(kinds))
+      thread.setArgAttr(index, kNameAttr,
+                        rewriter.getStringAttr(nameOf[kind + 1]));
     for (unsigned i = 0, e = kernelType.getNumInputs(); i < e; ++i)
       if (StringRef argName = kernel.getArgName(i); !argName.empty())
         thread.setArgAttr(i + kinds.size(), kNameAttr,
@@ -173,7 +176,7 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
       // C++ reads `c < int(dim.y)` rather than naming temporaries.
       SmallVector<Value> coords;
       for (int64_t dim = 0; dim < 3; ++dim)
-        coords.push_back(loopOver(extent(dim), tidParamName(tids, dim)));
+        coords.push_back(loopOver(extent(dim), nameOf[dim + 1]));
       for (int kind : kinds) {
         if (kind != kFlat) {
           args.push_back(coords[kind]);
@@ -185,7 +188,7 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
         flat = arith::AddIOp::create(rewriter, loc, flat, coords[1]);
         flat = arith::MulIOp::create(rewriter, loc, flat, extent(2));
         flat = arith::AddIOp::create(
-            rewriter, NameLoc::get(rewriter.getStringAttr(indexNames[0]), loc),
+            rewriter, NameLoc::get(rewriter.getStringAttr(nameOf[0]), loc),
             flat, coords[2]);
         args.push_back(flat);
       }
