@@ -236,6 +236,244 @@ template <typename To, typename From> inline To bit_cast(From from) {
   return to;
 }
 
+//===----------------------------------------------------------------------===//
+// Vectors and matrices
+//===----------------------------------------------------------------------===//
+
+/// `vec<N, T>`: the kernel language's vec2, vec3, vec4 (float), vec3d
+/// (double), vec3i (int), ... N components, named x, y, z, w, with no
+/// padding (a vec3 is three floats). Default-constructed vectors are zero.
+template <int N, typename T> struct vec;
+template <typename T> struct vec<2, T> {
+  T x = T(), y = T();
+  vec() = default;
+  explicit vec(T s) : x(s), y(s) {}
+  vec(T x_, T y_) : x(x_), y(y_) {}
+  T &operator[](int64_t i) { return i == 0 ? x : y; }
+  const T &operator[](int64_t i) const { return i == 0 ? x : y; }
+};
+template <typename T> struct vec<3, T> {
+  T x = T(), y = T(), z = T();
+  vec() = default;
+  explicit vec(T s) : x(s), y(s), z(s) {}
+  vec(T x_, T y_, T z_) : x(x_), y(y_), z(z_) {}
+  T &operator[](int64_t i) { return i == 0 ? x : i == 1 ? y : z; }
+  const T &operator[](int64_t i) const { return i == 0 ? x : i == 1 ? y : z; }
+};
+template <typename T> struct vec<4, T> {
+  T x = T(), y = T(), z = T(), w = T();
+  vec() = default;
+  explicit vec(T s) : x(s), y(s), z(s), w(s) {}
+  vec(T x_, T y_, T z_, T w_) : x(x_), y(y_), z(z_), w(w_) {}
+  T &operator[](int64_t i) { return i == 0 ? x : i == 1 ? y : i == 2 ? z : w; }
+  const T &operator[](int64_t i) const {
+    return i == 0 ? x : i == 1 ? y : i == 2 ? z : w;
+  }
+};
+
+/// `mat<N, T>`: the kernel language's mat22, mat33, mat44 (float) and
+/// mat22d, ... (double): N rows of vec<N, T>, row-major, no padding.
+template <int N, typename T> struct mat {
+  vec<N, T> rows[N];
+  mat() = default;
+  explicit mat(T s) {
+    for (int i = 0; i < N; ++i)
+      rows[i] = vec<N, T>(s);
+  }
+  /// The N * N elements, row by row.
+  template <typename... E,
+            typename = std::enable_if_t<sizeof...(E) == N * N && N * N != 1>>
+  mat(E... elements) {
+    const T values[] = {T(elements)...};
+    for (int i = 0; i < N; ++i)
+      for (int j = 0; j < N; ++j)
+        rows[i][j] = values[i * N + j];
+  }
+  vec<N, T> &operator[](int64_t i) { return rows[i]; }
+  const vec<N, T> &operator[](int64_t i) const { return rows[i]; }
+  T &operator()(int64_t i, int64_t j) { return rows[i][j]; }
+  const T &operator()(int64_t i, int64_t j) const { return rows[i][j]; }
+};
+
+using vec2 = vec<2, float>;
+using vec3 = vec<3, float>;
+using vec4 = vec<4, float>;
+using vec2d = vec<2, double>;
+using vec3d = vec<3, double>;
+using vec4d = vec<4, double>;
+using vec2i = vec<2, int>;
+using vec3i = vec<3, int>;
+using vec4i = vec<4, int>;
+using mat22 = mat<2, float>;
+using mat33 = mat<3, float>;
+using mat44 = mat<4, float>;
+using mat22d = mat<2, double>;
+using mat33d = mat<3, double>;
+using mat44d = mat<4, double>;
+
+/// `f(a[i], b[i])` for every component (row) i.
+template <int N, typename T, typename F>
+inline vec<N, T> componentwise(const vec<N, T> &a, const vec<N, T> &b, F f) {
+  vec<N, T> r;
+  for (int i = 0; i < N; ++i)
+    r[i] = f(a[i], b[i]);
+  return r;
+}
+template <int N, typename T, typename F>
+inline mat<N, T> componentwise(const mat<N, T> &a, const mat<N, T> &b, F f) {
+  mat<N, T> r;
+  for (int i = 0; i < N; ++i)
+    r[i] = componentwise(a[i], b[i], f);
+  return r;
+}
+
+/// Whether V is a vec or mat (the component-wise operators below apply).
+template <typename V> struct is_vec_or_mat : std::false_type {};
+template <int N, typename T> struct is_vec_or_mat<vec<N, T>> : std::true_type {};
+template <int N, typename T> struct is_vec_or_mat<mat<N, T>> : std::true_type {};
+#define KSC_VEC_OR_MAT(V) std::enable_if_t<is_vec_or_mat<V>::value, V>
+
+template <typename V> inline KSC_VEC_OR_MAT(V) operator+(const V &a, const V &b) {
+  return componentwise(a, b, [](auto x, auto y) { return x + y; });
+}
+template <typename V> inline KSC_VEC_OR_MAT(V) operator-(const V &a, const V &b) {
+  return componentwise(a, b, [](auto x, auto y) { return x - y; });
+}
+template <typename V> inline KSC_VEC_OR_MAT(V) operator-(const V &a) {
+  return componentwise(a, a, [](auto x, auto) { return -x; });
+}
+template <typename V> inline KSC_VEC_OR_MAT(V) cw_mul(const V &a, const V &b) {
+  return componentwise(a, b, [](auto x, auto y) { return x * y; });
+}
+template <typename V> inline KSC_VEC_OR_MAT(V) cw_div(const V &a, const V &b) {
+  return componentwise(a, b, [](auto x, auto y) { return x / y; });
+}
+#undef KSC_VEC_OR_MAT
+template <int N, typename T>
+inline vec<N, T> operator*(const vec<N, T> &a, T s) {
+  return componentwise(a, a, [s](T x, T) { return x * s; });
+}
+template <int N, typename T>
+inline vec<N, T> operator*(T s, const vec<N, T> &a) {
+  return componentwise(a, a, [s](T x, T) { return s * x; });
+}
+template <int N, typename T>
+inline vec<N, T> operator/(const vec<N, T> &a, T s) {
+  return componentwise(a, a, [s](T x, T) { return x / s; });
+}
+template <int N, typename T>
+inline mat<N, T> operator*(const mat<N, T> &a, T s) {
+  return componentwise(a, a, [s](T x, T) { return x * s; });
+}
+template <int N, typename T>
+inline mat<N, T> operator*(T s, const mat<N, T> &a) {
+  return componentwise(a, a, [s](T x, T) { return s * x; });
+}
+template <int N, typename T>
+inline mat<N, T> operator/(const mat<N, T> &a, T s) {
+  return componentwise(a, a, [s](T x, T) { return x / s; });
+}
+
+/// The sum of the products of the components, added in order.
+template <int N, typename T> inline T dot(const vec<N, T> &a, const vec<N, T> &b) {
+  T sum = a[0] * b[0];
+  for (int i = 1; i < N; ++i)
+    sum = sum + a[i] * b[i];
+  return sum;
+}
+template <typename T> inline vec<3, T> cross(const vec<3, T> &a, const vec<3, T> &b) {
+  return vec<3, T>(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z,
+                   a.x * b.y - a.y * b.x);
+}
+/// The matrix a b^T.
+template <int N, typename T>
+inline mat<N, T> outer(const vec<N, T> &a, const vec<N, T> &b) {
+  mat<N, T> r;
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < N; ++j)
+      r[i][j] = a[i] * b[j];
+  return r;
+}
+template <int N, typename T> inline mat<N, T> transpose(const mat<N, T> &m) {
+  mat<N, T> r;
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < N; ++j)
+      r[i][j] = m[j][i];
+  return r;
+}
+/// Matrix products: each element a sum of products added in index order.
+template <int N, typename T>
+inline vec<N, T> operator*(const mat<N, T> &m, const vec<N, T> &v) {
+  vec<N, T> r;
+  for (int i = 0; i < N; ++i)
+    r[i] = dot(m[i], v);
+  return r;
+}
+template <int N, typename T>
+inline vec<N, T> operator*(const vec<N, T> &v, const mat<N, T> &m) {
+  vec<N, T> r;
+  for (int j = 0; j < N; ++j) {
+    T sum = v[0] * m[0][j];
+    for (int i = 1; i < N; ++i)
+      sum = sum + v[i] * m[i][j];
+    r[j] = sum;
+  }
+  return r;
+}
+template <int N, typename T>
+inline mat<N, T> operator*(const mat<N, T> &a, const mat<N, T> &b) {
+  mat<N, T> r;
+  for (int i = 0; i < N; ++i)
+    r[i] = a[i] * b;
+  return r;
+}
+
+/// m without row `row` and column `col`.
+template <int N, typename T>
+inline mat<N - 1, T> minor_of(const mat<N, T> &m, int row, int col) {
+  mat<N - 1, T> r;
+  for (int i = 0, ri = 0; i < N; ++i) {
+    if (i == row)
+      continue;
+    for (int j = 0, rj = 0; j < N; ++j)
+      if (j != col)
+        r[ri][rj++] = m[i][j];
+    ++ri;
+  }
+  return r;
+}
+/// By cofactor expansion along the first row.
+template <int N, typename T> inline T determinant(const mat<N, T> &m) {
+  if constexpr (N == 2) {
+    return m[0][0] * m[1][1] - m[0][1] * m[1][0];
+  } else {
+    T sum = T(0);
+    for (int j = 0; j < N; ++j) {
+      T term = m[0][j] * determinant(minor_of(m, 0, j));
+      sum = j % 2 == 0 ? sum + term : sum - term;
+    }
+    return sum;
+  }
+}
+/// The adjugate divided by the determinant; zero for a singular matrix (as
+/// Warp's inverse).
+template <int N, typename T> inline mat<N, T> inverse(const mat<N, T> &m) {
+  T det = determinant(m);
+  if (det == T(0))
+    return mat<N, T>();
+  mat<N, T> r;
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < N; ++j) {
+      T cofactor;
+      if constexpr (N == 2)
+        cofactor = m[1 - i][1 - j];
+      else
+        cofactor = determinant(minor_of(m, i, j));
+      r[j][i] = ((i + j) % 2 == 0 ? cofactor : -cofactor) / det;
+    }
+  return r;
+}
+
 } // namespace ksc
 
 #endif // KSC_RUNTIME_H

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -24,7 +25,8 @@ namespace ksc {
 inline void registerAllDialects(mlir::DialectRegistry &registry) {
   registry
       .insert<ks::KsDialect, mlir::arith::ArithDialect, mlir::func::FuncDialect,
-              mlir::math::MathDialect, mlir::scf::SCFDialect>();
+              mlir::math::MathDialect, mlir::scf::SCFDialect,
+              mlir::vector::VectorDialect>();
 }
 
 /// ksc's passes, and the upstream passes its pipelines use.

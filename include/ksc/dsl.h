@@ -87,6 +87,126 @@ int tid();
 /// [0, X) and tid(1) in [0, Y). Only valid in kernels.
 int tid(int dim);
 
+// Vectors and matrices: small values of the kernel language, passed and
+// assigned by value like scalars (see docs/language.md, "Vectors and
+// matrices").
+namespace detail {
+/// `T` in a position that template argument deduction ignores, so that
+/// `v * 2` scales a vec3 by the float 2.
+template <typename T> struct identity { using type = T; };
+template <typename T> using scalar = typename identity<T>::type;
+} // namespace detail
+
+/// `vec<N, T>`: N (2, 3 or 4) components of type T (float, double or int),
+/// named x, y, z, w. `vec3()` is zero, `vec3(s)` has every component s,
+/// `vec3(x, y, z)` the components given; `v[i]` is component i.
+template <int N, typename T> struct vec;
+template <typename T> struct vec<2, T> {
+  T x, y;
+  vec();
+  explicit vec(T s);
+  vec(T x, T y);
+  template <typename Index> T &operator[](Index i);
+  template <typename Index> const T &operator[](Index i) const;
+};
+template <typename T> struct vec<3, T> {
+  T x, y, z;
+  vec();
+  explicit vec(T s);
+  vec(T x, T y, T z);
+  template <typename Index> T &operator[](Index i);
+  template <typename Index> const T &operator[](Index i) const;
+};
+template <typename T> struct vec<4, T> {
+  T x, y, z, w;
+  vec();
+  explicit vec(T s);
+  vec(T x, T y, T z, T w);
+  template <typename Index> T &operator[](Index i);
+  template <typename Index> const T &operator[](Index i) const;
+};
+
+/// `mat<N, T>`: an N x N (N = 2, 3 or 4) matrix of float or double, stored
+/// by rows. `mat33()` is zero, `mat33(s)` has every element s, and
+/// `mat33(m00, m01, m02, m10, ...)` lists the elements row by row.
+/// `m(i, j)` and `m[i][j]` are the element in row i, column j; `m[i]` is
+/// row i as a vector.
+template <int N, typename T> struct mat;
+template <typename T> struct mat<2, T> {
+  mat();
+  explicit mat(T s);
+  mat(T m00, T m01, T m10, T m11);
+  template <typename Index> vec<2, T> &operator[](Index i);
+  template <typename Index> const vec<2, T> &operator[](Index i) const;
+  template <typename I, typename J> T &operator()(I i, J j);
+  template <typename I, typename J> const T &operator()(I i, J j) const;
+};
+template <typename T> struct mat<3, T> {
+  mat();
+  explicit mat(T s);
+  mat(T m00, T m01, T m02, T m10, T m11, T m12, T m20, T m21, T m22);
+  template <typename Index> vec<3, T> &operator[](Index i);
+  template <typename Index> const vec<3, T> &operator[](Index i) const;
+  template <typename I, typename J> T &operator()(I i, J j);
+  template <typename I, typename J> const T &operator()(I i, J j) const;
+};
+template <typename T> struct mat<4, T> {
+  mat();
+  explicit mat(T s);
+  mat(T m00, T m01, T m02, T m03, T m10, T m11, T m12, T m13, T m20, T m21,
+      T m22, T m23, T m30, T m31, T m32, T m33);
+  template <typename Index> vec<4, T> &operator[](Index i);
+  template <typename Index> const vec<4, T> &operator[](Index i) const;
+  template <typename I, typename J> T &operator()(I i, J j);
+  template <typename I, typename J> const T &operator()(I i, J j) const;
+};
+
+using vec2 = vec<2, float>;
+using vec3 = vec<3, float>;
+using vec4 = vec<4, float>;
+using vec2d = vec<2, double>;
+using vec3d = vec<3, double>;
+using vec4d = vec<4, double>;
+using vec2i = vec<2, int>;
+using vec3i = vec<3, int>;
+using vec4i = vec<4, int>;
+using mat22 = mat<2, float>;
+using mat33 = mat<3, float>;
+using mat44 = mat<4, float>;
+using mat22d = mat<2, double>;
+using mat33d = mat<3, double>;
+using mat44d = mat<4, double>;
+
+// Arithmetic: + and - of two vectors (matrices) of the same type, and the
+// negation, are per component; a vector (matrix) times or divided by a
+// scalar of its component type scales every component. `*` of two matrices
+// or of a matrix and a vector is the matrix product (cw_mul multiplies per
+// component).
+template <int N, typename T> vec<N, T> operator+(const vec<N, T> &a, const vec<N, T> &b);
+template <int N, typename T> vec<N, T> operator-(const vec<N, T> &a, const vec<N, T> &b);
+template <int N, typename T> vec<N, T> operator-(const vec<N, T> &a);
+template <int N, typename T> vec<N, T> operator*(const vec<N, T> &a, detail::scalar<T> s);
+template <int N, typename T> vec<N, T> operator*(detail::scalar<T> s, const vec<N, T> &a);
+template <int N, typename T> vec<N, T> operator/(const vec<N, T> &a, detail::scalar<T> s);
+template <int N, typename T> vec<N, T> &operator+=(vec<N, T> &a, const vec<N, T> &b);
+template <int N, typename T> vec<N, T> &operator-=(vec<N, T> &a, const vec<N, T> &b);
+template <int N, typename T> vec<N, T> &operator*=(vec<N, T> &a, detail::scalar<T> s);
+template <int N, typename T> vec<N, T> &operator/=(vec<N, T> &a, detail::scalar<T> s);
+template <int N, typename T> mat<N, T> operator+(const mat<N, T> &a, const mat<N, T> &b);
+template <int N, typename T> mat<N, T> operator-(const mat<N, T> &a, const mat<N, T> &b);
+template <int N, typename T> mat<N, T> operator-(const mat<N, T> &a);
+template <int N, typename T> mat<N, T> operator*(const mat<N, T> &a, detail::scalar<T> s);
+template <int N, typename T> mat<N, T> operator*(detail::scalar<T> s, const mat<N, T> &a);
+template <int N, typename T> mat<N, T> operator/(const mat<N, T> &a, detail::scalar<T> s);
+template <int N, typename T> mat<N, T> &operator+=(mat<N, T> &a, const mat<N, T> &b);
+template <int N, typename T> mat<N, T> &operator-=(mat<N, T> &a, const mat<N, T> &b);
+template <int N, typename T> mat<N, T> &operator*=(mat<N, T> &a, detail::scalar<T> s);
+template <int N, typename T> mat<N, T> &operator/=(mat<N, T> &a, detail::scalar<T> s);
+/// The matrix product; m * v treats v as a column, v * m as a row.
+template <int N, typename T> mat<N, T> operator*(const mat<N, T> &a, const mat<N, T> &b);
+template <int N, typename T> vec<N, T> operator*(const mat<N, T> &m, const vec<N, T> &v);
+template <int N, typename T> vec<N, T> operator*(const vec<N, T> &v, const mat<N, T> &m);
+
 // The math library: the scalar math of NVIDIA Warp's kernel language, for
 // float and double (some functions also for int and int64_t). The table in
 // docs/language.md ("Builtins") gives the exact semantics.
@@ -217,6 +337,38 @@ KSC_BUILTIN double lerp(double a, double b, double t);
 /// 0 at or below edge0, 1 at or above edge1.
 KSC_BUILTIN float smoothstep(float edge0, float edge1, float x);
 KSC_BUILTIN double smoothstep(double edge0, double edge1, double x);
+
+// Vector and matrix functions (for float and double components; dot,
+// cw_mul and cw_div also for int). The table in docs/language.md gives the
+// formulas.
+#define KSC_VEC_BUILTIN template <int N, typename T, bool ksc_builtin = true>
+/// The sum of the products of the components.
+KSC_VEC_BUILTIN T dot(const vec<N, T> &a, const vec<N, T> &b);
+template <typename T, bool ksc_builtin = true>
+vec<3, T> cross(const vec<3, T> &a, const vec<3, T> &b);
+/// sqrt(dot(v, v)) and dot(v, v).
+KSC_VEC_BUILTIN T length(const vec<N, T> &v);
+KSC_VEC_BUILTIN T length_sq(const vec<N, T> &v);
+/// v / length(v); the zero vector when length(v) is 0 (as in Warp).
+KSC_VEC_BUILTIN vec<N, T> normalize(const vec<N, T> &v);
+/// The matrix a b^T: element (i, j) is a[i] * b[j].
+KSC_VEC_BUILTIN mat<N, T> outer(const vec<N, T> &a, const vec<N, T> &b);
+KSC_VEC_BUILTIN vec<N, T> cw_mul(const vec<N, T> &a, const vec<N, T> &b);
+KSC_VEC_BUILTIN vec<N, T> cw_div(const vec<N, T> &a, const vec<N, T> &b);
+KSC_VEC_BUILTIN mat<N, T> cw_mul(const mat<N, T> &a, const mat<N, T> &b);
+KSC_VEC_BUILTIN mat<N, T> cw_div(const mat<N, T> &a, const mat<N, T> &b);
+KSC_VEC_BUILTIN mat<N, T> transpose(const mat<N, T> &m);
+KSC_VEC_BUILTIN T determinant(const mat<N, T> &m);
+/// The inverse matrix; the zero matrix when the determinant is 0 (as in
+/// Warp).
+KSC_VEC_BUILTIN mat<N, T> inverse(const mat<N, T> &m);
+/// The sum of the diagonal.
+KSC_VEC_BUILTIN T trace(const mat<N, T> &m);
+/// The matrix with v on its diagonal and zeros elsewhere.
+KSC_VEC_BUILTIN mat<N, T> diag(const vec<N, T> &v);
+/// The identity matrix of type M: `identity<mat33>()`.
+template <typename M, bool ksc_builtin = true> M identity();
+#undef KSC_VEC_BUILTIN
 
 #undef KSC_BUILTIN
 

@@ -13,6 +13,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/StringMap.h"
 
 using namespace mlir;
@@ -27,7 +29,7 @@ using Handler = Value (*)(OpBuilder &, Location, ValueRange);
 /// One operation for floating-point operands, another for integers.
 template <typename FloatOp, typename IntOp = void>
 Value build(OpBuilder &b, Location loc, ValueRange args) {
-  if (isa<FloatType>(args[0].getType()))
+  if (isa<FloatType>(getElementTypeOrSelf(args[0].getType())))
     return FloatOp::create(b, loc, args).getResult();
   if constexpr (!std::is_void_v<IntOp>)
     return IntOp::create(b, loc, args).getResult();
@@ -115,6 +117,84 @@ Value clampedToUnit(OpBuilder &b, Location loc, ValueRange args) {
   return Op::create(b, loc, x);
 }
 
+// Vectors and matrices.
+
+template <typename Op>
+Value buildBinary(OpBuilder &b, Location loc, ValueRange args) {
+  return Op::create(b, loc, args[0], args[1]);
+}
+
+template <typename Op> Value buildUnary(OpBuilder &b, Location loc,
+                                        ValueRange args) {
+  return Op::create(b, loc, args[0]);
+}
+
+/// dot(v, v).
+Value lengthSqBuiltin(OpBuilder &b, Location loc, ValueRange args) {
+  return ks::DotOp::create(b, loc, args[0], args[0]);
+}
+
+/// sqrt(dot(v, v)).
+Value lengthBuiltin(OpBuilder &b, Location loc, ValueRange args) {
+  return math::SqrtOp::create(b, loc, lengthSqBuiltin(b, loc, args));
+}
+
+/// Warp's normalize: l = length(v); l > 0 ? v / l : zero.
+Value normalizeBuiltin(OpBuilder &b, Location loc, ValueRange args) {
+  Value v = args[0];
+  auto type = cast<VectorType>(v.getType());
+  Value length = lengthBuiltin(b, loc, args);
+  Value zero = constant(b, loc, type.getElementType(), 0);
+  Value positive =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, length, zero);
+  Value scaled = arith::DivFOp::create(
+      b, loc, v, vector::BroadcastOp::create(b, loc, type, length));
+  Value zeros = arith::ConstantOp::create(
+      b, loc, cast<TypedAttr>(b.getZeroAttr(type)));
+  return arith::SelectOp::create(b, loc, positive, scaled, zeros);
+}
+
+/// The matrix a b^T.
+Value outerBuiltin(OpBuilder &b, Location loc, ValueRange args) {
+  auto type = cast<VectorType>(args[0].getType());
+  int64_t n = type.getDimSize(0);
+  return ks::OuterOp::create(
+      b, loc, VectorType::get({n, n}, type.getElementType()), args[0],
+      args[1]);
+}
+
+Value transposeBuiltin(OpBuilder &b, Location loc, ValueRange args) {
+  return vector::TransposeOp::create(b, loc, args[0], {1, 0});
+}
+
+/// m[0][0] + m[1][1] + ...
+Value traceBuiltin(OpBuilder &b, Location loc, ValueRange args) {
+  auto type = cast<VectorType>(args[0].getType());
+  Value sum;
+  for (int64_t i = 0; i < type.getDimSize(0); ++i) {
+    Value element = vector::ExtractOp::create(b, loc, args[0],
+                                              ArrayRef<int64_t>{i, i});
+    sum = sum ? arith::AddFOp::create(b, loc, sum, element).getResult()
+              : element;
+  }
+  return sum;
+}
+
+/// The matrix with v on its diagonal.
+Value diagBuiltin(OpBuilder &b, Location loc, ValueRange args) {
+  auto type = cast<VectorType>(args[0].getType());
+  int64_t n = type.getDimSize(0);
+  Value zero = constant(b, loc, type.getElementType(), 0);
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      elements.push_back(
+          i == j ? vector::ExtractOp::create(b, loc, args[0], i).getResult()
+                 : zero);
+  return vector::FromElementsOp::create(
+      b, loc, VectorType::get({n, n}, type.getElementType()), elements);
+}
+
 const llvm::StringMap<Handler> &builtinTable() {
   static const llvm::StringMap<Handler> table = {
       // Trigonometric and hyperbolic.
@@ -157,6 +237,20 @@ const llvm::StringMap<Handler> &builtinTable() {
       {"step", stepBuiltin},
       {"lerp", lerpBuiltin},
       {"smoothstep", smoothstepBuiltin},
+      // Vectors and matrices.
+      {"dot", buildBinary<ks::DotOp>},
+      {"cross", buildBinary<ks::CrossOp>},
+      {"length", lengthBuiltin},
+      {"length_sq", lengthSqBuiltin},
+      {"normalize", normalizeBuiltin},
+      {"outer", outerBuiltin},
+      {"cw_mul", build<arith::MulFOp, arith::MulIOp>},
+      {"cw_div", build<arith::DivFOp, arith::DivSIOp>},
+      {"transpose", transposeBuiltin},
+      {"determinant", buildUnary<ks::DeterminantOp>},
+      {"inverse", buildUnary<ks::InverseOp>},
+      {"trace", traceBuiltin},
+      {"diag", diagBuiltin},
   };
   return table;
 }

@@ -55,6 +55,10 @@ bool isInoutParam(const clang::ParmVarDecl *param);
 llvm::SmallVector<const clang::Expr *, 2>
 inoutArguments(const clang::CallExpr *call);
 
+/// The variable or array element an assignment to `target` writes: `target`
+/// without component accesses (`v` for `v.x`, `m` for `m[i][j]`).
+const clang::Expr *assignedObject(const clang::Expr *target);
+
 /// Whether `call` is `a.shape(d)` of an array (which reads no memory).
 bool isArrayShapeCall(const clang::CallExpr *call);
 
@@ -93,6 +97,14 @@ public:
                                           llvm::StringRef what);
   /// Whether `type` is the prelude's `array<T>`.
   static bool isArrayType(clang::QualType type);
+  /// Whether `type` is the prelude's `vec<N, T>` (vec3, vec2i, ...).
+  static bool isVectorType(clang::QualType type);
+  /// Whether `type` is the prelude's `mat<N, T>` (mat33, mat22d, ...).
+  static bool isMatrixType(clang::QualType type);
+  /// `vec<N, T>` as `vector<NxT>`, `mat<N, T>` as `vector<NxNxT>`.
+  mlir::FailureOr<mlir::Type> convertVectorType(clang::QualType canonical,
+                                                clang::SourceLocation loc,
+                                                llvm::StringRef what);
   /// A declaration other than a function or variable: true if it is one the
   /// language allows (using, typedef, static_assert), else reports why not.
   bool checkOtherDecl(const clang::Decl *decl, bool local);
@@ -187,11 +199,16 @@ public:
   // Expressions (CodeGenExpr.cpp)
   //===--------------------------------------------------------------------===//
 
-  /// An lvalue: a local variable or an array element.
+  /// An lvalue: a local variable or an array element, or a component of
+  /// one (`v.x`, `m[i][j]`: the positions in `components`). The component
+  /// of a temporary (`(a + b).x`) has the temporary in `value`; writing it
+  /// has no effect.
   struct LValue {
     Key var = nullptr;
     mlir::Value array;
     llvm::SmallVector<mlir::Value, 1> indices;
+    mlir::Value value;
+    llvm::SmallVector<mlir::OpFoldResult, 2> components;
     clang::QualType type;
   };
 
@@ -207,6 +224,27 @@ public:
   /// `a.shape(d)`.
   mlir::FailureOr<mlir::Value>
   emitArrayShape(const clang::CXXMemberCallExpr *call);
+  //===--------------------------------------------------------------------===//
+  // Vectors and matrices (CodeGenVector.cpp)
+  //===--------------------------------------------------------------------===//
+
+  /// Whether `expr` is a component of a vector or matrix: `v.x`, `v[i]`,
+  /// `m[i]`, `m[i][j]` or `m(i, j)`.
+  static bool isComponentAccess(const clang::Expr *expr);
+  mlir::FailureOr<LValue> emitComponent(const clang::Expr *expr);
+  /// An operator of the prelude on vectors and matrices (`a + b`, `m * v`,
+  /// `v *= s`, `v = w`).
+  mlir::FailureOr<mlir::Value>
+  emitVectorOperator(const clang::CXXOperatorCallExpr *call);
+  /// `vec3()`, `vec3(s)`, `vec3(x, y, z)`, `mat22(a, b, c, d)`, copies.
+  mlir::FailureOr<mlir::Value>
+  emitVectorConstruct(const clang::CXXConstructExpr *construct);
+  /// `identity<mat33>()`.
+  mlir::FailureOr<mlir::Value> emitIdentity(const clang::CallExpr *call);
+
+  /// The variable, array element or temporary `lvalue` is a component of.
+  mlir::Value loadBase(const LValue &lvalue, mlir::Location loc);
+  void storeBase(const LValue &lvalue, mlir::Value value, mlir::Location loc);
   mlir::Value load(const LValue &lvalue, mlir::Location loc);
   void store(const LValue &lvalue, mlir::Value value, mlir::Location loc);
   /// `value` as a boolean (i1), following C++'s conversion rules.

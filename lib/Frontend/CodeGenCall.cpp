@@ -154,6 +154,8 @@ FunctionBuilder::emitBuiltinCall(const CallExpr *expr,
   StringRef name = callee->getName();
   if (name == "tid")
     return emitTid(expr);
+  if (name == "identity")
+    return emitIdentity(expr);
   if (!isBuiltin(name)) {
     mb.error(expr->getExprLoc(), "builtin '" + name + "' is not supported yet");
     return mlir::failure();

@@ -35,9 +35,10 @@ mlir::Value FunctionBuilder::constantBool(bool value, mlir::Location loc) {
 }
 
 mlir::Value FunctionBuilder::zero(mlir::Type type, mlir::Location loc) {
-  if (isa<mlir::FloatType>(type))
-    return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 0.0));
-  return constantInt(type, 0, loc);
+  // Scalars, and vectors and matrices (a splat of zeros).
+  return arith::ConstantOp::create(b, loc,
+                                   mlir::cast<mlir::TypedAttr>(
+                                       b.getZeroAttr(type)));
 }
 
 /// Whether `stmt` is made only of what the kernel language allows in a
@@ -194,7 +195,8 @@ FunctionBuilder::emitCast(mlir::Value value, QualType from, QualType to,
     return value;
   case CK_ConstructorConversion:
     // array<T> -> array<const T>: the constructor call did it.
-    if (ModuleBuilder::isArrayType(to))
+    if (ModuleBuilder::isArrayType(to) || ModuleBuilder::isVectorType(to) ||
+        ModuleBuilder::isMatrixType(to))
       return value;
     break;
   case CK_IntegralCast:

@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "clang/AST/DeclCXX.h"
 
 using namespace clang;
@@ -32,7 +33,7 @@ static bool isStorage(const Expr *expr) {
   if (auto *cast = dyn_cast<ImplicitCastExpr>(expr);
       cast && cast->getCastKind() == CK_NoOp)
     return isStorage(cast->getSubExpr());
-  if (isa<DeclRefExpr>(expr))
+  if (isa<DeclRefExpr>(expr) || FunctionBuilder::isComponentAccess(expr))
     return true;
   auto *call = dyn_cast<CXXOperatorCallExpr>(expr);
   return call && (call->getOperator() == OO_Subscript ||
@@ -117,6 +118,8 @@ FunctionBuilder::emitLValue(const Expr *expr) {
     lvalue.var = var;
     return lvalue;
   }
+  if (isComponentAccess(expr))
+    return emitComponent(expr);
   if (auto *call = dyn_cast<CXXOperatorCallExpr>(expr);
       call && (call->getOperator() == OO_Subscript ||
                call->getOperator() == OO_Call)) {
@@ -228,19 +231,43 @@ FunctionBuilder::emitArrayShape(const CXXMemberCallExpr *call) {
   return arith::TruncIOp::create(b, loc, b.getI32Type(), extent).getResult();
 }
 
-mlir::Value FunctionBuilder::load(const LValue &lvalue, mlir::Location loc) {
+mlir::Value FunctionBuilder::loadBase(const LValue &lvalue,
+                                      mlir::Location loc) {
   if (lvalue.var)
     return env.lookup(lvalue.var);
+  if (lvalue.value)
+    return lvalue.value;
   return ks::LoadOp::create(b, loc, lvalue.array, lvalue.indices);
 }
 
-void FunctionBuilder::store(const LValue &lvalue, mlir::Value value,
-                            mlir::Location loc) {
+void FunctionBuilder::storeBase(const LValue &lvalue, mlir::Value value,
+                                mlir::Location loc) {
   if (lvalue.var) {
     env[lvalue.var] = nameValue(value, nameOf(lvalue.var));
     return;
   }
+  // A write to a component of a temporary is not observable.
+  if (lvalue.value)
+    return;
   ks::StoreOp::create(b, loc, value, lvalue.array, lvalue.indices);
+}
+
+mlir::Value FunctionBuilder::load(const LValue &lvalue, mlir::Location loc) {
+  mlir::Value base = loadBase(lvalue, loc);
+  if (lvalue.components.empty())
+    return base;
+  return mlir::vector::ExtractOp::create(b, loc, base, lvalue.components);
+}
+
+void FunctionBuilder::store(const LValue &lvalue, mlir::Value value,
+                            mlir::Location loc) {
+  if (lvalue.components.empty())
+    return storeBase(lvalue, value, loc);
+  // A component: the whole value with that component replaced.
+  mlir::Value base = loadBase(lvalue, loc);
+  mlir::Value updated =
+      mlir::vector::InsertOp::create(b, loc, value, base, lvalue.components);
+  storeBase(lvalue, updated, loc);
 }
 
 mlir::FailureOr<mlir::Value> FunctionBuilder::emitCondition(const Expr *expr) {
@@ -339,6 +366,13 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
     if (method && method->getParent()->isLambda())
       return exprError(expr, "lambdas are not supported in kernel code; "
                              "write a KSC_FUNC device function instead");
+    if (const FunctionDecl *callee = call->getDirectCallee();
+        callee && mb.isPreludeDecl(callee) &&
+        llvm::any_of(call->arguments(), [](const Expr *arg) {
+          return ModuleBuilder::isVectorType(arg->getType()) ||
+                 ModuleBuilder::isMatrixType(arg->getType());
+        }))
+      return emitVectorOperator(call);
     // `a = b` for arrays: `a` now views what `b` views.
     if (call->getOperator() == OO_Equal &&
         ModuleBuilder::isArrayType(call->getArg(0)->getType())) {
@@ -396,6 +430,9 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
   if (auto *call = dyn_cast<CallExpr>(expr))
     return emitCall(call);
   if (auto *construct = dyn_cast<CXXConstructExpr>(expr)) {
+    if (ModuleBuilder::isVectorType(construct->getType()) ||
+        ModuleBuilder::isMatrixType(construct->getType()))
+      return emitVectorConstruct(construct);
     // Copies of arrays, and array<T> -> array<const T>.
     if (ModuleBuilder::isArrayType(construct->getType()) &&
         construct->getNumArgs() == 1 &&

@@ -37,14 +37,14 @@ static void collectWrites(const Stmt *stmt,
   if (!stmt)
     return;
   auto target = [&](const Expr *lhs) {
-    if (auto *ref = dyn_cast<DeclRefExpr>(lhs->IgnoreParens()))
+    if (auto *ref = dyn_cast<DeclRefExpr>(assignedObject(lhs)))
       vars.insert(ref->getDecl());
     else
       writesMemory = true;
   };
   if (auto *call = dyn_cast<CXXOperatorCallExpr>(stmt);
-      call && call->getOperator() == OO_Equal)
-    target(call->getArg(0)); // Assigning an array variable.
+      call && call->isAssignmentOp())
+    target(call->getArg(0)); // Assigning an array, vector or matrix.
   else if (auto *op = dyn_cast<BinaryOperator>(stmt);
            op && op->isAssignmentOp())
     target(op->getLHS());

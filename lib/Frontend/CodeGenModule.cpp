@@ -125,6 +125,8 @@ ModuleBuilder::convertType(QualType type, SourceLocation at, StringRef what) {
       break;
     }
   }
+  if (isVectorType(canonical) || isMatrixType(canonical))
+    return convertVectorType(canonical, at, what);
   if (isArrayType(canonical)) {
     auto *spec =
         cast<ClassTemplateSpecializationDecl>(canonical->getAsCXXRecordDecl());

@@ -133,7 +133,7 @@ FunctionBuilder::assignedIn(llvm::ArrayRef<const Stmt *> stmts) {
     if (!stmt)
       return;
     auto addVar = [&](const Expr *target) {
-      if (auto *ref = dyn_cast<DeclRefExpr>(target->IgnoreParens()))
+      if (auto *ref = dyn_cast<DeclRefExpr>(assignedObject(target)))
         keys.insert(ref->getDecl());
     };
     if (auto *op = dyn_cast<BinaryOperator>(stmt); op && op->isAssignmentOp())
@@ -142,8 +142,8 @@ FunctionBuilder::assignedIn(llvm::ArrayRef<const Stmt *> stmts) {
              op && op->isIncrementDecrementOp())
       addVar(op->getSubExpr());
     else if (auto *call = dyn_cast<CXXOperatorCallExpr>(stmt);
-             call && call->getOperator() == OO_Equal)
-      addVar(call->getArg(0)); // Assigning an array variable.
+             call && call->isAssignmentOp())
+      addVar(call->getArg(0)); // Assigning an array, vector or matrix.
     else if (auto *call = dyn_cast<CallExpr>(stmt))
       for (const Expr *arg : inoutArguments(call))
         addVar(arg);

@@ -62,13 +62,31 @@ static std::optional<Scalar> toScalar(mlir::Type type) {
   return std::nullopt;
 }
 
+int64_t Param::numComponents() const {
+  int64_t n = 1;
+  for (int64_t extent : components)
+    n *= extent;
+  return n;
+}
+
+/// `float`, `vec3`, `mat33d`, `vec2i`.
+static std::string describeValueType(const Param &param) {
+  if (param.components.empty())
+    return getScalarName(param.scalar).str();
+  std::string suffix = param.scalar == Scalar::F64   ? "d"
+                       : param.scalar == Scalar::I32 ? "i"
+                                                     : "";
+  std::string n = std::to_string(param.components[0]);
+  return (param.components.size() == 1 ? "vec" + n : "mat" + n + n) + suffix;
+}
+
 static std::string describeParam(const Param &param) {
   if (!param.isArray)
-    return getScalarName(param.scalar).str();
+    return describeValueType(param);
   std::string text = "array<";
   if (param.isConst)
     text += "const ";
-  text += getScalarName(param.scalar).str();
+  text += describeValueType(param);
   if (param.rank != 1)
     text += ", " + std::to_string(param.rank);
   return text + ">";
@@ -106,6 +124,10 @@ Expected<Signature> runner::getSignature(ks::KernelOp kernel) {
       param.isConst = array.getIsConst();
       param.rank = array.getRank();
       scalarType = array.getElementType();
+    }
+    if (auto vector = dyn_cast<mlir::VectorType>(scalarType)) {
+      llvm::append_range(param.components, vector.getShape());
+      scalarType = vector.getElementType();
     }
     std::optional<Scalar> scalar = toScalar(scalarType);
     if (!scalar)
@@ -232,6 +254,35 @@ static Error appendScalar(const Param &param, const json::Value &value,
   llvm_unreachable("unknown scalar");
 }
 
+/// Appends one value of `param` (a scalar, or nested lists of the
+/// components of a vector or matrix) read from `value` to `bytes`.
+static Error appendValue(const Param &param, const json::Value &value,
+                         std::vector<uint8_t> &bytes, const Twine &where) {
+  if (param.components.empty())
+    return appendScalar(param, value, bytes, where);
+  std::function<Error(const json::Value &, unsigned)> walk =
+      [&](const json::Value &v, unsigned depth) -> Error {
+    if (depth == param.components.size())
+      return appendScalar(param, v, bytes, where);
+    const json::Array *list = v.getAsArray();
+    int64_t extent = param.components[depth];
+    if (!list || static_cast<int64_t>(list->size()) != extent)
+      return argError(param, where + "expected a " +
+                                 describeValueType(param) + ": " +
+                                 (param.components.size() == 1
+                                      ? "a list of " + Twine(extent) +
+                                            " numbers"
+                                      : Twine(extent) + " lists (rows) of " +
+                                            Twine(extent) + " numbers") +
+                                 ", got " + describeJson(v));
+    for (const json::Value &element : *list)
+      if (Error e = walk(element, depth + 1))
+        return e;
+    return Error::success();
+  };
+  return walk(value, 0);
+}
+
 /// Reads a (nested) list for an array of `param.rank` dimensions.
 static Error readArray(const Param &param, const json::Value &value,
                        Argument &arg) {
@@ -256,6 +307,8 @@ static Error readArray(const Param &param, const json::Value &value,
   std::function<Error(const json::Value &, unsigned, std::string)> walk =
       [&](const json::Value &v, unsigned depth, std::string where) -> Error {
     if (depth == param.rank) {
+      if (!param.components.empty())
+        return appendValue(param, v, arg.bytes, where);
       if (v.getAsArray())
         return argError(param, where +
                                    "expected a number, got a nested "
@@ -329,7 +382,8 @@ static Error readRandom(const Param &param, const json::Object &spec,
                            "array");
 
   SplitMix64 rng(static_cast<uint64_t>(*seed));
-  int64_t count = arg.numElements();
+  // Every component of every element.
+  int64_t count = arg.numElements() * param.numComponents();
   for (int64_t i = 0; i < count; ++i) {
     // One draw per element (two for a normal one): bools are uniform() < 0.5,
     // numbers low + (high - low) * uniform() or mean + std * normal().
@@ -385,7 +439,7 @@ runner::parseArguments(const Signature &sig, const json::Value &inputs) {
     arg.param = param;
     Error error = Error::success();
     if (!param.isArray) {
-      error = appendScalar(param, *value, arg.bytes, "");
+      error = appendValue(param, *value, arg.bytes, "");
     } else if (const json::Object *spec = value->getAsObject();
                spec && spec->get("random")) {
       error = readRandom(param, *spec, arg);
@@ -459,12 +513,15 @@ void runner::writeArrays(raw_ostream &os, ArrayRef<Argument> args) {
     os << sep << "\n  " << json::Value(arg.param.name) << ": ";
     size_t size = getScalarSize(arg.param.scalar);
     int64_t index = 0;
+    // The array's dimensions, then those of a vector or matrix element.
+    std::vector<int64_t> shape = arg.shape;
+    llvm::append_range(shape, arg.param.components);
     std::function<void(unsigned)> write = [&](unsigned depth) {
       os << "[";
-      for (int64_t i = 0; i < arg.shape[depth]; ++i) {
+      for (int64_t i = 0; i < shape[depth]; ++i) {
         if (i)
           os << ", ";
-        if (depth + 1 == arg.shape.size())
+        if (depth + 1 == shape.size())
           writeElement(os, arg.param.scalar, arg.bytes.data() + size * index++);
         else
           write(depth + 1);

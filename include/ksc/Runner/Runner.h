@@ -43,6 +43,11 @@ struct Param {
   bool isArray = false;
   bool isConst = false;
   unsigned rank = 0;
+  /// The shape of one value: empty for a scalar, {3} for a vec3, {3, 3} for
+  /// a mat33 (given in JSON as nested lists of numbers).
+  std::vector<int64_t> components;
+  /// The number of scalars in one value.
+  int64_t numComponents() const;
 };
 
 struct Signature {

@@ -108,8 +108,12 @@ bool Emitter::isExpressionOp(Operation &op) {
   StringRef ns = dialect->getNamespace();
   if (ns == "arith" || ns == "math")
     return true;
+  // vector.insert assigns a component of a variable.
+  if (ns == "vector")
+    return !isa<vector::InsertOp>(op);
   return isa<ks::LoadOp, ks::DimOp, ks::AsConstOp, ks::GridExtentOp,
-             ks::GridSizeOp>(op);
+             ks::GridSizeOp, ks::DotOp, ks::CrossOp, ks::OuterOp,
+             ks::MatmulOp, ks::DeterminantOp, ks::InverseOp>(op);
 }
 
 /// Whether evaluating `op` where it is printed reads memory.

@@ -38,6 +38,12 @@ FailureOr<std::string> Emitter::typeName(Type type, Location loc) {
     return "int" + std::to_string(intType.getWidth()) + "_t";
   if (isa<ks::GridType>(type))
     return std::string("ksc::grid");
+  // Component indices (`v[i]`).
+  if (isa<IndexType>(type))
+    return std::string("int64_t");
+  if (auto vector = dyn_cast<VectorType>(type))
+    if (std::optional<std::string> name = vectorTypeName(vector))
+      return *name;
   if (auto array = dyn_cast<ks::ArrayType>(type)) {
     FailureOr<std::string> element = typeName(array.getElementType(), loc);
     if (failed(element))
@@ -116,6 +122,9 @@ FailureOr<Expr> Emitter::literal(Attribute value, Location loc) {
       return emitError(loc) << "cannot emit constant " << value << " as C++";
     return Expr(text, text[0] == '-' ? kUnary : kPrimary);
   }
+  if (auto dense = dyn_cast<DenseElementsAttr>(value);
+      dense && isa<VectorType>(dense.getType()))
+    return vectorLiteral(dense, loc);
   return emitError(loc) << "cannot emit constant " << value << " as C++";
 }
 
@@ -182,10 +191,26 @@ FailureOr<Expr> Emitter::buildArithExpr(Operation &op) {
       .Case<arith::MulFOp, arith::MulIOp>([&](auto o) -> FailureOr<Expr> {
         if (isBool(o.getLhs()))
           return binary("&&", kLogAnd, o.getLhs(), o.getRhs());
+        // Vectors and matrices: scaled by a scalar, or component-wise.
+        if (isa<VectorType>(resultType)) {
+          if (std::optional<Value> s = broadcastScalar(o.getRhs()))
+            return binary("*", kMul, valueExpr(o.getLhs()), valueExpr(*s));
+          if (std::optional<Value> s = broadcastScalar(o.getLhs()))
+            return binary("*", kMul, valueExpr(*s), valueExpr(o.getRhs()));
+          return call("ksc::cw_mul", {o.getLhs(), o.getRhs()});
+        }
         return binary("*", kMul, o.getLhs(), o.getRhs());
       })
-      .Case<arith::DivFOp, arith::DivSIOp>(
-          [&](auto o) { return binary("/", kMul, o.getLhs(), o.getRhs()); })
+      .Case<arith::DivFOp, arith::DivSIOp>([&](auto o) -> FailureOr<Expr> {
+        if (isa<VectorType>(resultType)) {
+          if (std::optional<Value> s = broadcastScalar(o.getRhs()))
+            return binary("/", kMul, valueExpr(o.getLhs()), valueExpr(*s));
+          return call("ksc::cw_div", {o.getLhs(), o.getRhs()});
+        }
+        return binary("/", kMul, o.getLhs(), o.getRhs());
+      })
+      // A component index is used as the int it was.
+      .Case([&](arith::IndexCastOp o) { return valueExpr(o.getIn()); })
       .Case([&](arith::RemSIOp o) {
         return binary("%", kMul, o.getLhs(), o.getRhs());
       })

@@ -262,6 +262,8 @@ LogicalResult Emitter::emitOperation(Operation &op) {
     return emitScfOp(op);
   if (isa<ks::StoreOp, ks::CheckBoundsOp>(op))
     return emitKsStatement(op);
+  if (auto insert = dyn_cast<vector::InsertOp>(op))
+    return emitVectorInsert(insert);
   if (auto callOp = dyn_cast<func::CallOp>(op)) {
     if (hasInoutArgs(callOp))
       return emitInoutCall(callOp);
@@ -286,6 +288,9 @@ FailureOr<Expr> Emitter::buildExpr(Operation &op) {
     return buildArithExpr(op);
   if (ns == "math")
     return buildMathExpr(op);
+  if (ns == "vector" || isa<ks::DotOp, ks::CrossOp, ks::OuterOp, ks::MatmulOp,
+                            ks::DeterminantOp, ks::InverseOp>(op))
+    return buildVectorExpr(op);
   return buildKsExpr(op);
 }
 

@@ -19,8 +19,8 @@
 //    a value defined outside the loop alive for the whole loop.
 //
 // The op families are printed in EmitArith.cpp (arith, math), EmitScf.cpp
-// (scf), EmitFunc.cpp (func, launchers and C entry points) and EmitKs.cpp
-// (ks arrays).
+// (scf), EmitFunc.cpp (func, launchers and C entry points), EmitKs.cpp
+// (ks arrays) and EmitVector.cpp (vectors and matrices).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KSC_LIB_TARGET_CPP_EMITTER_H
@@ -30,6 +30,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/IndentedOstream.h"
 #include "llvm/ADT/DenseMap.h"
@@ -102,6 +103,10 @@ bool executesAfter(mlir::Operation *site, mlir::Operation *point);
 /// Whether `name` is a macro of the headers emitted code includes.
 bool isMacroOfRuntimeHeaders(llvm::StringRef name);
 
+/// The runtime's name of a vector or matrix type (`ksc::vec3`,
+/// `ksc::mat33d`), or none for other vector types.
+std::optional<std::string> vectorTypeName(mlir::VectorType type);
+
 /// The namespace of the functions the emitted code keeps to itself (device
 /// functions and the bodies of kernel threads), away from the C library's.
 inline constexpr llvm::StringLiteral kKernelNamespace = "ksc_kernels";
@@ -144,6 +149,15 @@ public:
   mlir::FailureOr<Expr> buildArithExpr(mlir::Operation &op);
   mlir::FailureOr<Expr> buildMathExpr(mlir::Operation &op);
   mlir::FailureOr<Expr> buildKsExpr(mlir::Operation &op);
+  /// vector operations and the linear algebra of ks (EmitVector.cpp).
+  mlir::FailureOr<Expr> buildVectorExpr(mlir::Operation &op);
+  mlir::LogicalResult emitVectorInsert(mlir::vector::InsertOp op);
+  /// `ksc::vec3(1.0f, 2.0f, 3.0f)`.
+  mlir::FailureOr<Expr> vectorLiteral(mlir::DenseElementsAttr value,
+                                      mlir::Location loc);
+  /// The scalar `value` broadcasts, when that broadcast is printed at its
+  /// use (so that `v * s` can be printed instead of `v * ksc::vec3(s)`).
+  std::optional<mlir::Value> broadcastScalar(mlir::Value value);
   mlir::FailureOr<Expr> buildCallExpr(mlir::func::CallOp op);
   /// How the function being printed names function `symbol`.
   std::string calleeName(llvm::StringRef symbol);

@@ -7,14 +7,14 @@
 // !ks.array
 //===----------------------------------------------------------------------===//
 
-// expected-error@+1 {{array element type must be f32, f64, i1, i32 or i64, got 'f16'}}
+// expected-error@+1 {{array element type must be f32, f64, i1, i32, i64, a vector of 2 to 4 f32, f64 or i32, or a square matrix (2x2 to 4x4) of f32 or f64, got 'f16'}}
 ks.kernel @bad_element(%a: !ks.array<f16>) {
   ks.return
 }
 
 // -----
 
-// expected-error@+1 {{array element type must be f32, f64, i1, i32 or i64, got 'index'}}
+// expected-error@+1 {{array element type must be f32, f64, i1, i32, i64, a vector of 2 to 4 f32, f64 or i32, or a square matrix (2x2 to 4x4) of f32 or f64, got 'index'}}
 ks.func @bad_const_element(%a: !ks.array<const index>) {
   ks.return
 }
@@ -22,7 +22,7 @@ ks.func @bad_const_element(%a: !ks.array<const index>) {
 // -----
 
 // Arrays of arrays are not arrays of the kernel language.
-// expected-error@+1 {{array element type must be f32, f64, i1, i32 or i64, got '!ks.array<f32>'}}
+// expected-error@+1 {{array element type must be f32, f64, i1, i32, i64, a vector of 2 to 4 f32, f64 or i32, or a square matrix (2x2 to 4x4) of f32 or f64, got '!ks.array<f32>'}}
 ks.kernel @nested_array(%a: !ks.array<!ks.array<f32>>) {
   ks.return
 }
@@ -54,28 +54,28 @@ ks.kernel @returns(%a: f32) -> f32 {
 
 // -----
 
-// expected-error@+1 {{'ks.kernel' op argument type 'f16' is not a scalar or !ks.array type}}
+// expected-error@+1 {{'ks.kernel' op argument type 'f16' is not a scalar, vector, matrix or !ks.array type}}
 ks.kernel @half(%a: f16) {
   ks.return
 }
 
 // -----
 
-// expected-error@+1 {{'ks.kernel' op argument type 'index' is not a scalar or !ks.array type}}
+// expected-error@+1 {{'ks.kernel' op argument type 'index' is not a scalar, vector, matrix or !ks.array type}}
 ks.kernel @index_arg(%x: !ks.array<f32>, %i: index) {
   ks.return
 }
 
 // -----
 
-// expected-error@+1 {{'ks.func' op argument type 'memref<4xf32>' is not a scalar or !ks.array type}}
+// expected-error@+1 {{'ks.func' op argument type 'memref<4xf32>' is not a scalar, vector, matrix or !ks.array type}}
 ks.func @memref_arg(%a: memref<4xf32>) {
   ks.return
 }
 
 // -----
 
-// expected-error@+1 {{'ks.func' op argument type 'i8' is not a scalar or !ks.array type}}
+// expected-error@+1 {{'ks.func' op argument type 'i8' is not a scalar, vector, matrix or !ks.array type}}
 ks.func @i8_arg(%a: i8) {
   ks.return
 }

@@ -183,11 +183,9 @@ KS_FUNCTION_LIKE_METHODS(KernelOp)
 KS_FUNCTION_LIKE_METHODS(FuncOp)
 #undef KS_FUNCTION_LIKE_METHODS
 
-/// Kernel and function arguments are scalars or arrays.
+/// Kernel and function arguments are scalars, vectors, matrices or arrays.
 static bool isKernelLanguageType(Type type) {
-  return isa<ArrayType>(type) || type.isF32() || type.isF64() ||
-         type.isSignlessInteger(1) || type.isSignlessInteger(32) ||
-         type.isSignlessInteger(64);
+  return isa<ArrayType>(type) || ArrayType::isValidElementType(type);
 }
 
 LogicalResult KernelOp::verify() {
@@ -198,7 +196,7 @@ LogicalResult KernelOp::verify() {
   for (Type type : getFunctionType().getInputs())
     if (!isKernelLanguageType(type))
       return emitOpError("argument type ")
-             << type << " is not a scalar or !ks.array type";
+             << type << " is not a scalar, vector, matrix or !ks.array type";
   return success();
 }
 
@@ -222,7 +220,7 @@ LogicalResult FuncOp::verify() {
   for (Type type : getFunctionType().getInputs())
     if (!isKernelLanguageType(type))
       return emitOpError("argument type ")
-             << type << " is not a scalar or !ks.array type";
+             << type << " is not a scalar, vector, matrix or !ks.array type";
   for (Type type : getFunctionType().getResults())
     if (isa<ArrayType>(type) || !isKernelLanguageType(type))
       return emitOpError("result type ") << type << " is not a scalar type";

@@ -23,18 +23,37 @@ void KsDialect::registerTypes() {
       >();
 }
 
-bool ArrayType::isValidElementType(Type type) {
+/// A scalar of the kernel language.
+static bool isScalar(Type type) {
   if (type.isF32() || type.isF64())
     return true;
   return type.isSignlessInteger(1) || type.isSignlessInteger(32) ||
          type.isSignlessInteger(64);
 }
 
+bool ArrayType::isValidElementType(Type type) {
+  if (isScalar(type))
+    return true;
+  // vecN (2..4 components of f32, f64 or i32) and matNN (f32 or f64).
+  auto vector = dyn_cast<VectorType>(type);
+  if (!vector || vector.isScalable() || vector.getRank() < 1 ||
+      vector.getRank() > 2)
+    return false;
+  Type element = vector.getElementType();
+  for (int64_t extent : vector.getShape())
+    if (extent != vector.getDimSize(0) || extent < 2 || extent > 4)
+      return false;
+  if (vector.getRank() == 2)
+    return element.isF32() || element.isF64();
+  return element.isF32() || element.isF64() || element.isSignlessInteger(32);
+}
+
 LogicalResult ArrayType::verify(function_ref<InFlightDiagnostic()> emitError,
                                 Type elementType, unsigned rank, bool isConst) {
   if (!isValidElementType(elementType))
-    return emitError() << "array element type must be f32, f64, i1, i32 or "
-                          "i64, got "
+    return emitError() << "array element type must be f32, f64, i1, i32, "
+                          "i64, a vector of 2 to 4 f32, f64 or i32, or a "
+                          "square matrix (2x2 to 4x4) of f32 or f64, got "
                        << elementType;
   if (rank < 1 || rank > 4)
     return emitError() << "array rank must be between 1 and 4, got " << rank;

@@ -48,7 +48,8 @@ def Ks_Dialect : Dialect {
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect",
-    "::mlir::scf::SCFDialect"
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
   ];
   let useDefaultTypePrinterParser = 1;
   let extraClassDeclaration = [{

@@ -335,4 +335,6 @@ def Ks_CheckBoundsOp : Ks_Op<"check_bounds", [
   let hasVerifier = 1;
 }
 
+include "ksc/Dialect/Ks/IR/KsLinalgOps.td"
+
 #endif // KSC_DIALECT_KS_IR_KSOPS_TD

@@ -1,0 +1,128 @@
+//===- KsLinalgOps.td - Vector and matrix operations -------*- tablegen -*-===//
+//
+// Part of ksc. The kernel language's vectors and matrices are builtin MLIR
+// vectors: `vec3` is `vector<3xf32>`, `mat33` is `vector<3x3xf32>` (row i is
+// `vector.extract %m[i]`). Component-wise arithmetic is `arith` on vectors,
+// construction and component access are `vector.from_elements`,
+// `vector.broadcast`, `vector.extract` and `vector.insert`, and the
+// transpose is `vector.transpose`. The operations below are the rest of the
+// language's linear algebra: the ones no upstream operation expresses as
+// directly, which the emitters print as calls of the same name.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KSC_DIALECT_KS_IR_KSLINALGOPS_TD
+#define KSC_DIALECT_KS_IR_KSLINALGOPS_TD
+
+// Vectors and matrices of the kernel language.
+def Ks_Vector : VectorOfRankAndType<[1], [F32, F64, I32]>;
+def Ks_FloatVector : VectorOfRankAndType<[1], [F32, F64]>;
+def Ks_Matrix : VectorOfRankAndType<[2], [F32, F64]>;
+
+def Ks_DotOp : Ks_Op<"dot", [Pure, SameTypeOperands,
+    TypesMatchWith<"result is the element type of the operands", "lhs",
+                   "result",
+                   "::llvm::cast<::mlir::VectorType>($_self).getElementType()">]> {
+  let summary = "The dot product of two vectors";
+  let description = [{
+    The sum of the products of the components of `lhs` and `rhs`, added in
+    component order: `(lhs[0] * rhs[0] + lhs[1] * rhs[1]) + ...`.
+
+    ```mlir
+    %d = ks.dot %a, %b : vector<3xf32>
+    ```
+  }];
+  let arguments = (ins Ks_Vector:$lhs, Ks_Vector:$rhs);
+  let results = (outs AnyTypeOf<[F32, F64, I32]>:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs)";
+}
+
+def Ks_CrossOp : Ks_Op<"cross", [Pure, AllTypesMatch<["lhs", "rhs", "result"]>]> {
+  let summary = "The cross product of two 3-vectors";
+  let description = [{
+    `(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)`.
+
+    ```mlir
+    %n = ks.cross %a, %b : vector<3xf32>
+    ```
+  }];
+  let arguments = (ins Ks_FloatVector:$lhs, Ks_FloatVector:$rhs);
+  let results = (outs Ks_FloatVector:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Ks_OuterOp : Ks_Op<"outer", [Pure, SameTypeOperands]> {
+  let summary = "The outer product of two vectors";
+  let description = [{
+    The matrix whose element `(i, j)` is `lhs[i] * rhs[j]`.
+
+    ```mlir
+    %m = ks.outer %a, %b : vector<3xf32> -> vector<3x3xf32>
+    ```
+  }];
+  let arguments = (ins Ks_FloatVector:$lhs, Ks_FloatVector:$rhs);
+  let results = (outs Ks_Matrix:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Ks_MatmulOp : Ks_Op<"matmul", [Pure]> {
+  let summary = "The product of two matrices, or of a matrix and a vector";
+  let description = [{
+    The matrix product of `lhs` and `rhs`: a square matrix times a matrix of
+    the same type, a matrix times a vector (a column: `m * v` in the source),
+    or a vector (a row: `v * m`) times a matrix. Each element is a sum of
+    products added in index order.
+
+    ```mlir
+    %c = ks.matmul %a, %b : vector<3x3xf32>, vector<3x3xf32> -> vector<3x3xf32>
+    %u = ks.matmul %m, %v : vector<3x3xf32>, vector<3xf32> -> vector<3xf32>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[Ks_FloatVector, Ks_Matrix]>:$lhs,
+                       AnyTypeOf<[Ks_FloatVector, Ks_Matrix]>:$rhs);
+  let results = (outs AnyTypeOf<[Ks_FloatVector, Ks_Matrix]>:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Ks_DeterminantOp : Ks_Op<"determinant", [Pure,
+    TypesMatchWith<"result is the element type of the matrix", "matrix",
+                   "result",
+                   "::llvm::cast<::mlir::VectorType>($_self).getElementType()">]> {
+  let summary = "The determinant of a square matrix";
+  let description = [{
+    The determinant of a 2x2, 3x3 or 4x4 matrix, by cofactor expansion along
+    the first row.
+
+    ```mlir
+    %d = ks.determinant %m : vector<3x3xf32>
+    ```
+  }];
+  let arguments = (ins Ks_Matrix:$matrix);
+  let results = (outs AnyTypeOf<[F32, F64]>:$result);
+  let assemblyFormat = "$matrix attr-dict `:` type($matrix)";
+  let hasVerifier = 1;
+}
+
+def Ks_InverseOp : Ks_Op<"inverse", [Pure, AllTypesMatch<["matrix", "result"]>]> {
+  let summary = "The inverse of a square matrix";
+  let description = [{
+    The inverse of a 2x2, 3x3 or 4x4 matrix: the adjugate divided by the
+    determinant, or the zero matrix when the determinant is zero (as NVIDIA
+    Warp's `inverse` does).
+
+    ```mlir
+    %inv = ks.inverse %m : vector<3x3xf32>
+    ```
+  }];
+  let arguments = (ins Ks_Matrix:$matrix);
+  let results = (outs Ks_Matrix:$result);
+  let assemblyFormat = "$matrix attr-dict `:` type($matrix)";
+  let hasVerifier = 1;
+}
+
+#endif // KSC_DIALECT_KS_IR_KSLINALGOPS_TD
