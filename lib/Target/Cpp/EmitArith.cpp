@@ -193,18 +193,18 @@ FailureOr<Expr> Emitter::buildArithExpr(Operation &op) {
           return binary("&&", kLogAnd, o.getLhs(), o.getRhs());
         // Vectors and matrices: scaled by a scalar, or component-wise.
         if (isa<VectorType>(resultType)) {
-          if (std::optional<Value> s = broadcastScalar(o.getRhs()))
-            return binary("*", kMul, valueExpr(o.getLhs()), valueExpr(*s));
-          if (std::optional<Value> s = broadcastScalar(o.getLhs()))
-            return binary("*", kMul, valueExpr(*s), valueExpr(o.getRhs()));
+          if (std::optional<Expr> s = scalarOperand(o.getRhs()))
+            return binary("*", kMul, valueExpr(o.getLhs()), *s);
+          if (std::optional<Expr> s = scalarOperand(o.getLhs()))
+            return binary("*", kMul, *s, valueExpr(o.getRhs()));
           return call("ksc::cw_mul", {o.getLhs(), o.getRhs()});
         }
         return binary("*", kMul, o.getLhs(), o.getRhs());
       })
       .Case<arith::DivFOp, arith::DivSIOp>([&](auto o) -> FailureOr<Expr> {
         if (isa<VectorType>(resultType)) {
-          if (std::optional<Value> s = broadcastScalar(o.getRhs()))
-            return binary("/", kMul, valueExpr(o.getLhs()), valueExpr(*s));
+          if (std::optional<Expr> s = scalarOperand(o.getRhs()))
+            return binary("/", kMul, valueExpr(o.getLhs()), *s);
           return call("ksc::cw_div", {o.getLhs(), o.getRhs()});
         }
         return binary("/", kMul, o.getLhs(), o.getRhs());

@@ -6,7 +6,7 @@
 // over the variable of the value it updates when that value dies there);
 // the linear algebra of the ks dialect calls the runtime's functions of the
 // same names, and `ks.matmul` is `*`. Component-wise arithmetic is printed
-// with the arith operations (EmitArith.cpp), using `scaledOperand` to print
+// with the arith operations (EmitArith.cpp), using `scalarOperand` to print
 // `v * s` for a product with a broadcast scalar.
 //
 //===----------------------------------------------------------------------===//
@@ -17,6 +17,7 @@
 #include "ksc/Dialect/Ks/IR/SourceNames.h"
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -91,13 +92,22 @@ FailureOr<Expr> Emitter::vectorLiteral(DenseElementsAttr value,
   return Expr(text + ")", kPostfix);
 }
 
-std::optional<Value> Emitter::broadcastScalar(Value value) {
+std::optional<Expr> Emitter::scalarOperand(Value value) {
+  // A splat constant: its scalar literal.
+  DenseElementsAttr constant;
+  if (matchPattern(value, m_Constant(&constant)) && constant.isSplat()) {
+    FailureOr<Expr> scalar =
+        literal(constant.getSplatValue<Attribute>(), value.getLoc());
+    if (succeeded(scalar))
+      return *scalar;
+    return std::nullopt;
+  }
   auto broadcast = value.getDefiningOp<vector::BroadcastOp>();
   // Only a broadcast printed at this use: the scalar is read here.
   if (!broadcast || !isInlined(broadcast) ||
       isa<VectorType>(broadcast.getSource().getType()))
     return std::nullopt;
-  return broadcast.getSource();
+  return valueExpr(broadcast.getSource());
 }
 
 FailureOr<Expr> Emitter::buildVectorExpr(Operation &op) {

@@ -155,9 +155,10 @@ public:
   /// `ksc::vec3(1.0f, 2.0f, 3.0f)`.
   mlir::FailureOr<Expr> vectorLiteral(mlir::DenseElementsAttr value,
                                       mlir::Location loc);
-  /// The scalar `value` broadcasts, when that broadcast is printed at its
-  /// use (so that `v * s` can be printed instead of `v * ksc::vec3(s)`).
-  std::optional<mlir::Value> broadcastScalar(mlir::Value value);
+  /// The scalar every component of vector `value` is, when `value` is a
+  /// splat constant or a broadcast printed at its use (so that `v * s` can be
+  /// printed instead of `v * ksc::vec3(s)`).
+  std::optional<Expr> scalarOperand(mlir::Value value);
   mlir::FailureOr<Expr> buildCallExpr(mlir::func::CallOp op);
   /// How the function being printed names function `symbol`.
   std::string calleeName(llvm::StringRef symbol);

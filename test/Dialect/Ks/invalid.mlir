@@ -437,3 +437,98 @@ ks.func @inout_array(%a: !ks.array<f32> {ks.inout}) -> f32 {
 ks.func @inout_not_unit(%a: f32 {ks.inout = 1 : i32}) -> f32 {
   ks.return %a : f32
 }
+
+// -----
+
+// expected-error@+1 {{array element type must be f32, f64, i1, i32, i64, a vector of 2 to 4 f32, f64 or i32, or a square matrix (2x2 to 4x4) of f32 or f64, got 'vector<5xf32>'}}
+ks.func @vector_too_long(%a: !ks.array<vector<5xf32>>) {
+  ks.return
+}
+
+// -----
+
+// expected-error@+1 {{array element type must be f32, f64, i1, i32, i64, a vector of 2 to 4 f32, f64 or i32, or a square matrix (2x2 to 4x4) of f32 or f64, got 'vector<2x3xf32>'}}
+ks.func @matrix_not_square(%a: !ks.array<vector<2x3xf32>>) {
+  ks.return
+}
+
+// -----
+
+// expected-error@+1 {{array element type must be f32, f64, i1, i32, i64, a vector of 2 to 4 f32, f64 or i32, or a square matrix (2x2 to 4x4) of f32 or f64, got 'vector<3x3xi32>'}}
+ks.func @int_matrix(%a: !ks.array<vector<3x3xi32>>) {
+  ks.return
+}
+
+// -----
+
+ks.func @cross_2d(%a: vector<2xf32>) -> vector<2xf32> {
+  // expected-error@+1 {{'ks.cross' op expects 3-component vectors, got 'vector<2xf32>'}}
+  %c = ks.cross %a, %a : vector<2xf32>
+  ks.return %c : vector<2xf32>
+}
+
+// -----
+
+ks.func @outer_shape(%a: vector<3xf32>) -> vector<2x2xf32> {
+  // expected-error@+1 {{'ks.outer' op expects a result of type 'vector<3x3xf32>', got 'vector<2x2xf32>'}}
+  %o = ks.outer %a, %a : vector<3xf32> -> vector<2x2xf32>
+  ks.return %o : vector<2x2xf32>
+}
+
+// -----
+
+ks.func @matmul_vectors(%a: vector<3xf32>) -> vector<3xf32> {
+  // expected-error@+1 {{'ks.matmul' op expects at least one matrix operand (use ks.dot or ks.outer for two vectors)}}
+  %o = ks.matmul %a, %a : vector<3xf32>, vector<3xf32> -> vector<3xf32>
+  ks.return %o : vector<3xf32>
+}
+
+// -----
+
+ks.func @matmul_extent(%m: vector<3x3xf32>, %v: vector<2xf32>) -> vector<3xf32> {
+  // expected-error@+1 {{'ks.matmul' op expects operands and result of extent 3, got 'vector<2xf32>'}}
+  %o = ks.matmul %m, %v : vector<3x3xf32>, vector<2xf32> -> vector<3xf32>
+  ks.return %o : vector<3xf32>
+}
+
+// -----
+
+ks.func @matmul_result(%m: vector<3x3xf32>, %v: vector<3xf32>) -> vector<3x3xf32> {
+  // expected-error@+1 {{'ks.matmul' op expects a vector result for these operands, got 'vector<3x3xf32>'}}
+  %o = ks.matmul %m, %v : vector<3x3xf32>, vector<3xf32> -> vector<3x3xf32>
+  ks.return %o : vector<3x3xf32>
+}
+
+// -----
+
+ks.func @matmul_types(%m: vector<3x3xf32>, %v: vector<3xf64>) -> vector<3xf64> {
+  // expected-error@+1 {{'ks.matmul' op expects operands and result of one element type}}
+  %o = ks.matmul %m, %v : vector<3x3xf32>, vector<3xf64> -> vector<3xf64>
+  ks.return %o : vector<3xf64>
+}
+
+// -----
+
+ks.func @dot_result(%a: vector<3xf32>) -> f64 {
+  // expected-error@+1 {{'ks.dot' op failed to verify that result is the element type of the operands}}
+  %d = "ks.dot"(%a, %a) : (vector<3xf32>, vector<3xf32>) -> f64
+  ks.return %d : f64
+}
+
+// -----
+
+ks.func @det_int(%m: vector<3x3xi32>) -> i32 {
+  // expected-error@+1 {{'matrix' must be vector of 32-bit float or 64-bit float values of ranks 2, but got 'vector<3x3xi32>'}}
+  %d = ks.determinant %m : vector<3x3xi32>
+  ks.return %d : i32
+}
+
+// -----
+
+ks.func @inverse_large() -> f32 {
+  %m = arith.constant dense<1.0> : vector<5x5xf32>
+  // expected-error@+1 {{'ks.inverse' op expects a 2x2, 3x3 or 4x4 matrix, got 'vector<5x5xf32>'}}
+  %i = ks.inverse %m : vector<5x5xf32>
+  %e = vector.extract %i[0, 0] : f32 from vector<5x5xf32>
+  ks.return %e : f32
+}
