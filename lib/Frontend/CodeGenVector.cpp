@@ -69,10 +69,10 @@ ModuleBuilder::convertVectorType(QualType canonical, SourceLocation at,
   if (!elementType || element.hasQualifiers()) {
     error(at, "type '" + spell(canonical) + "' of " + what +
                   " is not supported: " +
-                  (isMatrix ? "matrices have float or double elements "
-                              "(mat33, mat33d)"
-                            : "vectors have float, double or int components "
-                              "(vec3, vec3d, vec3i)"));
+                  (isMatrix ? "matrices have float or double elements; use "
+                              "mat33 or mat33d"
+                            : "vectors have float, double or int components; "
+                              "use vec3, vec3d or vec3i"));
     return mlir::failure();
   }
   if (isMatrix)
