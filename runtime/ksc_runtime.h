@@ -428,6 +428,48 @@ inline mat<N, T> operator*(const mat<N, T> &a, const mat<N, T> &b) {
   return r;
 }
 
+// Quaternions: the kernel language's quat and quatd are vec4 and vec4d
+// (x, y, z, w). The formulas are NVIDIA Warp's.
+
+/// The Hamilton product a b.
+template <typename T>
+inline vec<4, T> quat_mul(const vec<4, T> &a, const vec<4, T> &b) {
+  return vec<4, T>(a.w * b.x + b.w * a.x + a.y * b.z - b.y * a.z,
+                   a.w * b.y + b.w * a.y + a.z * b.x - b.z * a.x,
+                   a.w * b.z + b.w * a.z + a.x * b.y - b.x * a.y,
+                   a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z);
+}
+/// v rotated by the unit quaternion q (by its inverse when `inverse`).
+template <typename T>
+inline vec<3, T> quat_rotate_impl(const vec<4, T> &q, const vec<3, T> &v,
+                                  T sign) {
+  T c = T(2) * q.w * q.w - T(1);
+  T d = T(2) * (q.x * v.x + q.y * v.y + q.z * v.z);
+  return vec<3, T>(v.x * c + q.x * d + sign * ((q.y * v.z - q.z * v.y) * q.w * T(2)),
+                   v.y * c + q.y * d + sign * ((q.z * v.x - q.x * v.z) * q.w * T(2)),
+                   v.z * c + q.z * d + sign * ((q.x * v.y - q.y * v.x) * q.w * T(2)));
+}
+template <typename T>
+inline vec<3, T> quat_rotate(const vec<4, T> &q, const vec<3, T> &v) {
+  return quat_rotate_impl(q, v, T(1));
+}
+template <typename T>
+inline vec<3, T> quat_rotate_inv(const vec<4, T> &q, const vec<3, T> &v) {
+  return quat_rotate_impl(q, v, T(-1));
+}
+/// Column j is quat_rotate(q, e_j).
+template <typename T> inline mat<3, T> quat_to_matrix(const vec<4, T> &q) {
+  mat<3, T> r;
+  for (int j = 0; j < 3; ++j) {
+    vec<3, T> e;
+    e[j] = T(1);
+    vec<3, T> column = quat_rotate(q, e);
+    for (int i = 0; i < 3; ++i)
+      r[i][j] = column[i];
+  }
+  return r;
+}
+
 /// m without row `row` and column `col`.
 template <int N, typename T>
 inline mat<N - 1, T> minor_of(const mat<N, T> &m, int row, int col) {

@@ -161,6 +161,19 @@ template <typename T> struct mat<4, T> {
   template <typename I, typename J> const T &operator()(I i, J j) const;
 };
 
+/// `quat_t<T>`: a quaternion x i + y j + z k + w of float (`quat`) or double
+/// (`quatd`) components, in Warp's order (x, y, z, w). `quat()` is zero;
+/// `quat_identity()` is (0, 0, 0, 1). `q[i]` is component i.
+template <typename T> struct quat_t {
+  T x, y, z, w;
+  quat_t();
+  quat_t(T x, T y, T z, T w);
+  template <typename Index> T &operator[](Index i);
+  template <typename Index> const T &operator[](Index i) const;
+};
+using quat = quat_t<float>;
+using quatd = quat_t<double>;
+
 using vec2 = vec<2, float>;
 using vec3 = vec<3, float>;
 using vec4 = vec<4, float>;
@@ -202,6 +215,18 @@ template <int N, typename T> mat<N, T> &operator+=(mat<N, T> &a, const mat<N, T>
 template <int N, typename T> mat<N, T> &operator-=(mat<N, T> &a, const mat<N, T> &b);
 template <int N, typename T> mat<N, T> &operator*=(mat<N, T> &a, detail::scalar<T> s);
 template <int N, typename T> mat<N, T> &operator/=(mat<N, T> &a, detail::scalar<T> s);
+template <typename T> quat_t<T> operator+(const quat_t<T> &a, const quat_t<T> &b);
+template <typename T> quat_t<T> operator-(const quat_t<T> &a, const quat_t<T> &b);
+template <typename T> quat_t<T> operator-(const quat_t<T> &a);
+template <typename T> quat_t<T> operator*(const quat_t<T> &a, detail::scalar<T> s);
+template <typename T> quat_t<T> operator*(detail::scalar<T> s, const quat_t<T> &a);
+template <typename T> quat_t<T> operator/(const quat_t<T> &a, detail::scalar<T> s);
+template <typename T> quat_t<T> &operator+=(quat_t<T> &a, const quat_t<T> &b);
+template <typename T> quat_t<T> &operator-=(quat_t<T> &a, const quat_t<T> &b);
+template <typename T> quat_t<T> &operator*=(quat_t<T> &a, detail::scalar<T> s);
+template <typename T> quat_t<T> &operator/=(quat_t<T> &a, detail::scalar<T> s);
+/// The quaternion (Hamilton) product: the rotation b, then a.
+template <typename T> quat_t<T> operator*(const quat_t<T> &a, const quat_t<T> &b);
 /// The matrix product; m * v treats v as a column, v * m as a row.
 template <int N, typename T> mat<N, T> operator*(const mat<N, T> &a, const mat<N, T> &b);
 template <int N, typename T> vec<N, T> operator*(const mat<N, T> &m, const vec<N, T> &v);
@@ -366,6 +391,27 @@ KSC_VEC_BUILTIN mat<N, T> inverse(const mat<N, T> &m);
 KSC_VEC_BUILTIN T trace(const mat<N, T> &m);
 /// The matrix with v on its diagonal and zeros elsewhere.
 KSC_VEC_BUILTIN mat<N, T> diag(const vec<N, T> &v);
+// Quaternions (docs/language.md gives the formulas, which are Warp's).
+#define KSC_QUAT_BUILTIN template <typename T, bool ksc_builtin = true>
+KSC_QUAT_BUILTIN T dot(const quat_t<T> &a, const quat_t<T> &b);
+KSC_QUAT_BUILTIN T length(const quat_t<T> &q);
+KSC_QUAT_BUILTIN T length_sq(const quat_t<T> &q);
+/// q / length(q); the identity quaternion when length(q) is 0 (as in Warp).
+KSC_QUAT_BUILTIN quat_t<T> normalize(const quat_t<T> &q);
+/// The rotation by `angle` radians about `axis` (not normalized for you).
+KSC_QUAT_BUILTIN quat_t<T> quat_from_axis_angle(const vec<3, T> &axis,
+                                                detail::scalar<T> angle);
+/// (-x, -y, -z, w): the inverse rotation of a unit quaternion.
+KSC_QUAT_BUILTIN quat_t<T> quat_inverse(const quat_t<T> &q);
+/// v rotated by the unit quaternion q, and by its inverse.
+KSC_QUAT_BUILTIN vec<3, T> quat_rotate(const quat_t<T> &q, const vec<3, T> &v);
+KSC_QUAT_BUILTIN vec<3, T> quat_rotate_inv(const quat_t<T> &q,
+                                           const vec<3, T> &v);
+/// The rotation matrix of q: column j is quat_rotate(q, e_j).
+KSC_QUAT_BUILTIN mat<3, T> quat_to_matrix(const quat_t<T> &q);
+/// (0, 0, 0, 1): `quat_identity()`, `quat_identity<double>()`.
+template <typename T = float, bool ksc_builtin = true> quat_t<T> quat_identity();
+#undef KSC_QUAT_BUILTIN
 /// The identity matrix of type M: `identity<mat33>()`.
 template <typename M, bool ksc_builtin = true> M identity();
 #undef KSC_VEC_BUILTIN

@@ -195,6 +195,65 @@ Value diagBuiltin(OpBuilder &b, Location loc, ValueRange args) {
       b, loc, VectorType::get({n, n}, type.getElementType()), elements);
 }
 
+// Quaternions (vector<4xT>), with Warp's formulas.
+
+/// (axis * sin(angle / 2), cos(angle / 2)), with angle / 2 as angle * 0.5.
+Value quatFromAxisAngleBuiltin(OpBuilder &b, Location loc, ValueRange args) {
+  Value axis = args[0], angle = args[1];
+  Type element = angle.getType();
+  Value half = arith::MulFOp::create(b, loc, angle, constant(b, loc, element, 0.5));
+  Value w = math::CosOp::create(b, loc, half);
+  Value sine = math::SinOp::create(b, loc, half);
+  Value v = arith::MulFOp::create(
+      b, loc, axis,
+      vector::BroadcastOp::create(b, loc, axis.getType(), sine));
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < 3; ++i)
+    elements.push_back(vector::ExtractOp::create(b, loc, v, i));
+  elements.push_back(w);
+  return vector::FromElementsOp::create(
+      b, loc, VectorType::get({4}, element), elements);
+}
+
+/// (-x, -y, -z, w).
+Value quatInverseBuiltin(OpBuilder &b, Location loc, ValueRange args) {
+  Value q = args[0];
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < 4; ++i) {
+    Value c = vector::ExtractOp::create(b, loc, q, i);
+    elements.push_back(i < 3 ? arith::NegFOp::create(b, loc, c).getResult()
+                             : c);
+  }
+  return vector::FromElementsOp::create(b, loc, q.getType(), elements);
+}
+
+/// Warp's normalize of a quaternion: l = length(q); l > 0 ? q * (1 / l) :
+/// the identity (0, 0, 0, 1).
+Value quatNormalizeBuiltin(OpBuilder &b, Location loc, ValueRange args) {
+  Value q = args[0];
+  auto type = cast<VectorType>(q.getType());
+  Type element = type.getElementType();
+  Value length = lengthBuiltin(b, loc, args);
+  Value positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                         length, constant(b, loc, element, 0));
+  Value inverse =
+      arith::DivFOp::create(b, loc, constant(b, loc, element, 1), length);
+  Value scaled = arith::MulFOp::create(
+      b, loc, q, vector::BroadcastOp::create(b, loc, type, inverse));
+  SmallVector<Attribute> identity;
+  for (int64_t i = 0; i < 4; ++i)
+    identity.push_back(b.getFloatAttr(element, i == 3 ? 1.0 : 0.0));
+  Value unit = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(type, identity));
+  return arith::SelectOp::create(b, loc, positive, scaled, unit);
+}
+
+Value quatToMatrixBuiltin(OpBuilder &b, Location loc, ValueRange args) {
+  auto type = cast<VectorType>(args[0].getType());
+  return ks::QuatToMatrixOp::create(
+      b, loc, VectorType::get({3, 3}, type.getElementType()), args[0]);
+}
+
 const llvm::StringMap<Handler> &builtinTable() {
   static const llvm::StringMap<Handler> table = {
       // Trigonometric and hyperbolic.
@@ -251,6 +310,13 @@ const llvm::StringMap<Handler> &builtinTable() {
       {"inverse", buildUnary<ks::InverseOp>},
       {"trace", traceBuiltin},
       {"diag", diagBuiltin},
+      // Quaternions.
+      {"quat_from_axis_angle", quatFromAxisAngleBuiltin},
+      {"quat_inverse", quatInverseBuiltin},
+      {"quat_normalize", quatNormalizeBuiltin},
+      {"quat_rotate", buildBinary<ks::QuatRotateOp>},
+      {"quat_rotate_inv", buildBinary<ks::QuatRotateInvOp>},
+      {"quat_to_matrix", quatToMatrixBuiltin},
   };
   return table;
 }

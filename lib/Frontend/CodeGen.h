@@ -101,7 +101,12 @@ public:
   static bool isVectorType(clang::QualType type);
   /// Whether `type` is the prelude's `mat<N, T>` (mat33, mat22d, ...).
   static bool isMatrixType(clang::QualType type);
-  /// `vec<N, T>` as `vector<NxT>`, `mat<N, T>` as `vector<NxNxT>`.
+  /// Whether `type` is the prelude's `quat_t<T>` (quat, quatd).
+  static bool isQuatType(clang::QualType type);
+  /// A vector, matrix or quaternion: a value made of components.
+  static bool isSmallValueType(clang::QualType type);
+  /// `vec<N, T>` as `vector<NxT>`, `mat<N, T>` as `vector<NxNxT>`,
+  /// `quat_t<T>` as `vector<4xT>`.
   mlir::FailureOr<mlir::Type> convertVectorType(clang::QualType canonical,
                                                 clang::SourceLocation loc,
                                                 llvm::StringRef what);
@@ -239,6 +244,8 @@ public:
   /// `vec3()`, `vec3(s)`, `vec3(x, y, z)`, `mat22(a, b, c, d)`, copies.
   mlir::FailureOr<mlir::Value>
   emitVectorConstruct(const clang::CXXConstructExpr *construct);
+  /// `quat_identity()`.
+  mlir::FailureOr<mlir::Value> emitQuatIdentity(const clang::CallExpr *call);
   /// `identity<mat33>()`.
   mlir::FailureOr<mlir::Value> emitIdentity(const clang::CallExpr *call);
 

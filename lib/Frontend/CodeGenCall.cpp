@@ -156,6 +156,12 @@ FunctionBuilder::emitBuiltinCall(const CallExpr *expr,
     return emitTid(expr);
   if (name == "identity")
     return emitIdentity(expr);
+  if (name == "quat_identity")
+    return emitQuatIdentity(expr);
+  // Warp's normalize of a zero quaternion is the identity, not zero.
+  if (name == "normalize" && expr->getNumArgs() == 1 &&
+      ModuleBuilder::isQuatType(expr->getArg(0)->getType()))
+    name = "quat_normalize";
   if (!isBuiltin(name)) {
     mb.error(expr->getExprLoc(), "builtin '" + name + "' is not supported yet");
     return mlir::failure();

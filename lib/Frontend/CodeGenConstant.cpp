@@ -195,8 +195,7 @@ FunctionBuilder::emitCast(mlir::Value value, QualType from, QualType to,
     return value;
   case CK_ConstructorConversion:
     // array<T> -> array<const T>: the constructor call did it.
-    if (ModuleBuilder::isArrayType(to) || ModuleBuilder::isVectorType(to) ||
-        ModuleBuilder::isMatrixType(to))
+    if (ModuleBuilder::isArrayType(to) || ModuleBuilder::isSmallValueType(to))
       return value;
     break;
   case CK_IntegralCast:

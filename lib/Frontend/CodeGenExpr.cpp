@@ -369,8 +369,7 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
     if (const FunctionDecl *callee = call->getDirectCallee();
         callee && mb.isPreludeDecl(callee) &&
         llvm::any_of(call->arguments(), [](const Expr *arg) {
-          return ModuleBuilder::isVectorType(arg->getType()) ||
-                 ModuleBuilder::isMatrixType(arg->getType());
+          return ModuleBuilder::isSmallValueType(arg->getType());
         }))
       return emitVectorOperator(call);
     // `a = b` for arrays: `a` now views what `b` views.
@@ -430,8 +429,7 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
   if (auto *call = dyn_cast<CallExpr>(expr))
     return emitCall(call);
   if (auto *construct = dyn_cast<CXXConstructExpr>(expr)) {
-    if (ModuleBuilder::isVectorType(construct->getType()) ||
-        ModuleBuilder::isMatrixType(construct->getType()))
+    if (ModuleBuilder::isSmallValueType(construct->getType()))
       return emitVectorConstruct(construct);
     // Copies of arrays, and array<T> -> array<const T>.
     if (ModuleBuilder::isArrayType(construct->getType()) &&

@@ -125,7 +125,7 @@ ModuleBuilder::convertType(QualType type, SourceLocation at, StringRef what) {
       break;
     }
   }
-  if (isVectorType(canonical) || isMatrixType(canonical))
+  if (isSmallValueType(canonical))
     return convertVectorType(canonical, at, what);
   if (isArrayType(canonical)) {
     auto *spec =

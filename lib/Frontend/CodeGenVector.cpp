@@ -50,27 +50,44 @@ bool ModuleBuilder::isMatrixType(QualType type) {
   return getPreludeSpecialization(type, "mat");
 }
 
+bool ModuleBuilder::isQuatType(QualType type) {
+  return getPreludeSpecialization(type, "quat_t");
+}
+
+/// The number of components (rows) of a vector, matrix or quaternion type.
+static int64_t getExtent(QualType type) {
+  if (ModuleBuilder::isQuatType(type))
+    return 4;
+  const auto *spec = cast<ClassTemplateSpecializationDecl>(
+      type.getNonReferenceType()->getAsCXXRecordDecl());
+  return spec->getTemplateArgs()[0].getAsIntegral().getSExtValue();
+}
+
 mlir::FailureOr<mlir::Type>
 ModuleBuilder::convertVectorType(QualType canonical, SourceLocation at,
                                  StringRef what) {
-  bool isMatrix = isMatrixType(canonical);
-  const ClassTemplateSpecializationDecl *spec =
-      getPreludeSpecialization(canonical, isMatrix ? "mat" : "vec");
+  bool isMatrix = isMatrixType(canonical), isQuat = isQuatType(canonical);
+  const ClassTemplateSpecializationDecl *spec = getPreludeSpecialization(
+      canonical, isMatrix ? "mat" : isQuat ? "quat_t" : "vec");
   const TemplateArgumentList &args = spec->getTemplateArgs();
-  int64_t n = args[0].getAsIntegral().getSExtValue();
-  QualType element = args[1].getAsType().getCanonicalType();
+  int64_t n = getExtent(canonical);
+  QualType element =
+      args[isQuat ? 0 : 1].getAsType().getCanonicalType();
   mlir::Type elementType;
   if (element->isSpecificBuiltinType(BuiltinType::Float))
     elementType = builder.getF32Type();
   else if (element->isSpecificBuiltinType(BuiltinType::Double))
     elementType = builder.getF64Type();
-  else if (!isMatrix && element->isSpecificBuiltinType(BuiltinType::Int))
+  else if (!isMatrix && !isQuat &&
+           element->isSpecificBuiltinType(BuiltinType::Int))
     elementType = builder.getI32Type();
   if (!elementType || element.hasQualifiers()) {
     error(at, "type '" + spell(canonical) + "' of " + what +
                   " is not supported: " +
-                  (isMatrix ? "matrices have float or double elements; use "
-                              "mat33 or mat33d"
+                  (isQuat ? "quaternions have float or double components; "
+                            "use quat or quatd"
+                   : isMatrix ? "matrices have float or double elements; use "
+                                "mat33 or mat33d"
                             : "vectors have float, double or int components; "
                               "use vec3, vec3d or vec3i"));
     return mlir::failure();
@@ -84,20 +101,21 @@ ModuleBuilder::convertVectorType(QualType canonical, SourceLocation at,
 // Components
 //===----------------------------------------------------------------------===//
 
-static bool isVectorOrMatrix(QualType type) {
-  return ModuleBuilder::isVectorType(type) || ModuleBuilder::isMatrixType(type);
+bool ModuleBuilder::isSmallValueType(QualType type) {
+  return isVectorType(type) || isMatrixType(type) || isQuatType(type);
 }
 
 bool FunctionBuilder::isComponentAccess(const Expr *expr) {
   expr = expr->IgnoreParens();
   if (auto *member = dyn_cast<MemberExpr>(expr))
     return isa<FieldDecl>(member->getMemberDecl()) &&
-           ModuleBuilder::isVectorType(member->getBase()->getType());
+           (ModuleBuilder::isVectorType(member->getBase()->getType()) ||
+            ModuleBuilder::isQuatType(member->getBase()->getType()));
   auto *call = dyn_cast<CXXOperatorCallExpr>(expr);
   return call &&
          (call->getOperator() == OO_Subscript ||
           call->getOperator() == OO_Call) &&
-         isVectorOrMatrix(call->getArg(0)->getType());
+         ModuleBuilder::isSmallValueType(call->getArg(0)->getType());
 }
 
 const Expr *frontend::assignedObject(const Expr *target) {
@@ -169,9 +187,7 @@ FunctionBuilder::emitComponent(const Expr *expr) {
     if (!index->isValueDependent() &&
         index->EvaluateAsInt(constant, mb.ast)) {
       int64_t position = constant.Val.getInt().getSExtValue();
-      const auto *spec = cast<ClassTemplateSpecializationDecl>(
-          base->getType().getNonReferenceType()->getAsCXXRecordDecl());
-      int64_t extent = spec->getTemplateArgs()[0].getAsIntegral().getSExtValue();
+      int64_t extent = getExtent(base->getType());
       if (position < 0 || position >= extent) {
         mb.error(index->getExprLoc(),
                  "index " + std::to_string(position) + " is out of range for '" +
@@ -229,6 +245,23 @@ FunctionBuilder::emitVectorConstruct(const CXXConstructExpr *construct) {
     return exprError(construct, "this constructor is not supported in kernel "
                                 "code; list every component");
   return vector::FromElementsOp::create(b, loc, vectorType, args).getResult();
+}
+
+mlir::FailureOr<mlir::Value>
+FunctionBuilder::emitQuatIdentity(const CallExpr *call) {
+  mlir::FailureOr<mlir::Type> type =
+      mb.convertType(call->getType(), call->getExprLoc(), "quat_identity()");
+  if (mlir::failed(type))
+    return mlir::failure();
+  auto quatType = mlir::cast<mlir::VectorType>(*type);
+  mlir::Type element = quatType.getElementType();
+  llvm::SmallVector<mlir::Attribute> values;
+  for (int64_t i = 0; i < 4; ++i)
+    values.push_back(b.getFloatAttr(element, i == 3 ? 1.0 : 0.0));
+  return arith::ConstantOp::create(
+             b, mb.loc(call->getExprLoc()),
+             mlir::DenseElementsAttr::get(quatType, values))
+      .getResult();
 }
 
 mlir::FailureOr<mlir::Value>
@@ -351,6 +384,9 @@ FunctionBuilder::emitVectorOperator(const CXXOperatorCallExpr *call) {
   if (args.size() == 2) {
     auto lhsType = mlir::dyn_cast<mlir::VectorType>(args[0].getType());
     auto rhsType = mlir::dyn_cast<mlir::VectorType>(args[1].getType());
+    if (op == OO_Star && lhsType && rhsType &&
+        ModuleBuilder::isQuatType(call->getArg(0)->getType()))
+      return ks::QuatMulOp::create(b, loc, args[0], args[1]).getResult();
     // Matrix products: m * m, m * v, v * m.
     if (op == OO_Star && lhsType && rhsType) {
       mlir::VectorType result =

@@ -113,7 +113,8 @@ bool Emitter::isExpressionOp(Operation &op) {
     return !isa<vector::InsertOp>(op);
   return isa<ks::LoadOp, ks::DimOp, ks::AsConstOp, ks::GridExtentOp,
              ks::GridSizeOp, ks::DotOp, ks::CrossOp, ks::OuterOp,
-             ks::MatmulOp, ks::DeterminantOp, ks::InverseOp>(op);
+             ks::MatmulOp, ks::DeterminantOp, ks::InverseOp, ks::QuatMulOp,
+             ks::QuatRotateOp, ks::QuatRotateInvOp, ks::QuatToMatrixOp>(op);
 }
 
 /// Whether evaluating `op` where it is printed reads memory.

@@ -156,6 +156,19 @@ FailureOr<Expr> Emitter::buildVectorExpr(Operation &op) {
       .Case([&](ks::InverseOp o) {
         return call("ksc::inverse", o.getMatrix());
       })
+      // Quaternions are ksc::vec4 in C++ (x, y, z, w).
+      .Case([&](ks::QuatMulOp o) {
+        return call("ksc::quat_mul", {o.getLhs(), o.getRhs()});
+      })
+      .Case([&](ks::QuatRotateOp o) {
+        return call("ksc::quat_rotate", {o.getQuat(), o.getVector()});
+      })
+      .Case([&](ks::QuatRotateInvOp o) {
+        return call("ksc::quat_rotate_inv", {o.getQuat(), o.getVector()});
+      })
+      .Case([&](ks::QuatToMatrixOp o) {
+        return call("ksc::quat_to_matrix", o.getQuat());
+      })
       .Default([&](Operation *) -> FailureOr<Expr> {
         return op.emitError("cannot emit '")
                << op.getName() << "' as C++ (not supported by the C++ "

@@ -289,7 +289,8 @@ FailureOr<Expr> Emitter::buildExpr(Operation &op) {
   if (ns == "math")
     return buildMathExpr(op);
   if (ns == "vector" || isa<ks::DotOp, ks::CrossOp, ks::OuterOp, ks::MatmulOp,
-                            ks::DeterminantOp, ks::InverseOp>(op))
+                            ks::DeterminantOp, ks::InverseOp, ks::QuatMulOp,
+             ks::QuatRotateOp, ks::QuatRotateInvOp, ks::QuatToMatrixOp>(op))
     return buildVectorExpr(op);
   return buildKsExpr(op);
 }

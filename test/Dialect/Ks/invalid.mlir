@@ -532,3 +532,27 @@ ks.func @inverse_large() -> f32 {
   %e = vector.extract %i[0, 0] : f32 from vector<5x5xf32>
   ks.return %e : f32
 }
+
+// -----
+
+ks.func @rotate_types(%q: vector<4xf64>, %v: vector<3xf32>) -> vector<3xf32> {
+  // expected-error@+1 {{'ks.quat_rotate' op failed to verify that quaternion and vector have one element type}}
+  %r = "ks.quat_rotate"(%q, %v) : (vector<4xf64>, vector<3xf32>) -> vector<3xf32>
+  ks.return %r : vector<3xf32>
+}
+
+// -----
+
+ks.func @quat_length(%q: vector<3xf32>) -> vector<3xf32> {
+  // expected-error@+1 {{'ks.quat_mul' op operand #0 must be quaternion (vector<4xf32> or vector<4xf64>), but got 'vector<3xf32>'}}
+  %r = "ks.quat_mul"(%q, %q) : (vector<3xf32>, vector<3xf32>) -> vector<3xf32>
+  ks.return %r : vector<3xf32>
+}
+
+// -----
+
+ks.func @quat_matrix(%q: vector<4xf32>) -> vector<3x3xf64> {
+  // expected-error@+1 {{'ks.quat_to_matrix' op expects a result of type 'vector<3x3xf32>', got 'vector<3x3xf64>'}}
+  %m = ks.quat_to_matrix %q : vector<4xf32> -> vector<3x3xf64>
+  ks.return %m : vector<3x3xf64>
+}

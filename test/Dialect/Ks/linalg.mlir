@@ -53,3 +53,20 @@ ks.kernel @int_dot(%p: !ks.array<const vector<2xi32>>, %out: !ks.array<i32>, %ms
   ks.store %d, %out[%i] : !ks.array<i32>, i32
   ks.return
 }
+
+// CHECK-LABEL: ks.func @quaternions(
+// CHECK-SAME:      %[[Q:.*]]: vector<4xf32>, %[[V:.*]]: vector<3xf32>)
+// CHECK-NEXT:    %[[P:.*]] = ks.quat_mul %[[Q]], %[[Q]] : vector<4xf32>
+// CHECK-NEXT:    %[[R:.*]] = ks.quat_rotate %[[P]], %[[V]] : vector<4xf32>, vector<3xf32>
+// CHECK-NEXT:    %[[B:.*]] = ks.quat_rotate_inv %[[Q]], %[[R]] : vector<4xf32>, vector<3xf32>
+// CHECK-NEXT:    %[[M:.*]] = ks.quat_to_matrix %[[Q]] : vector<4xf32> -> vector<3x3xf32>
+// CHECK-NEXT:    %[[MB:.*]] = ks.matmul %[[M]], %[[B]] : vector<3x3xf32>, vector<3xf32> -> vector<3xf32>
+// CHECK-NEXT:    ks.return %[[MB]] : vector<3xf32>
+ks.func @quaternions(%q: vector<4xf32>, %v: vector<3xf32>) -> vector<3xf32> {
+  %p = ks.quat_mul %q, %q : vector<4xf32>
+  %r = ks.quat_rotate %p, %v : vector<4xf32>, vector<3xf32>
+  %b = ks.quat_rotate_inv %q, %r : vector<4xf32>, vector<3xf32>
+  %m = ks.quat_to_matrix %q : vector<4xf32> -> vector<3x3xf32>
+  %mb = ks.matmul %m, %b : vector<3x3xf32>, vector<3xf32> -> vector<3xf32>
+  ks.return %mb : vector<3xf32>
+}

@@ -70,3 +70,12 @@ LogicalResult DeterminantOp::verify() {
 LogicalResult InverseOp::verify() {
   return squareExtent(*this, getMatrix().getType());
 }
+
+LogicalResult QuatToMatrixOp::verify() {
+  auto quat = cast<VectorType>(getQuat().getType());
+  auto expected = VectorType::get({3, 3}, quat.getElementType());
+  if (getResult().getType() != expected)
+    return emitOpError("expects a result of type ")
+           << expected << ", got " << getResult().getType();
+  return success();
+}

@@ -125,4 +125,81 @@ def Ks_InverseOp : Ks_Op<"inverse", [Pure, AllTypesMatch<["matrix", "result"]>]>
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Quaternions
+//===----------------------------------------------------------------------===//
+
+// A quaternion (`quat` in the source) is a `vector<4xf32>` (x, y, z, w); its
+// component-wise arithmetic is arith on vectors. The formulas are NVIDIA
+// Warp's, evaluated in the order written.
+def Ks_Quat : Type<And<[Ks_FloatVector.predicate, IsVectorOfShape<[4]>]>,
+                   "quaternion (vector<4xf32> or vector<4xf64>)",
+                   "::mlir::VectorType">;
+def Ks_Vec3 : Type<And<[Ks_FloatVector.predicate, IsVectorOfShape<[3]>]>,
+                   "3-vector of float or double", "::mlir::VectorType">;
+
+def Ks_QuatMulOp : Ks_Op<"quat_mul", [Pure, AllTypesMatch<["lhs", "rhs", "result"]>]> {
+  let summary = "The product of two quaternions";
+  let description = [{
+    The Hamilton product `lhs * rhs` (the rotation `rhs`, then `lhs`):
+
+    ```
+    (a.w*b.x + b.w*a.x + a.y*b.z - b.y*a.z,
+     a.w*b.y + b.w*a.y + a.z*b.x - b.z*a.x,
+     a.w*b.z + b.w*a.z + a.x*b.y - b.x*a.y,
+     a.w*b.w - a.x*b.x - a.y*b.y - a.z*b.z)
+    ```
+
+    ```mlir
+    %q = ks.quat_mul %a, %b : vector<4xf32>
+    ```
+  }];
+  let arguments = (ins Ks_Quat:$lhs, Ks_Quat:$rhs);
+  let results = (outs Ks_Quat:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+}
+
+class Ks_QuatRotateBase<string mnemonic, string sign> : Ks_Op<mnemonic, [Pure,
+    AllTypesMatch<["vector", "result"]>,
+    TypesMatchWith<"quaternion and vector have one element type", "vector",
+                   "quat",
+                   "::mlir::VectorType::get({4}, ::llvm::cast<::mlir::VectorType>($_self).getElementType())">]> {
+  let arguments = (ins Ks_Quat:$quat, Ks_Vec3:$vector);
+  let results = (outs Ks_Vec3:$result);
+  let assemblyFormat = "$quat `,` $vector attr-dict `:` type($quat) `,` type($result)";
+  let description = [{
+    With `c = 2 * q.w * q.w - 1` and `d = 2 * (q.x * v.x + q.y * v.y + q.z * v.z)`,
+    component i of the result is
+    `v[i] * c + q[i] * d }] # sign # [{ cross(q.xyz, v)[i] * q.w * 2`.
+
+    ```mlir
+    %r = ks.}] # mnemonic # [{ %q, %v : vector<4xf32>, vector<3xf32>
+    ```
+  }];
+}
+
+def Ks_QuatRotateOp : Ks_QuatRotateBase<"quat_rotate", "+"> {
+  let summary = "Rotates a 3-vector by a unit quaternion";
+}
+
+def Ks_QuatRotateInvOp : Ks_QuatRotateBase<"quat_rotate_inv", "-"> {
+  let summary = "Rotates a 3-vector by the inverse of a unit quaternion";
+}
+
+def Ks_QuatToMatrixOp : Ks_Op<"quat_to_matrix", [Pure]> {
+  let summary = "The rotation matrix of a unit quaternion";
+  let description = [{
+    The 3x3 matrix whose column j is `ks.quat_rotate` of the quaternion and
+    the unit vector e_j.
+
+    ```mlir
+    %m = ks.quat_to_matrix %q : vector<4xf32> -> vector<3x3xf32>
+    ```
+  }];
+  let arguments = (ins Ks_Quat:$quat);
+  let results = (outs Ks_Matrix:$result);
+  let assemblyFormat = "$quat attr-dict `:` type($quat) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 #endif // KSC_DIALECT_KS_IR_KSLINALGOPS_TD
