@@ -229,6 +229,98 @@ template <typename T> inline T maximum(T a, T b) {
   return a > b ? a : b;
 }
 
+// Atomic updates of array elements: `atomic_add(a, i, j, v)` updates element
+// (i, j) of `a` in one indivisible step and returns the value it had. They
+// are atomic with respect to each other on the same element, and order
+// nothing else (relaxed, as CUDA's atomicAdd). Integers wrap on overflow.
+// Floating-point add and sub round as `old + v` does; min and max ignore a
+// NaN as the kernel language's min/max do (a NaN v changes nothing, a NaN
+// element is replaced) and keep the element when it equals v (-0.0 vs 0.0).
+// GCC has no atomic arithmetic on floats and neither compiler has atomic
+// min/max in both, so those are compare-exchange loops on the element.
+
+namespace detail {
+enum class atomic_kind { add, sub, min, max };
+
+template <typename T> struct identity { using type = T; };
+
+/// Whether `desired` replaces `old` in an atomic min (or max).
+template <atomic_kind Kind, typename T> inline bool replaces(T old, T desired) {
+  bool better = Kind == atomic_kind::min ? desired < old : desired > old;
+  if constexpr (std::is_floating_point_v<T>)
+    return better || (std::isnan(old) && !std::isnan(desired));
+  else
+    return better;
+}
+
+template <atomic_kind Kind, typename T> inline T atomic_update(T *p, T v) {
+  static_assert(!std::is_const_v<T>, "atomics write: use array<T>, not "
+                                     "array<const T>");
+  static_assert((std::is_integral_v<T> && !std::is_same_v<T, bool>) ||
+                    std::is_floating_point_v<T>,
+                "atomics work on int, int64_t, float and double elements");
+  if constexpr (std::is_integral_v<T> && Kind == atomic_kind::add)
+    return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+  else if constexpr (std::is_integral_v<T> && Kind == atomic_kind::sub)
+    return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED);
+  else {
+    // The generic builtins compare bytes, so a NaN element compares equal
+    // to itself and the loop ends.
+    T old;
+    __atomic_load(p, &old, __ATOMIC_RELAXED);
+    while (true) {
+      T desired;
+      if constexpr (Kind == atomic_kind::add)
+        desired = old + v;
+      else if constexpr (Kind == atomic_kind::sub)
+        desired = old - v;
+      else if (replaces<Kind>(old, v))
+        desired = v;
+      else
+        return old;
+      if (__atomic_compare_exchange(p, &old, &desired, /*weak=*/true,
+                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        return old;
+    }
+  }
+}
+} // namespace detail
+
+#define KSC_RUNTIME_ATOMIC(name, kind)                                         \
+  template <typename T>                                                        \
+  inline T name(const array<T, 1> &a, int64_t i,                               \
+                typename detail::identity<T>::type v) {                        \
+    return detail::atomic_update<detail::atomic_kind::kind>(&a(i), v);         \
+  }                                                                            \
+  template <typename T>                                                        \
+  inline T name(const array<T, 2> &a, int64_t i, int64_t j,                    \
+                typename detail::identity<T>::type v) {                        \
+    return detail::atomic_update<detail::atomic_kind::kind>(&a(i, j), v);      \
+  }                                                                            \
+  template <typename T>                                                        \
+  inline T name(const array<T, 3> &a, int64_t i, int64_t j, int64_t k,         \
+                typename detail::identity<T>::type v) {                        \
+    return detail::atomic_update<detail::atomic_kind::kind>(&a(i, j, k), v);   \
+  }                                                                            \
+  template <typename T>                                                        \
+  inline T name(const array<T, 4> &a, int64_t i, int64_t j, int64_t k,         \
+                int64_t l, typename detail::identity<T>::type v) {             \
+    return detail::atomic_update<detail::atomic_kind::kind>(&a(i, j, k, l),    \
+                                                            v);                \
+  }
+
+/// Adds `v` to element (i, ...) of `a`; returns the element's old value.
+KSC_RUNTIME_ATOMIC(atomic_add, add)
+/// Subtracts `v` from element (i, ...) of `a`; returns the old value.
+KSC_RUNTIME_ATOMIC(atomic_sub, sub)
+/// Sets element (i, ...) of `a` to the smaller of it and `v`; returns the
+/// old value.
+KSC_RUNTIME_ATOMIC(atomic_min, min)
+/// Sets element (i, ...) of `a` to the larger of it and `v`; returns the
+/// old value.
+KSC_RUNTIME_ATOMIC(atomic_max, max)
+#undef KSC_RUNTIME_ATOMIC
+
 template <typename To, typename From> inline To bit_cast(From from) {
   static_assert(sizeof(To) == sizeof(From), "bit_cast needs equal sizes");
   To to;

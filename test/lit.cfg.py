@@ -36,7 +36,8 @@ llvm_config.add_tool_substitutions(["split-file"], [config.llvm_tools_dir])
 
 # Compiling emitted C++: %cxx is the compiler ksc was built with (warnings
 # are errors); %host-cxx and %clangxx (Clang 22) compile a file to an object
-# (`-c`, discarded), with the runtime header on the include path.
+# (`-c`, discarded), with the runtime header on the include path;
+# %clangxx-exe is Clang 22 with those flags, to build programs.
 warnings = "-std=c++17 -O2 -Wall -Wextra -Werror"
 config.substitutions.append(("%ksc_runtime_dir", config.ksc_runtime_dir))
 config.substitutions.append(("%ksc_obj_root", config.ksc_obj_root))
@@ -46,6 +47,10 @@ config.substitutions.append(
      % (config.host_cxx, warnings, config.ksc_runtime_dir))
 )
 clangxx = os.path.join(config.llvm_tools_dir, "clang++")
+# Before %clangxx, which lit would otherwise substitute inside it.
+config.substitutions.append(
+    ("%clangxx-exe", "%s %s -I%s" % (clangxx, warnings, config.ksc_runtime_dir))
+)
 config.substitutions.append(
     ("%clangxx", "%s %s -c -o /dev/null -I%s"
      % (clangxx, warnings, config.ksc_runtime_dir))

@@ -36,6 +36,17 @@ template <typename A> struct same_type<A, A> {
 };
 template <bool Condition, typename T = void> struct enable_if {};
 template <typename T> struct enable_if<true, T> { using type = T; };
+/// `T`, in a parameter type that takes no part in deducing `T`.
+template <typename T> struct identity { using type = T; };
+/// The element types atomics update: `atomic_element<T>::type` is T for
+/// float, double, int and int64_t, and does not exist for const or bool
+/// elements.
+template <typename T> struct atomic_element {};
+template <> struct atomic_element<float> { using type = float; };
+template <> struct atomic_element<double> { using type = double; };
+template <> struct atomic_element<int> { using type = int; };
+template <> struct atomic_element<long> { using type = long; };
+template <> struct atomic_element<long long> { using type = long long; };
 } // namespace detail
 
 /// `array<T, N>`: an N-dimensional (N = 1..4, default 1) view of memory that
@@ -93,7 +104,6 @@ int tid(int dim);
 namespace detail {
 /// `T` in a position that template argument deduction ignores, so that
 /// `v * 2` scales a vec3 by the float 2.
-template <typename T> struct identity { using type = T; };
 template <typename T> using scalar = typename identity<T>::type;
 } // namespace detail
 
@@ -417,6 +427,78 @@ template <typename M, bool ksc_builtin = true> M identity();
 #undef KSC_VEC_BUILTIN
 
 #undef KSC_BUILTIN
+
+// Atomics, as in Warp: `atomic_add(a, i, j, v)` adds v to element (i, j) of
+// `a` in one indivisible step and returns the value the element had, so that
+// threads updating the same element never lose an update. One overload per
+// rank, one index per dimension, then the value, which converts to the
+// element type as any argument does. Only arrays of float, double, int and
+// int64_t that are not const: for other arrays `atomic_element<T>::type` does
+// not exist and Clang finds no overload. `a[i] += v` and `a[i] -= v` (and
+// ++, --) on array elements are atomic adds and subtractions too. The
+// semantics are in docs/language.md ("Atomics").
+
+/// Adds v to the element; returns its old value.
+template <typename T, typename I>
+typename detail::atomic_element<T>::type
+atomic_add(array<T, 1> a, I i, typename detail::identity<T>::type v);
+template <typename T, typename I, typename J>
+typename detail::atomic_element<T>::type
+atomic_add(array<T, 2> a, I i, J j, typename detail::identity<T>::type v);
+template <typename T, typename I, typename J, typename K>
+typename detail::atomic_element<T>::type
+atomic_add(array<T, 3> a, I i, J j, K k, typename detail::identity<T>::type v);
+template <typename T, typename I, typename J, typename K, typename L>
+typename detail::atomic_element<T>::type
+atomic_add(array<T, 4> a, I i, J j, K k, L l,
+           typename detail::identity<T>::type v);
+
+/// Subtracts v from the element; returns its old value.
+template <typename T, typename I>
+typename detail::atomic_element<T>::type
+atomic_sub(array<T, 1> a, I i, typename detail::identity<T>::type v);
+template <typename T, typename I, typename J>
+typename detail::atomic_element<T>::type
+atomic_sub(array<T, 2> a, I i, J j, typename detail::identity<T>::type v);
+template <typename T, typename I, typename J, typename K>
+typename detail::atomic_element<T>::type
+atomic_sub(array<T, 3> a, I i, J j, K k, typename detail::identity<T>::type v);
+template <typename T, typename I, typename J, typename K, typename L>
+typename detail::atomic_element<T>::type
+atomic_sub(array<T, 4> a, I i, J j, K k, L l,
+           typename detail::identity<T>::type v);
+
+/// Sets the element to min(element, v), where a NaN is ignored as by
+/// min(); returns its old value.
+template <typename T, typename I>
+typename detail::atomic_element<T>::type
+atomic_min(array<T, 1> a, I i, typename detail::identity<T>::type v);
+template <typename T, typename I, typename J>
+typename detail::atomic_element<T>::type
+atomic_min(array<T, 2> a, I i, J j, typename detail::identity<T>::type v);
+template <typename T, typename I, typename J, typename K>
+typename detail::atomic_element<T>::type
+atomic_min(array<T, 3> a, I i, J j, K k, typename detail::identity<T>::type v);
+template <typename T, typename I, typename J, typename K, typename L>
+typename detail::atomic_element<T>::type
+atomic_min(array<T, 4> a, I i, J j, K k, L l,
+           typename detail::identity<T>::type v);
+
+/// Sets the element to max(element, v), where a NaN is ignored as by
+/// max(); returns its old value.
+template <typename T, typename I>
+typename detail::atomic_element<T>::type
+atomic_max(array<T, 1> a, I i, typename detail::identity<T>::type v);
+template <typename T, typename I, typename J>
+typename detail::atomic_element<T>::type
+atomic_max(array<T, 2> a, I i, J j, typename detail::identity<T>::type v);
+template <typename T, typename I, typename J, typename K>
+typename detail::atomic_element<T>::type
+atomic_max(array<T, 3> a, I i, J j, K k, typename detail::identity<T>::type v);
+template <typename T, typename I, typename J, typename K, typename L>
+typename detail::atomic_element<T>::type
+atomic_max(array<T, 4> a, I i, J j, K k, L l,
+           typename detail::identity<T>::type v);
 
 } // namespace ksc
 

@@ -1,7 +1,8 @@
 //===- Builtins.cpp - The builtin functions of the kernel language ----===//
 //
-// Part of ksc. Maps the functions the prelude (include/ksc/dsl.h) declares
-// to IR. To add a builtin: declare it in dsl.h, add a row to the table
+// Part of ksc. Maps the math functions the prelude (include/ksc/dsl.h)
+// declares to IR (tid and the atomics are built in CodeGenCall.cpp). To add
+// a builtin: declare it in dsl.h, add a row to the table
 // below, a row to the Builtins table of docs/language.md, and tests in
 // test/Frontend/builtins.kdsl, test/Target/Cpp/math.kdsl and test/Run.
 //
@@ -321,6 +322,13 @@ const llvm::StringMap<Handler> &builtinTable() {
   return table;
 }
 } // namespace
+
+std::optional<ks::AtomicKind>
+frontend::getAtomicBuiltinKind(llvm::StringRef name) {
+  if (!name.consume_front("atomic_"))
+    return std::nullopt;
+  return ks::symbolizeAtomicKind(name);
+}
 
 bool frontend::isBuiltin(llvm::StringRef name) {
   return builtinTable().count(name);

@@ -6,9 +6,17 @@
 #ifndef KSC_LIB_FRONTEND_BUILTINS_H
 #define KSC_LIB_FRONTEND_BUILTINS_H
 
+#include "ksc/Dialect/Ks/IR/KsOps.h"
+
 #include "mlir/IR/Builders.h"
 
+#include <optional>
+
 namespace ksc::frontend {
+
+/// The update the atomic builtin `name` makes (atomic_add: add, ...), or
+/// nothing when `name` is not one of them.
+std::optional<ks::AtomicKind> getAtomicBuiltinKind(llvm::StringRef name);
 
 /// Whether the prelude function `name` has an IR lowering.
 bool isBuiltin(llvm::StringRef name);

@@ -229,6 +229,9 @@ public:
   /// `a.shape(d)`.
   mlir::FailureOr<mlir::Value>
   emitArrayShape(const clang::CXXMemberCallExpr *call);
+  /// An index of an array access (`i` in `a[i]`), checked to be an
+  /// integer.
+  mlir::FailureOr<mlir::Value> emitIndex(const clang::Expr *index);
   //===--------------------------------------------------------------------===//
   // Vectors and matrices (CodeGenVector.cpp)
   //===--------------------------------------------------------------------===//
@@ -254,6 +257,15 @@ public:
   void storeBase(const LValue &lvalue, mlir::Value value, mlir::Location loc);
   mlir::Value load(const LValue &lvalue, mlir::Location loc);
   void store(const LValue &lvalue, mlir::Value value, mlir::Location loc);
+  /// Updates the array element `element` with `value` in one atomic step;
+  /// returns the element's old value.
+  mlir::Value atomicUpdate(ks::AtomicKind kind, const LValue &element,
+                           mlir::Value value, mlir::Location loc);
+  /// `a[i] += v` or `a[i] -= v` on an array element `element`: an atomic
+  /// add or subtraction; returns the new value (what this update wrote).
+  mlir::FailureOr<mlir::Value>
+  emitAtomicCompound(const clang::CompoundAssignOperator *expr,
+                     const LValue &element, mlir::Value rhs);
   /// `value` as a boolean (i1), following C++'s conversion rules.
   mlir::FailureOr<mlir::Value> emitCondition(const clang::Expr *expr);
 
@@ -279,6 +291,9 @@ public:
   emitBuiltinCall(const clang::CallExpr *expr,
                   const clang::FunctionDecl *callee);
   mlir::FailureOr<mlir::Value> emitTid(const clang::CallExpr *expr);
+  /// `atomic_add(a, i, ..., v)` and the other atomic builtins.
+  mlir::FailureOr<mlir::Value> emitAtomicCall(const clang::CallExpr *expr,
+                                              ks::AtomicKind kind);
   /// The value of `arg` if it is a constant in [0, count): the dimension of
   /// tid(d) or a.shape(d).
   std::optional<int64_t> constantDimension(const clang::Expr *arg,

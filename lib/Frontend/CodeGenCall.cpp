@@ -162,6 +162,8 @@ FunctionBuilder::emitBuiltinCall(const CallExpr *expr,
   if (name == "normalize" && expr->getNumArgs() == 1 &&
       ModuleBuilder::isQuatType(expr->getArg(0)->getType()))
     name = "quat_normalize";
+  if (std::optional<ks::AtomicKind> kind = getAtomicBuiltinKind(name))
+    return emitAtomicCall(expr, *kind);
   if (!isBuiltin(name)) {
     mb.error(expr->getExprLoc(), "builtin '" + name + "' is not supported yet");
     return mlir::failure();
@@ -199,4 +201,37 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitTid(const CallExpr *expr) {
   }
   return ks::TidOp::create(b, mb.loc(expr->getExprLoc()), b.getI32Type(), dim)
       .getResult();
+}
+
+/// `atomic_add(a, i, ..., v)`: Clang chose the overload for the array's rank
+/// and element type and converted `v` to the element type; the indices are
+/// checked as those of `a[i]` are.
+mlir::FailureOr<mlir::Value>
+FunctionBuilder::emitAtomicCall(const CallExpr *expr, ks::AtomicKind kind) {
+  unsigned numArgs = expr->getNumArgs();
+  mlir::FailureOr<mlir::Value> array = emitRValue(expr->getArg(0));
+  if (mlir::failed(array))
+    return mlir::failure();
+  auto arrayType = dyn_cast<ks::ArrayType>(array->getType());
+  if (!arrayType || numArgs != arrayType.getRank() + 2)
+    return exprError(expr, "internal error: unexpected overload of '" +
+                               expr->getDirectCallee()->getNameAsString() +
+                               "'");
+  LValue element;
+  element.array = *array;
+  element.type = expr->getType();
+  for (unsigned k = 1; k + 1 < numArgs; ++k) {
+    mlir::FailureOr<mlir::Value> index = emitIndex(expr->getArg(k));
+    if (mlir::failed(index))
+      return mlir::failure();
+    element.indices.push_back(*index);
+  }
+  mlir::FailureOr<mlir::Value> value = emitRValue(expr->getArg(numArgs - 1));
+  if (mlir::failed(value))
+    return mlir::failure();
+  if (value->getType() != arrayType.getElementType())
+    return exprError(expr, "internal error: the value of '" +
+                               expr->getDirectCallee()->getNameAsString() +
+                               "' does not have the array's element type");
+  return atomicUpdate(kind, element, *value, mb.loc(expr->getExprLoc()));
 }

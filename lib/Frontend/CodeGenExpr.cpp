@@ -187,25 +187,32 @@ FunctionBuilder::emitArrayElement(const CXXOperatorCallExpr *access) {
   lvalue.type = access->getType();
   lvalue.array = *array;
   for (const Expr *index : indexExprs) {
-    QualType indexType = index->getType();
-    if (!indexType->isIntegerType() || indexType->isBooleanType()) {
-      mb.error(index->getExprLoc(),
-               "an array index must be an integer, not '" +
-                   mb.spell(indexType) + "'; convert it (a[int(x)])",
-               index->getSourceRange());
-      return mlir::failure();
-    }
-    mlir::FailureOr<mlir::Value> indexValue = emitRValue(index);
+    mlir::FailureOr<mlir::Value> indexValue = emitIndex(index);
     if (mlir::failed(indexValue))
       return mlir::failure();
-    if (!isa<mlir::IntegerType>(indexValue->getType()) ||
-        indexValue->getType().getIntOrFloatBitWidth() < 32) {
-      mb.error(index->getExprLoc(), "an array index must be int or int64_t");
-      return mlir::failure();
-    }
     lvalue.indices.push_back(*indexValue);
   }
   return lvalue;
+}
+
+mlir::FailureOr<mlir::Value> FunctionBuilder::emitIndex(const Expr *index) {
+  QualType indexType = index->getType();
+  if (!indexType->isIntegerType() || indexType->isBooleanType()) {
+    mb.error(index->getExprLoc(),
+             "an array index must be an integer, not '" + mb.spell(indexType) +
+                 "'; convert it (a[int(x)])",
+             index->getSourceRange());
+    return mlir::failure();
+  }
+  mlir::FailureOr<mlir::Value> indexValue = emitRValue(index);
+  if (mlir::failed(indexValue))
+    return mlir::failure();
+  if (!isa<mlir::IntegerType>(indexValue->getType()) ||
+      indexValue->getType().getIntOrFloatBitWidth() < 32) {
+    mb.error(index->getExprLoc(), "an array index must be int or int64_t");
+    return mlir::failure();
+  }
+  return indexValue;
 }
 
 mlir::FailureOr<mlir::Value>
@@ -270,6 +277,15 @@ void FunctionBuilder::store(const LValue &lvalue, mlir::Value value,
   storeBase(lvalue, updated, loc);
 }
 
+mlir::Value FunctionBuilder::atomicUpdate(ks::AtomicKind kind,
+                                          const LValue &element,
+                                          mlir::Value value,
+                                          mlir::Location loc) {
+  return ks::AtomicRMWOp::create(b, loc, kind, element.array, element.indices,
+                                 value)
+      .getResult();
+}
+
 mlir::FailureOr<mlir::Value> FunctionBuilder::emitCondition(const Expr *expr) {
   return emitRValue(expr);
 }
@@ -285,10 +301,11 @@ bool FunctionBuilder::isSafeToSpeculate(const Expr *expr) {
       return;
     if (auto *call = dyn_cast<CallExpr>(stmt)) {
       const FunctionDecl *callee = call->getDirectCallee();
-      // Builtins neither trap nor write; reading arrays may be out of
-      // bounds and functions may store.
+      // Builtins neither trap nor write, but for the atomics; reading arrays
+      // may be out of bounds and functions may store.
       if (!callee || !mb.isPreludeDecl(callee) ||
-          isa<CXXOperatorCallExpr>(call))
+          isa<CXXOperatorCallExpr>(call) ||
+          getAtomicBuiltinKind(callee->getName()))
         safe = false;
     }
     if (auto *op = dyn_cast<BinaryOperator>(stmt)) {

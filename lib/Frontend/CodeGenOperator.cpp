@@ -56,25 +56,38 @@ FunctionBuilder::emitUnary(const UnaryOperator *expr) {
     mlir::FailureOr<LValue> lvalue = emitLValue(sub);
     if (mlir::failed(lvalue))
       return mlir::failure();
-    mlir::Value old = load(*lvalue, loc);
-    mlir::Type type = old.getType();
+    mlir::Type type =
+        lvalue->array
+            ? cast<ks::ArrayType>(lvalue->array.getType()).getElementType()
+            : env.lookup(lvalue->var).getType();
     if (type.isInteger(1)) {
       mb.error(expr->getExprLoc(),
                "incrementing a bool is not supported; assign true instead");
       return mlir::failure();
     }
     bool increment = expr->isIncrementOp();
-    mlir::Value updated;
-    if (isa<mlir::FloatType>(type)) {
-      mlir::Value one =
-          arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 1.0));
-      updated = increment ? arith::AddFOp::create(b, loc, old, one).getResult()
-                          : arith::SubFOp::create(b, loc, old, one).getResult();
-    } else {
-      mlir::Value one = constantInt(type, 1, loc);
-      updated = increment ? arith::AddIOp::create(b, loc, old, one).getResult()
-                          : arith::SubIOp::create(b, loc, old, one).getResult();
+    mlir::Value one =
+        isa<mlir::FloatType>(type)
+            ? arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 1.0))
+                  .getResult()
+            : constantInt(type, 1, loc);
+    auto apply = [&](mlir::Value old) -> mlir::Value {
+      if (isa<mlir::FloatType>(type))
+        return increment ? arith::AddFOp::create(b, loc, old, one).getResult()
+                         : arith::SubFOp::create(b, loc, old, one).getResult();
+      return increment ? arith::AddIOp::create(b, loc, old, one).getResult()
+                       : arith::SubIOp::create(b, loc, old, one).getResult();
+    };
+    // ++ and -- on an array element are atomic, as `a[i] += 1` is (not on
+    // a component of one, `a[i].x++`).
+    if (lvalue->array && lvalue->components.empty()) {
+      mlir::Value old =
+          atomicUpdate(increment ? ks::AtomicKind::add : ks::AtomicKind::sub,
+                       *lvalue, one, loc);
+      return expr->isPrefix() ? apply(old) : old;
     }
+    mlir::Value old = load(*lvalue, loc);
+    mlir::Value updated = apply(old);
     store(*lvalue, updated, loc);
     return expr->isPrefix() ? updated : old;
   }
@@ -230,6 +243,11 @@ FunctionBuilder::emitBinary(const BinaryOperator *expr) {
     mlir::FailureOr<LValue> lvalue = emitLValue(expr->getLHS());
     if (mlir::failed(lvalue))
       return mlir::failure();
+    // `a[i] += v` and `a[i] -= v` are atomic, as in Warp (`a[i].x += v`, a
+    // component of an element, is not).
+    if (lvalue->array && lvalue->components.empty() &&
+        (op == BO_AddAssign || op == BO_SubAssign))
+      return emitAtomicCompound(compound, *lvalue, *rhs);
     QualType lhsType = expr->getLHS()->getType();
     QualType computeType = compound->getComputationResultType();
     mlir::FailureOr<mlir::Value> lhs =
@@ -261,6 +279,63 @@ FunctionBuilder::emitBinary(const BinaryOperator *expr) {
   if (mlir::failed(rhs))
     return mlir::failure();
   return emitArithmetic(op, *lhs, *rhs, expr->getLHS()->getType(), loc, expr);
+}
+
+mlir::FailureOr<mlir::Value>
+FunctionBuilder::emitAtomicCompound(const CompoundAssignOperator *expr,
+                                    const LValue &element, mlir::Value rhs) {
+  mlir::Location loc = mb.loc(expr->getOperatorLoc());
+  bool isAdd = expr->getOpcode() == BO_AddAssign;
+  StringRef opText = isAdd ? "'+='" : "'-='";
+  QualType elementType = expr->getLHS()->getType().getUnqualifiedType();
+  QualType rhsType = expr->getRHS()->getType();
+  QualType computeType = expr->getComputationResultType();
+  if (elementType->isBooleanType()) {
+    mb.error(expr->getOperatorLoc(),
+             opText +
+                 " on an element of an array<bool> is not supported: "
+                 "on array elements it is an atomic " +
+                 (isAdd ? "add" : "subtraction") +
+                 ", and atomics work on float, double, int and int64_t "
+                 "elements; assign the element instead (a[i] = ...)",
+             expr->getSourceRange());
+    return mlir::failure();
+  }
+  // C++ computes in the common type of the element and the operand, then
+  // converts back; the atomic update computes in the element type. The two
+  // agree when the common type is the element type, and for integers (the
+  // conversion back wraps) but not when the sum is a wider or other floating
+  // type: refuse those rather than round or truncate differently.
+  if (computeType->isRealFloatingType() &&
+      !mb.ast.hasSameUnqualifiedType(computeType, elementType)) {
+    // The element type as the source spells it (the sugar of int64_t is lost
+    // in the prelude's operator[]).
+    mlir::Type irType =
+        cast<ks::ArrayType>(element.array.getType()).getElementType();
+    std::string type = irType.isF32()         ? "float"
+                       : irType.isF64()       ? "double"
+                       : irType.isInteger(32) ? "int"
+                                              : "int64_t";
+    std::string example =
+        type == "float" ? "float(v), or a literal such as 1.0f" : type + "(v)";
+    mb.error(expr->getOperatorLoc(),
+             opText + " on an array element is an atomic " +
+                 (isAdd ? "add" : "subtraction") + " in the element type '" +
+                 type + "', but the right operand is a '" + mb.spell(rhsType) +
+                 "' (C++ would compute in '" + mb.spell(computeType) +
+                 "'); convert it to '" + type + "' (" + example + ")",
+             expr->getSourceRange());
+    return mlir::failure();
+  }
+  mlir::FailureOr<mlir::Value> value =
+      convert(rhs, rhsType, elementType, expr->getExprLoc());
+  if (mlir::failed(value))
+    return mlir::failure();
+  mlir::Value old = atomicUpdate(
+      isAdd ? ks::AtomicKind::add : ks::AtomicKind::sub, element, *value, loc);
+  // The value of the assignment is what this update wrote.
+  BinaryOperatorKind arithmetic = isAdd ? BO_Add : BO_Sub;
+  return emitArithmetic(arithmetic, old, *value, elementType, loc, expr);
 }
 
 mlir::FailureOr<mlir::Value>

@@ -205,6 +205,12 @@ private:
       if (name == "tid")
         advice = "tid() takes no argument or the constant dimension 0, 1 or "
                  "2";
+      else if (ksc::frontend::getAtomicBuiltinKind(name))
+        advice = name + "(a, i, ..., v) takes an array<T> of float, double, "
+                        "int or int64_t, one index per dimension of the "
+                        "array, and the value; not an array<const T>, whose "
+                        "elements are read-only (declare it array<T>), nor "
+                        "an array<bool>";
       else if (ksc::frontend::isBuiltin(name))
         advice = "the builtins take arguments of one type (float, double, "
                  "and for some int or int64_t); write literals of that type "

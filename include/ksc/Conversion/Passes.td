@@ -29,7 +29,8 @@ def ConvertKsToCpu : Pass<"convert-ks-to-cpu", "::mlir::ModuleOp"> {
       emitters can give it a C entry point.
 
     Argument names move into `ks.name` argument attributes. `ks.load`,
-    `ks.store`, `ks.dim` and `ks.check_bounds` stay as they are.
+    `ks.store`, `ks.atomic_rmw`, `ks.dim` and `ks.check_bounds` stay as they
+    are.
 
     ```mlir
     ks.kernel @fill(%v: f32, %y: !ks.array<f32>) {

@@ -246,9 +246,9 @@ struct ConvertKsToCpu : public ksc::impl::ConvertKsToCpuBase<ConvertKsToCpu> {
     ConversionTarget target(getContext());
     target.addLegalDialect<arith::ArithDialect, func::FuncDialect,
                            math::MathDialect, scf::SCFDialect>();
-    target.addLegalOp<ModuleOp, ks::LoadOp, ks::StoreOp, ks::DimOp,
-                      ks::CheckBoundsOp, ks::AsConstOp, ks::GridExtentOp,
-                      ks::GridSizeOp>();
+    target.addLegalOp<ModuleOp, ks::LoadOp, ks::StoreOp, ks::AtomicRMWOp,
+                      ks::DimOp, ks::CheckBoundsOp, ks::AsConstOp,
+                      ks::GridExtentOp, ks::GridSizeOp>();
     target.addIllegalOp<ks::KernelOp, ks::FuncOp, ks::ReturnOp, ks::CallOp,
                         ks::TidOp>();
     RewritePatternSet patterns(&getContext());

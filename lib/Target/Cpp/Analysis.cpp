@@ -111,7 +111,7 @@ bool Emitter::isExpressionOp(Operation &op) {
   // vector.insert assigns a component of a variable.
   if (ns == "vector")
     return !isa<vector::InsertOp>(op);
-  return isa<ks::LoadOp, ks::DimOp, ks::AsConstOp, ks::GridExtentOp,
+  return isa<ks::LoadOp, ks::AtomicRMWOp, ks::DimOp, ks::AsConstOp, ks::GridExtentOp,
              ks::GridSizeOp, ks::DotOp, ks::CrossOp, ks::OuterOp,
              ks::MatmulOp, ks::DeterminantOp, ks::InverseOp, ks::QuatMulOp,
              ks::QuatRotateOp, ks::QuatRotateInvOp, ks::QuatToMatrixOp>(op);
@@ -120,11 +120,11 @@ bool Emitter::isExpressionOp(Operation &op) {
 /// Whether evaluating `op` where it is printed reads memory.
 static bool readsMemoryAt(Operation &op,
                           const llvm::DenseMap<Operation *, bool> &memo) {
-  if (isa<ks::LoadOp, func::CallOp>(op))
+  if (isa<ks::LoadOp, ks::AtomicRMWOp, func::CallOp>(op))
     return true;
   bool reads = false;
   op.walk([&](Operation *inner) {
-    if (inner != &op && isa<ks::LoadOp, func::CallOp>(inner))
+    if (inner != &op && isa<ks::LoadOp, ks::AtomicRMWOp, func::CallOp>(inner))
       reads = true;
   });
   for (Value operand : op.getOperands())
@@ -182,13 +182,14 @@ void Emitter::analyzeFunction(func::FuncOp func) {
              between = between->getNextNode())
           if (between->getNumRegions() != 0 || hasWriteEffects(*between))
             return false;
-        if (hasWriteEffects(op))
-          return user == op.getNextNode();
-        // A loop bound that reads memory would be re-read every iteration.
+        // A loop bound that reads memory would be re-read (or an atomic
+        // update redone) every iteration.
         if (auto loop = dyn_cast<scf::ForOp>(user))
           if (readsMemory &&
               (result == loop.getUpperBound() || result == loop.getStep()))
             return false;
+        if (hasWriteEffects(op))
+          return user == op.getNextNode();
         return true;
       };
       if (decide()) {

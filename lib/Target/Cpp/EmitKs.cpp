@@ -2,7 +2,8 @@
 //
 // Part of ksc. `ks.load`/`ks.store` become subscripts of `ksc::array`
 // (`x[i]` in 1-D, `x(i, j)` otherwise), `ks.dim` a call of `shape`,
-// `ks.check_bounds` a call of the runtime's `ksc::check_bounds`, and
+// `ks.check_bounds` a call of the runtime's `ksc::check_bounds`,
+// `ks.atomic_rmw` a call of `ksc::atomic_add` (`_sub`, `_min`, `_max`), and
 // `ks.grid_extent`/`ks.grid_size` the members of `ksc::grid`.
 //
 //===----------------------------------------------------------------------===//
@@ -55,6 +56,17 @@ static Expr subscript(Emitter &emitter, Value array, ValueRange indices) {
 FailureOr<Expr> Emitter::buildKsExpr(Operation &op) {
   if (auto load = dyn_cast<ks::LoadOp>(op)) {
     Expr result = subscript(*this, load.getArray(), load.getIndices());
+    result.readsMemory = true;
+    return result;
+  }
+  // `ksc::atomic_add(a, i, j, v)`: a statement when the old value is unused.
+  if (auto atomic = dyn_cast<ks::AtomicRMWOp>(op)) {
+    SmallVector<Value> args = {atomic.getArray()};
+    llvm::append_range(args, atomic.getIndices());
+    args.push_back(atomic.getValue());
+    Expr result =
+        call(("ksc::atomic_" + ks::stringifyAtomicKind(atomic.getKind())).str(),
+             args);
     result.readsMemory = true;
     return result;
   }

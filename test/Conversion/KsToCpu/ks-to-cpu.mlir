@@ -144,6 +144,18 @@ ks.kernel @two_names(%y: !ks.array<i32>) {
   ks.return
 }
 
+// Atomic updates stay as they are, like loads and stores.
+
+// CHECK-LABEL: func.func private @histogram(
+// CHECK-SAME:      %[[T:.*]]: i32 {ks.name = "tid"}, %[[H:.*]]: !ks.array<f32, 2> {ks.name = "h"}, %[[V:.*]]: f32 {ks.name = "v"}) {
+// CHECK-NEXT:    %{{.*}} = ks.atomic_rmw add %[[H]][%[[T]], %[[T]]], %[[V]] : !ks.array<f32, 2>, i32, i32
+// CHECK-NEXT:    return
+ks.kernel @histogram(%h: !ks.array<f32, 2>, %v: f32) {
+  %i = ks.tid : i32
+  %old = ks.atomic_rmw add %h[%i, %i], %v : !ks.array<f32, 2>, i32, i32
+  ks.return
+}
+
 // CHECK-LABEL: func.func private @no_tid() {
 // CHECK-NEXT:    return
 // CHECK-NEXT:  }

@@ -405,6 +405,74 @@ ks.kernel @dim_negative(%x: !ks.array<f32>) {
 }
 
 //===----------------------------------------------------------------------===//
+// ks.atomic_rmw
+//===----------------------------------------------------------------------===//
+
+// -----
+
+ks.kernel @atomic_to_const(%x: !ks.array<const f32>, %i: i32, %v: f32) {
+  // expected-error@+1 {{'ks.atomic_rmw' op cannot update read-only array of type '!ks.array<const f32>'}}
+  %old = ks.atomic_rmw add %x[%i], %v : !ks.array<const f32>, i32
+  ks.return
+}
+
+// -----
+
+ks.kernel @atomic_too_few_indices(%x: !ks.array<i32, 2>, %i: i32, %v: i32) {
+  // expected-error@+1 {{'ks.atomic_rmw' op expects 2 indices for '!ks.array<i32, 2>', got 1}}
+  %old = ks.atomic_rmw max %x[%i], %v : !ks.array<i32, 2>, i32
+  ks.return
+}
+
+// -----
+
+ks.kernel @atomic_too_many_indices(%x: !ks.array<f64>, %i: i64, %v: f64) {
+  // expected-error@+1 {{'ks.atomic_rmw' op expects 1 indices for '!ks.array<f64>', got 2}}
+  %old = ks.atomic_rmw min %x[%i, %i], %v : !ks.array<f64>, i64, i64
+  ks.return
+}
+
+// -----
+
+ks.kernel @atomic_value_type(%x: !ks.array<f32>, %i: i32, %v: f64) {
+  // expected-error@+1 {{'ks.atomic_rmw' op failed to verify that value has the array's element type}}
+  %old = "ks.atomic_rmw"(%x, %i, %v) <{kind = 0 : i32}> : (!ks.array<f32>, i32, f64) -> f32
+  ks.return
+}
+
+// -----
+
+ks.kernel @atomic_result_type(%x: !ks.array<i32>, %i: i32, %v: i32) {
+  // expected-error@+1 {{'ks.atomic_rmw' op failed to verify that result (the old value) has the array's element type}}
+  %old = "ks.atomic_rmw"(%x, %i, %v) <{kind = 0 : i32}> : (!ks.array<i32>, i32, i32) -> i64
+  ks.return
+}
+
+// -----
+
+ks.kernel @atomic_bool(%x: !ks.array<i1>, %i: i32, %v: i1) {
+  // expected-error@+1 {{'ks.atomic_rmw' op needs an f32, f64, i32 or i64 element type, got '!ks.array<i1>'}}
+  %old = ks.atomic_rmw add %x[%i], %v : !ks.array<i1>, i32
+  ks.return
+}
+
+// -----
+
+ks.kernel @atomic_unknown_kind(%x: !ks.array<i32>, %i: i32, %v: i32) {
+  // expected-error@+1 {{custom op 'ks.atomic_rmw' expected string or keyword containing one of the following enum values for attribute 'kind' [add, sub, min, max]}}
+  %old = ks.atomic_rmw mul %x[%i], %v : !ks.array<i32>, i32
+  ks.return
+}
+
+// -----
+
+ks.kernel @atomic_kind_out_of_range(%x: !ks.array<i32>, %i: i32, %v: i32) {
+  // expected-error@+1 {{invalid properties {kind = 7 : i32} for op ks.atomic_rmw: Invalid attribute `kind` in property conversion: 7 : i32}}
+  %old = "ks.atomic_rmw"(%x, %i, %v) <{kind = 7 : i32}> : (!ks.array<i32>, i32, i32) -> i32
+  ks.return
+}
+
+//===----------------------------------------------------------------------===//
 // In-out arguments
 //===----------------------------------------------------------------------===//
 

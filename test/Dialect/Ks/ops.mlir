@@ -51,6 +51,24 @@ ks.kernel @shapes(%m: !ks.array<f64, 2>, %flags: !ks.array<i1>, %n: i64) {
   ks.return
 }
 
+// Atomic updates of every kind, 1-D and 2-D, with i32 and i64 indices; the
+// old value is a result.
+// CHECK-LABEL: ks.kernel @atomics(
+// CHECK-SAME:      %hist: !ks.array<f32>, %m: !ks.array<i64, 2>, %i: i32, %j: i64, %v: f32, %w: i64) {
+// CHECK-NEXT:    %[[A:.*]] = ks.atomic_rmw add %hist[%i], %v : !ks.array<f32>, i32
+// CHECK-NEXT:    %[[S:.*]] = ks.atomic_rmw sub %hist[%j], %[[A]] : !ks.array<f32>, i64
+// CHECK-NEXT:    %[[N:.*]] = ks.atomic_rmw min %m[%i, %j], %w : !ks.array<i64, 2>, i32, i64
+// CHECK-NEXT:    %[[X:.*]] = ks.atomic_rmw max %m[%j, %j], %[[N]] : !ks.array<i64, 2>, i64, i64
+// CHECK-NEXT:    ks.return
+ks.kernel @atomics(%hist: !ks.array<f32>, %m: !ks.array<i64, 2>, %i: i32,
+                   %j: i64, %v: f32, %w: i64) {
+  %a = ks.atomic_rmw add %hist[%i], %v : !ks.array<f32>, i32
+  %s = ks.atomic_rmw sub %hist[%j], %a : !ks.array<f32>, i64
+  %n = ks.atomic_rmw min %m[%i, %j], %w : !ks.array<i64, 2>, i32, i64
+  %x = ks.atomic_rmw max %m[%j, %j], %n : !ks.array<i64, 2>, i64, i64
+  ks.return
+}
+
 // Unnamed arguments print as numbers.
 // CHECK-LABEL: ks.func private @unnamed(
 // CHECK-SAME:      %{{.*}}: i32, %{{.*}}: i1) -> i32

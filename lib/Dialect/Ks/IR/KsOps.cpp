@@ -324,6 +324,16 @@ LogicalResult StoreOp::verify() {
   return verifyIndices(*this, type, getIndices());
 }
 
+LogicalResult AtomicRMWOp::verify() {
+  ArrayType type = getArray().getType();
+  if (type.getIsConst())
+    return emitOpError("cannot update read-only array of type ") << type;
+  if (type.getElementType().isSignlessInteger(1))
+    return emitOpError("needs an f32, f64, i32 or i64 element type, got ")
+           << type;
+  return verifyIndices(*this, type, getIndices());
+}
+
 LogicalResult CheckBoundsOp::verify() {
   return verifyIndices(*this, getArray().getType(), getIndices());
 }
@@ -340,6 +350,8 @@ LogicalResult DimOp::verify() {
            << getDim() << " is out of range for " << getArray().getType();
   return success();
 }
+
+#include "ksc/Dialect/Ks/IR/KsEnums.cpp.inc"
 
 #define GET_OP_CLASSES
 #include "ksc/Dialect/Ks/IR/KsOps.cpp.inc"

@@ -41,6 +41,8 @@ struct InsertBoundsChecks
         guard(op, load.getArray(), load.getIndices());
       else if (auto store = dyn_cast<StoreOp>(op))
         guard(op, store.getArray(), store.getIndices());
+      else if (auto atomic = dyn_cast<AtomicRMWOp>(op))
+        guard(op, atomic.getArray(), atomic.getIndices());
     });
   }
 };

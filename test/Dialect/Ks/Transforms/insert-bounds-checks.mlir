@@ -3,7 +3,7 @@
 // RUN: ksc-opt %s --ks-insert-bounds-checks --ks-insert-bounds-checks | FileCheck %s
 // RUN: ksc-opt %s --ks-insert-bounds-checks | ksc-opt --ks-insert-bounds-checks | FileCheck %s
 
-// A check right before every load and store, naming the array (its source
+// A check right before every load, store and atomic update, naming the array (its source
 // name) and the source location of the access.
 
 // CHECK-LABEL: ks.kernel @copy(
@@ -174,4 +174,16 @@ ks.kernel @no_access(%x: !ks.array<f32>) {
 func.func private @lowered(%tid: i32 {ks.name = "tid"}, %out: !ks.array<i32> {ks.name = "out"}) {
   ks.store %tid, %out[%tid] : !ks.array<i32>, i32 loc("l.kdsl":2:3)
   return
+}
+
+// Atomic updates are accesses too.
+
+// CHECK-LABEL: ks.kernel @histogram(
+// CHECK-SAME:      %hist: !ks.array<i32, 2>, %i: i32, %j: i64, %one: i32) {
+// CHECK-NEXT:    ks.check_bounds %hist[%i, %j] {name = "hist", where = "hist.kdsl:5:3"} : !ks.array<i32, 2>, i32, i64
+// CHECK-NEXT:    %{{.*}} = ks.atomic_rmw add %hist[%i, %j], %one : !ks.array<i32, 2>, i32, i64
+// CHECK-NEXT:    ks.return
+ks.kernel @histogram(%hist: !ks.array<i32, 2>, %i: i32, %j: i64, %one: i32) {
+  %old = ks.atomic_rmw add %hist[%i, %j], %one : !ks.array<i32, 2>, i32, i64 loc("hist.kdsl":5:3)
+  ks.return
 }

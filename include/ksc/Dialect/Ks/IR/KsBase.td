@@ -24,7 +24,8 @@ def Ks_Dialect : Dialect {
     kernels and other device functions). Kernel bodies use `arith`, `math`
     and `scf` for computation and control flow, and the operations of this
     dialect for what is specific to kernels: `ks.tid` for the index of the
-    running thread, and `ks.load`/`ks.store` on `!ks.array` values.
+    running thread, and `ks.load`/`ks.store`/`ks.atomic_rmw` on `!ks.array`
+    values.
 
     Source variable names survive as `NameLoc` locations on the operations
     that define them (a `FusedLoc` of several `NameLoc`s when one value is

@@ -11,6 +11,7 @@
 #include "ksc/Dialect/Ks/IR/KsTypes.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/SymbolTable.h"
@@ -19,6 +20,8 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "ksc/Dialect/Ks/IR/KsEnums.h.inc"
 
 #define GET_OP_CLASSES
 #include "ksc/Dialect/Ks/IR/KsOps.h.inc"

@@ -8,6 +8,7 @@
 #define KSC_DIALECT_KS_IR_KSOPS_TD
 
 include "ksc/Dialect/Ks/IR/KsBase.td"
+include "ksc/Dialect/Ks/IR/KsEnums.td"
 include "ksc/Dialect/Ks/IR/KsTypes.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/IR/SymbolInterfaces.td"
@@ -272,6 +273,61 @@ def Ks_StoreOp : Ks_Op<"store", [
                        Variadic<AnySignlessInteger>:$indices);
   let assemblyFormat = [{
     $value `,` $array `[` $indices `]` attr-dict `:` qualified(type($array)) `,` type($indices)
+  }];
+  let hasVerifier = 1;
+}
+
+def Ks_AtomicRMWOp : Ks_Op<"atomic_rmw", [
+    TypesMatchWith<"value has the array's element type",
+                   "array", "value",
+                   "::llvm::cast<ArrayType>($_self).getElementType()">,
+    TypesMatchWith<"result (the old value) has the array's element type",
+                   "array", "result",
+                   "::llvm::cast<ArrayType>($_self).getElementType()">]> {
+  let summary = "Atomically updates an element of an array";
+  let description = [{
+    Reads the element of `array` at `indices` (one signless integer per
+    dimension), combines it with `value` as `kind` says, writes the result
+    back, and returns the value it read, all as one atomic step: concurrent
+    `ks.atomic_rmw` operations on the same element never lose an update.
+    The array must not be `const` and its element type must be `f32`, `f64`,
+    `i32` or `i64` (not `i1`); `value` and the result have the element type.
+    The source builtins `atomic_add`, `atomic_sub`, `atomic_min` and
+    `atomic_max`, and `a[i] += v`, `a[i] -= v`, `++a[i]` and `a[i]--`,
+    become this operation.
+
+    The new element, with `old` the value read:
+
+    | kind | integers (`i32`, `i64`, signed) | floats (`f32`, `f64`) |
+    | --- | --- | --- |
+    | `add` | `old + value`, wrapping on overflow | `old + value`, rounded to the element type |
+    | `sub` | `old - value`, wrapping on overflow | `old - value`, rounded to the element type |
+    | `min` | the smaller, signed | `value` if `value < old` or `old` is NaN and `value` is not, else `old` |
+    | `max` | the larger, signed | `value` if `value > old` or `old` is NaN and `value` is not, else `old` |
+
+    Float `min`/`max` ignore a NaN as `arith.minnumf`/`arith.maxnumf` (and
+    the source's `min`/`max` builtins) do: a NaN `value` leaves the element
+    alone and a NaN element is replaced. Of `-0.0` and `0.0` the element
+    keeps the one it has.
+
+    The operation is atomic only with respect to other `ks.atomic_rmw`
+    operations on the same element: it orders no other memory accesses
+    (relaxed, as CUDA's `atomicAdd`), and a plain `ks.load`/`ks.store` of the
+    element by another thread of the same launch races with it. Indices are
+    not checked unless the `ks-insert-bounds-checks` pass ran.
+
+    ```mlir
+    %old = ks.atomic_rmw add %hist[%bin], %one : !ks.array<f32>, i32
+    %prev = ks.atomic_rmw max %grid[%i, %j], %v : !ks.array<i64, 2>, i32, i64
+    ```
+  }];
+  let arguments = (ins Ks_AtomicKind:$kind,
+                       Arg<Ks_ArrayType, "the array", [MemRead, MemWrite]>:$array,
+                       Variadic<AnySignlessInteger>:$indices,
+                       AnyType:$value);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $kind $array `[` $indices `]` `,` $value attr-dict `:` qualified(type($array)) `,` type($indices)
   }];
   let hasVerifier = 1;
 }

@@ -12,10 +12,10 @@ include "mlir/Pass/PassBase.td"
 def KsInsertBoundsChecks : Pass<"ks-insert-bounds-checks", "::mlir::ModuleOp"> {
   let summary = "Guard every array access with a bounds check";
   let description = [{
-    Inserts a `ks.check_bounds` before every `ks.load` and `ks.store`. At run
-    time the check stops the launch with an error that names the source
-    location of the access, the function, the array, the index and the shape
-    of the array. This is `ksc --bounds-check`; `ksc-run` enables it unless
+    Inserts a `ks.check_bounds` before every `ks.load`, `ks.store` and
+    `ks.atomic_rmw`. At run time the check stops the launch with an error
+    that names the source location of the access, the function, the array,
+    the index and the shape of the array. This is `ksc --bounds-check`; `ksc-run` enables it unless
     given `--bounds-check=false`.
 
     Before:
