@@ -133,7 +133,12 @@ public:
 
 private:
   void handleTopLevelDecl(clang::Decl *decl);
-  void declareFunction(const clang::FunctionDecl *decl, FunctionKind kind);
+  /// Declares the ks function of `decl`, with the symbol `symbolBase` (the
+  /// function's name by default; made unique).
+  void declareFunction(const clang::FunctionDecl *decl, FunctionKind kind,
+                       std::string symbolBase = "");
+  void handleFunctionTemplate(const clang::FunctionTemplateDecl *tmpl);
+  std::string templateArgumentsSuffix(const clang::FunctionDecl *spec);
   void checkRecursion();
 
   unsigned errorCount = 0;

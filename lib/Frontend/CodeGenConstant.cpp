@@ -85,7 +85,8 @@ static bool isFoldableImpl(const Stmt *stmt,
     if (binary->isAssignmentOp() || binary->isCommaOp() ||
         binary->isPtrMemOp() || binary->getOpcode() == BO_Cmp)
       return false;
-  } else if (!isa<ParenExpr, ConditionalOperator, ConstantExpr>(stmt)) {
+  } else if (!isa<ParenExpr, ConditionalOperator, ConstantExpr,
+                  SubstNonTypeTemplateParmExpr>(stmt)) {
     return false;
   }
   return llvm::all_of(stmt->children(), [&](const Stmt *child) {

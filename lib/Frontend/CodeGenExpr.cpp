@@ -347,6 +347,9 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
     return emitRValue(bind->getSubExpr());
   if (auto *def = dyn_cast<CXXDefaultArgExpr>(expr))
     return emitRValue(def->getExpr());
+  // A template's value parameter (`N`) in an instantiation.
+  if (auto *subst = dyn_cast<SubstNonTypeTemplateParmExpr>(expr))
+    return emitRValue(subst->getReplacement());
   if (auto *cast = dyn_cast<CastExpr>(expr)) {
     if (isa<CXXReinterpretCastExpr, CXXConstCastExpr, CXXDynamicCastExpr>(
             cast)) {

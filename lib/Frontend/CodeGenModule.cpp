@@ -257,8 +257,9 @@ bool ModuleBuilder::checkOtherDecl(const Decl *decl, bool local) {
   if (isa<FunctionTemplateDecl, ClassTemplateDecl, VarTemplateDecl,
           TypeAliasTemplateDecl, ClassTemplatePartialSpecializationDecl>(
           decl)) {
-    error(at, "templates are not supported yet; write an overload for each "
-              "type");
+    error(at, "only function templates are supported in kernel code "
+              "(KSC_FUNC templates); write the class, variable or alias "
+              "for each type");
     return false;
   }
   if (isa<NamespaceDecl, NamespaceAliasDecl>(decl)) {
@@ -379,11 +380,89 @@ void ModuleBuilder::handleTopLevelDecl(Decl *decl) {
                 "value as a kernel argument or make it constexpr");
     return;
   }
+  if (auto *tmpl = dyn_cast<FunctionTemplateDecl>(decl)) {
+    handleFunctionTemplate(tmpl);
+    return;
+  }
   (void)checkOtherDecl(decl, /*local=*/false);
 }
 
+/// The part of a symbol name that tells instantiations apart: the template
+/// arguments as the source would spell them (`float`, `vec3`, `3`).
+std::string ModuleBuilder::templateArgumentsSuffix(const FunctionDecl *spec) {
+  std::string suffix;
+  const TemplateArgumentList *args = spec->getTemplateSpecializationArgs();
+  for (const TemplateArgument &arg : args->asArray()) {
+    std::string text;
+    if (arg.getKind() == TemplateArgument::Type) {
+      QualType type = arg.getAsType();
+      // Vectors by their prelude names (vec3, mat33d, quat).
+      mlir::FailureOr<mlir::Type> irType =
+          isSmallValueType(type) ? convertType(type, SourceLocation(), "")
+                                 : mlir::FailureOr<mlir::Type>(mlir::failure());
+      if (mlir::succeeded(irType)) {
+        auto vector = mlir::cast<mlir::VectorType>(*irType);
+        std::string n = std::to_string(vector.getDimSize(0));
+        mlir::Type element = vector.getElementType();
+        text = (isQuatType(type)       ? std::string("quat")
+                : vector.getRank() == 2 ? "mat" + n + n
+                                        : "vec" + n) +
+               (element.isF64() ? "d" : element.isInteger(32) ? "i" : "");
+      } else {
+        text = spell(type);
+      }
+    } else if (arg.getKind() == TemplateArgument::Integral) {
+      text = llvm::toString(arg.getAsIntegral(), 10);
+    } else {
+      text = "arg";
+    }
+    for (char &c : text)
+      if (!isalnum(static_cast<unsigned char>(c)))
+        c = '_';
+    suffix += "_" + text;
+  }
+  return suffix;
+}
+
+void ModuleBuilder::handleFunctionTemplate(const FunctionTemplateDecl *tmpl) {
+  const FunctionDecl *pattern = tmpl->getTemplatedDecl();
+  // Once per template, at its definition.
+  if (!pattern->isThisDeclarationADefinition())
+    return;
+  SourceLocation at = pattern->getLocation();
+  std::optional<FunctionKind> kind = getKind(pattern);
+  if (!kind) {
+    error(at, "function template '" + pattern->getNameAsString() +
+                  "' must be marked KSC_FUNC (a device function template)");
+    return;
+  }
+  if (*kind == FunctionKind::Kernel) {
+    error(at, "kernels cannot be templates (a launch needs one signature); "
+              "write a KSC_FUNC template and one kernel per type that calls "
+              "it");
+    return;
+  }
+  // Every instantiation Clang made for a call is a device function of its
+  // own, named after the template and its arguments (`scale_float`).
+  for (const FunctionDecl *spec : tmpl->specializations()) {
+    const FunctionDecl *definition = spec->getDefinition();
+    if (!definition || !spec->isTemplateInstantiation())
+      continue;
+    if (!lookupFunction(spec) &&
+        declared.insert(spec->getCanonicalDecl()).second)
+      declareFunction(definition, *kind,
+                      spec->getNameAsString() + templateArgumentsSuffix(spec));
+    if (mlir::Operation *op = lookupFunction(spec)) {
+      FunctionBuilder builder(*this, definition, op, *kind);
+      (void)builder.build();
+      definitions.push_back(spec->getCanonicalDecl());
+    }
+  }
+}
+
 void ModuleBuilder::declareFunction(const FunctionDecl *decl,
-                                    FunctionKind kind) {
+                                    FunctionKind kind,
+                                    std::string symbolBase) {
   std::string name = decl->getNameAsString();
   if (!decl->getDeclName().isIdentifier()) {
     error(decl->getLocation(), "operator overloading is not supported; "
@@ -513,9 +592,11 @@ void ModuleBuilder::declareFunction(const FunctionDecl *decl,
         return;
       }
   }
-  std::string symbol = name;
+  if (symbolBase.empty())
+    symbolBase = name;
+  std::string symbol = symbolBase;
   for (unsigned i = 1; !symbolNames.insert(symbol).second; ++i)
-    symbol = name + "_" + std::to_string(i);
+    symbol = symbolBase + "_" + std::to_string(i);
 
   builder.setInsertionPointToEnd(module.getBody());
   auto type = builder.getFunctionType(inputs, results);
