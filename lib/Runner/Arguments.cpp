@@ -140,6 +140,11 @@ Expected<Signature> runner::getSignature(ks::KernelOp kernel) {
   return sig;
 }
 
+int64_t Argument::numStoredElements() const {
+  size_t size = getScalarSize(param.scalar) * param.numComponents();
+  return static_cast<int64_t>(bytes.size() / size);
+}
+
 int64_t Argument::numElements() const {
   int64_t n = 1;
   for (int64_t extent : shape)
@@ -338,6 +343,63 @@ static Error readArray(const Param &param, const json::Value &value,
   return walk(value, 0, "");
 }
 
+/// `{"data": [...], "shape": [...], "strides": [...], "offset": k}`: a view
+/// with the given strides (in elements, possibly negative) into the flat
+/// list `data`, starting at element `offset`.
+static Error readStrided(const Param &param, const json::Object &spec,
+                         Argument &arg) {
+  static const char *const known[] = {"data", "shape", "strides", "offset"};
+  for (const auto &entry : spec)
+    if (!llvm::is_contained(known, entry.first.str()))
+      return argError(param, "unknown field '" + entry.first.str() +
+                                 "' in a strided input (fields: data, "
+                                 "shape, strides, offset)");
+  const json::Array *data = spec.getArray("data");
+  const json::Array *shape = spec.getArray("shape");
+  const json::Array *strides = spec.getArray("strides");
+  if (!data || !shape || !strides)
+    return argError(param, "a strided input needs \"data\" (a flat list of "
+                           "elements), \"shape\" and \"strides\"");
+  if (shape->size() != param.rank || strides->size() != param.rank)
+    return argError(param, "\"shape\" and \"strides\" need " +
+                               Twine(param.rank) + " entr" +
+                               (param.rank == 1 ? "y" : "ies") +
+                               ", one per dimension");
+  int64_t offset = 0;
+  if (const json::Value *v = spec.get("offset")) {
+    std::optional<int64_t> n = v->getAsInteger();
+    if (!n || *n < 0)
+      return argError(param, "\"offset\" must be a non-negative integer");
+    offset = *n;
+  }
+  // The lowest and highest element the view reaches must be in `data`.
+  int64_t low = offset, high = offset;
+  bool empty = false;
+  for (unsigned d = 0; d < param.rank; ++d) {
+    std::optional<int64_t> extent = (*shape)[d].getAsInteger();
+    std::optional<int64_t> stride = (*strides)[d].getAsInteger();
+    if (!extent || *extent < 0 || !stride)
+      return argError(param, "shape extents must be non-negative integers "
+                             "and strides integers");
+    arg.shape.push_back(*extent);
+    arg.strides.push_back(*stride);
+    empty |= *extent == 0;
+    if (*extent > 0)
+      (*stride < 0 ? low : high) += (*extent - 1) * *stride;
+  }
+  if (!empty && (low < 0 || high >= static_cast<int64_t>(data->size())))
+    return argError(param, "the view reaches element " +
+                               Twine(low < 0 ? low : high) +
+                               " of \"data\", which has " +
+                               Twine(data->size()) + " elements");
+  arg.offset = offset;
+  for (auto [index, element] : llvm::enumerate(*data))
+    if (Error e = appendValue(param, element, arg.bytes,
+                              formatv("data[{0}]: ", index).str()))
+      return e;
+  return Error::success();
+}
+
 /// `{"random": "uniform"|"normal", "shape": [...], "seed": s, ...}`.
 static Error readRandom(const Param &param, const json::Object &spec,
                         Argument &arg) {
@@ -443,6 +505,8 @@ runner::parseArguments(const Signature &sig, const json::Value &inputs) {
     } else if (const json::Object *spec = value->getAsObject();
                spec && spec->get("random")) {
       error = readRandom(param, *spec, arg);
+    } else if (spec && spec->get("data")) {
+      error = readStrided(param, *spec, arg);
     } else {
       error = readArray(param, *value, arg);
     }
@@ -513,6 +577,35 @@ void runner::writeArrays(raw_ostream &os, ArrayRef<Argument> args) {
     os << sep << "\n  " << json::Value(arg.param.name) << ": ";
     size_t size = getScalarSize(arg.param.scalar);
     int64_t index = 0;
+    // A strided view prints its whole buffer, in the form it was given.
+    if (!arg.strides.empty()) {
+      os << "{\"data\": [";
+      int64_t count = arg.numStoredElements();
+      int64_t components = arg.param.numComponents();
+      bool nested = !arg.param.components.empty();
+      for (int64_t i = 0; i < count * components; ++i) {
+        if (i % components == 0 && nested)
+          os << (i ? "], [" : "[");
+        else if (i)
+          os << ", ";
+        writeElement(os, arg.param.scalar, arg.bytes.data() + size * i);
+      }
+      if (count && nested)
+        os << "]";
+      auto list = [&](ArrayRef<int64_t> values) {
+        os << "[";
+        llvm::interleave(values, os, ", ");
+        os << "]";
+      };
+      os << "], \"shape\": ";
+      list(arg.shape);
+      os << ", \"strides\": ";
+      list(arg.strides);
+      if (arg.offset)
+        os << ", \"offset\": " << arg.offset;
+      os << "}";
+      continue;
+    }
     // The array's dimensions, then those of a vector or matrix element.
     std::vector<int64_t> shape = arg.shape;
     llvm::append_range(shape, arg.param.components);

@@ -192,12 +192,14 @@ Error runner::launch(StringRef library, StringRef kernel, const Grid &grid,
       pointers.push_back(arg.bytes.data());
       continue;
     }
-    desc.data = arg.bytes.data();
+    size_t elementSize =
+        getScalarSize(arg.param.scalar) * arg.param.numComponents();
+    desc.data = arg.bytes.data() + arg.offset * elementSize;
     desc.rank = arg.shape.size();
     int64_t stride = 1;
     for (int d = static_cast<int>(arg.shape.size()) - 1; d >= 0; --d) {
       desc.shape[d] = arg.shape[d];
-      desc.strides[d] = stride;
+      desc.strides[d] = arg.strides.empty() ? stride : arg.strides[d];
       stride *= arg.shape[d];
     }
     pointers.push_back(&desc);

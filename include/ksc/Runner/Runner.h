@@ -68,7 +68,14 @@ struct Argument {
   Param param;
   std::vector<int64_t> shape;
   std::vector<uint8_t> bytes;
+  /// A strided view (`{"data": [...], "shape": [...], "strides": [...]}`):
+  /// the strides in elements and the element of `bytes` the view starts
+  /// at; `bytes` then holds the whole buffer. Empty for contiguous arrays.
+  std::vector<int64_t> strides;
+  int64_t offset = 0;
   int64_t numElements() const;
+  /// The number of elements `bytes` holds.
+  int64_t numStoredElements() const;
 };
 
 /// Parses the JSON object `inputs` (argument name -> value) against `sig`.
