@@ -56,10 +56,14 @@ FunctionBuilder::emitUnary(const UnaryOperator *expr) {
     mlir::FailureOr<LValue> lvalue = emitLValue(sub);
     if (mlir::failed(lvalue))
       return mlir::failure();
-    mlir::Type type =
-        lvalue->array
-            ? cast<ks::ArrayType>(lvalue->array.getType()).getElementType()
-            : env.lookup(lvalue->var).getType();
+    // The type of what is incremented: a variable, an array element or a
+    // component of either.
+    mlir::FailureOr<mlir::Type> converted = mb.convertType(
+        sub->getType().getNonReferenceType().getUnqualifiedType(),
+        sub->getExprLoc(), "the operand");
+    if (mlir::failed(converted))
+      return mlir::failure();
+    mlir::Type type = *converted;
     if (type.isInteger(1)) {
       mb.error(expr->getExprLoc(),
                "incrementing a bool is not supported; assign true instead");

@@ -279,7 +279,9 @@ static Error appendValue(const Param &param, const json::Value &value,
                                             " numbers"
                                       : Twine(extent) + " lists (rows) of " +
                                             Twine(extent) + " numbers") +
-                                 ", got " + describeJson(v));
+                                 ", got " +
+                                 (list ? "a list of " + Twine(list->size())
+                                       : Twine(describeJson(v))));
     for (const json::Value &element : *list)
       if (Error e = walk(element, depth + 1))
         return e;

@@ -19,8 +19,7 @@ in one of these number systems (class Arith):
   f64     IEEE double arithmetic (Python's float);
   exact32 exact rational arithmetic (fractions.Fraction) that checks that
           every intermediate result is a float, so that the kernel's float
-          arithmetic is exact too and its results can be compared exactly;
-  exact64 the same for double.
+          arithmetic is exact too and its results can be compared exactly.
 
 determinant and inverse are computed exactly (Fraction), whatever the
 kernel's precision, from the Leibniz formula and the adjugate (not the
@@ -55,9 +54,6 @@ class Arith:
         if self.kind == "exact32":
             assert Fraction(f32(x)) == x, "not exact in float: %s" % x
             return x
-        if self.kind == "exact64":
-            assert Fraction(float(x)) == x, "not exact in double: %s" % x
-            return x
         raise ValueError(self.kind)
 
     def c(self, x):
@@ -66,9 +62,7 @@ class Arith:
             return f32(x)
         if self.kind == "f64":
             return float(x)
-        if self.kind == "exact32":
-            return Fraction(f32(x))
-        return Fraction(float(x))
+        return Fraction(f32(x))
 
     def add(self, a, b):
         return self.r(a + b)
