@@ -337,6 +337,7 @@ template <typename To, typename From> inline To bit_cast(From from) {
 /// padding (a vec3 is three floats). Default-constructed vectors are zero.
 template <int N, typename T> struct vec;
 template <typename T> struct vec<2, T> {
+  using scalar = T;
   T x = T(), y = T();
   vec() = default;
   explicit vec(T s) : x(s), y(s) {}
@@ -345,6 +346,7 @@ template <typename T> struct vec<2, T> {
   const T &operator[](int64_t i) const { return i == 0 ? x : y; }
 };
 template <typename T> struct vec<3, T> {
+  using scalar = T;
   T x = T(), y = T(), z = T();
   vec() = default;
   explicit vec(T s) : x(s), y(s), z(s) {}
@@ -353,6 +355,7 @@ template <typename T> struct vec<3, T> {
   const T &operator[](int64_t i) const { return i == 0 ? x : i == 1 ? y : z; }
 };
 template <typename T> struct vec<4, T> {
+  using scalar = T;
   T x = T(), y = T(), z = T(), w = T();
   vec() = default;
   explicit vec(T s) : x(s), y(s), z(s), w(s) {}
@@ -366,6 +369,7 @@ template <typename T> struct vec<4, T> {
 /// `mat<N, T>`: the kernel language's mat22, mat33, mat44 (float) and
 /// mat22d, ... (double): N rows of vec<N, T>, row-major, no padding.
 template <int N, typename T> struct mat {
+  using scalar = T;
   vec<N, T> rows[N];
   mat() = default;
   explicit mat(T s) {
@@ -440,31 +444,20 @@ template <typename V> inline KSC_VEC_OR_MAT(V) cw_mul(const V &a, const V &b) {
 template <typename V> inline KSC_VEC_OR_MAT(V) cw_div(const V &a, const V &b) {
   return componentwise(a, b, [](auto x, auto y) { return x / y; });
 }
+/// Every component (element) times / divided by the scalar `s`.
+template <typename V>
+inline KSC_VEC_OR_MAT(V) operator*(const V &a, typename V::scalar s) {
+  return componentwise(a, a, [s](auto x, auto) { return x * s; });
+}
+template <typename V>
+inline KSC_VEC_OR_MAT(V) operator*(typename V::scalar s, const V &a) {
+  return componentwise(a, a, [s](auto x, auto) { return s * x; });
+}
+template <typename V>
+inline KSC_VEC_OR_MAT(V) operator/(const V &a, typename V::scalar s) {
+  return componentwise(a, a, [s](auto x, auto) { return x / s; });
+}
 #undef KSC_VEC_OR_MAT
-template <int N, typename T>
-inline vec<N, T> operator*(const vec<N, T> &a, T s) {
-  return componentwise(a, a, [s](T x, T) { return x * s; });
-}
-template <int N, typename T>
-inline vec<N, T> operator*(T s, const vec<N, T> &a) {
-  return componentwise(a, a, [s](T x, T) { return s * x; });
-}
-template <int N, typename T>
-inline vec<N, T> operator/(const vec<N, T> &a, T s) {
-  return componentwise(a, a, [s](T x, T) { return x / s; });
-}
-template <int N, typename T>
-inline mat<N, T> operator*(const mat<N, T> &a, T s) {
-  return componentwise(a, a, [s](T x, T) { return x * s; });
-}
-template <int N, typename T>
-inline mat<N, T> operator*(T s, const mat<N, T> &a) {
-  return componentwise(a, a, [s](T x, T) { return s * x; });
-}
-template <int N, typename T>
-inline mat<N, T> operator/(const mat<N, T> &a, T s) {
-  return componentwise(a, a, [s](T x, T) { return x / s; });
-}
 
 /// The sum of the products of the components, added in order.
 template <int N, typename T> inline T dot(const vec<N, T> &a, const vec<N, T> &b) {

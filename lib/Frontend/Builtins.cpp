@@ -197,6 +197,17 @@ Value diagBuiltin(OpBuilder &b, Location loc, ValueRange args) {
 }
 
 // Quaternions (vector<4xT>), with Warp's formulas.
+} // namespace
+
+Value frontend::buildQuatIdentity(OpBuilder &b, Location loc,
+                                  VectorType type) {
+  SmallVector<Attribute> values;
+  for (int64_t i = 0; i < 4; ++i)
+    values.push_back(b.getFloatAttr(type.getElementType(), i == 3 ? 1.0 : 0.0));
+  return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, values));
+}
+
+namespace {
 
 /// (axis * sin(angle / 2), cos(angle / 2)), with angle / 2 as angle * 0.5.
 Value quatFromAxisAngleBuiltin(OpBuilder &b, Location loc, ValueRange args) {
@@ -241,12 +252,8 @@ Value quatNormalizeBuiltin(OpBuilder &b, Location loc, ValueRange args) {
       arith::DivFOp::create(b, loc, constant(b, loc, element, 1), length);
   Value scaled = arith::MulFOp::create(
       b, loc, q, vector::BroadcastOp::create(b, loc, type, inverse));
-  SmallVector<Attribute> identity;
-  for (int64_t i = 0; i < 4; ++i)
-    identity.push_back(b.getFloatAttr(element, i == 3 ? 1.0 : 0.0));
-  Value unit = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(type, identity));
-  return arith::SelectOp::create(b, loc, positive, scaled, unit);
+  return arith::SelectOp::create(b, loc, positive, scaled,
+                                 buildQuatIdentity(b, loc, type));
 }
 
 Value quatToMatrixBuiltin(OpBuilder &b, Location loc, ValueRange args) {

@@ -28,6 +28,11 @@ mlir::FailureOr<mlir::Value> buildBuiltin(llvm::StringRef name,
                                           mlir::Location loc,
                                           mlir::ValueRange args);
 
+/// The identity quaternion (0, 0, 0, 1) of quaternion type `type`
+/// (`vector<4xT>`).
+mlir::Value buildQuatIdentity(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::VectorType type);
+
 } // namespace ksc::frontend
 
 #endif // KSC_LIB_FRONTEND_BUILTINS_H

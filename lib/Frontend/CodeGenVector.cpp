@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Builtins.h"
 #include "CodeGen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -253,15 +254,8 @@ FunctionBuilder::emitQuatIdentity(const CallExpr *call) {
       mb.convertType(call->getType(), call->getExprLoc(), "quat_identity()");
   if (mlir::failed(type))
     return mlir::failure();
-  auto quatType = mlir::cast<mlir::VectorType>(*type);
-  mlir::Type element = quatType.getElementType();
-  llvm::SmallVector<mlir::Attribute> values;
-  for (int64_t i = 0; i < 4; ++i)
-    values.push_back(b.getFloatAttr(element, i == 3 ? 1.0 : 0.0));
-  return arith::ConstantOp::create(
-             b, mb.loc(call->getExprLoc()),
-             mlir::DenseElementsAttr::get(quatType, values))
-      .getResult();
+  return buildQuatIdentity(b, mb.loc(call->getExprLoc()),
+                           mlir::cast<mlir::VectorType>(*type));
 }
 
 mlir::FailureOr<mlir::Value>
