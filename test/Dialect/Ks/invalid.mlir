@@ -7,14 +7,14 @@
 // !ks.array
 //===----------------------------------------------------------------------===//
 
-// expected-error@+1 {{array element type must be f32, f64, i1, i32 or i64, got 'f16'}}
+// expected-error@+1 {{array element type must be f32, f64, i1, i32, ui32 or i64, got 'f16'}}
 ks.kernel @bad_element(%a: !ks.array<f16>) {
   ks.return
 }
 
 // -----
 
-// expected-error@+1 {{array element type must be f32, f64, i1, i32 or i64, got 'index'}}
+// expected-error@+1 {{array element type must be f32, f64, i1, i32, ui32 or i64, got 'index'}}
 ks.func @bad_const_element(%a: !ks.array<const index>) {
   ks.return
 }
@@ -22,7 +22,7 @@ ks.func @bad_const_element(%a: !ks.array<const index>) {
 // -----
 
 // Arrays of arrays are not arrays of the kernel language.
-// expected-error@+1 {{array element type must be f32, f64, i1, i32 or i64, got '!ks.array<f32>'}}
+// expected-error@+1 {{array element type must be f32, f64, i1, i32, ui32 or i64, got '!ks.array<f32>'}}
 ks.kernel @nested_array(%a: !ks.array<!ks.array<f32>>) {
   ks.return
 }
@@ -319,8 +319,25 @@ ks.kernel @load_index_type(%x: !ks.array<f32>) {
 // -----
 
 ks.kernel @load_result_type(%x: !ks.array<f32>, %i: i32) {
-  // expected-error@+1 {{'ks.load' op failed to verify that result type is the array's element type}}
+  // expected-error@+1 {{'ks.load' op failed to verify that result type is the array's value type}}
   %v = "ks.load"(%x, %i) : (!ks.array<f32>, i32) -> f64
+  ks.return
+}
+
+// -----
+
+// An element of an array of uint32_t is read as a signless i32.
+ks.kernel @load_unsigned_result_type(%x: !ks.array<ui32>, %i: i32) {
+  // expected-error@+1 {{'ks.load' op failed to verify that result type is the array's value type}}
+  %v = "ks.load"(%x, %i) : (!ks.array<ui32>, i32) -> ui32
+  ks.return
+}
+
+// -----
+
+ks.kernel @store_unsigned_value_type(%x: !ks.array<ui32>, %i: i32, %v: i64) {
+  // expected-error@+1 {{'ks.store' op failed to verify that stored value has the array's value type}}
+  "ks.store"(%v, %x, %i) : (i64, !ks.array<ui32>, i32) -> ()
   ks.return
 }
 
@@ -351,7 +368,7 @@ ks.kernel @store_to_const(%x: !ks.array<const f32>, %i: i32, %v: f32) {
 // -----
 
 ks.kernel @store_value_type(%x: !ks.array<f32>, %i: i32, %v: f64) {
-  // expected-error@+1 {{'ks.store' op failed to verify that stored value has the array's element type}}
+  // expected-error@+1 {{'ks.store' op failed to verify that stored value has the array's value type}}
   "ks.store"(%v, %x, %i) : (f64, !ks.array<f32>, i32) -> ()
   ks.return
 }
@@ -436,4 +453,51 @@ ks.func @inout_array(%a: !ks.array<f32> {ks.inout}) -> f32 {
 // expected-error@+1 {{'ks.func' op attribute 'ks.inout' of argument 0 must be a unit attribute}}
 ks.func @inout_not_unit(%a: f32 {ks.inout = 1 : i32}) -> f32 {
   ks.return %a : f32
+}
+
+//===----------------------------------------------------------------------===//
+// Unsigned arguments and results
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error@+1 {{'ks.kernel' op attribute 'ks.unsigned' marks argument 0 of type 'f32'; only i32 values can be unsigned}}
+ks.kernel @unsigned_float(%a: f32 {ks.unsigned}) {
+  ks.return
+}
+
+// -----
+
+// uint32_t arrays have the element type ui32 instead.
+// expected-error@+1 {{'ks.func' op attribute 'ks.unsigned' marks argument 0 of type '!ks.array<i32>'; only i32 values can be unsigned}}
+ks.func @unsigned_array(%a: !ks.array<i32> {ks.unsigned}) {
+  ks.return
+}
+
+// -----
+
+// expected-error@+1 {{'ks.func' op attribute 'ks.unsigned' marks result 0 of type 'i64'; only i32 values can be unsigned}}
+ks.func @unsigned_i64_result(%a: i64) -> (i64 {ks.unsigned}) {
+  ks.return %a : i64
+}
+
+// -----
+
+// expected-error@+1 {{'ks.func' op attribute 'ks.unsigned' of argument 0 must be a unit attribute}}
+ks.func @unsigned_not_unit(%a: i32 {ks.unsigned = true}) {
+  ks.return
+}
+
+// -----
+
+// expected-error@+1 {{'ks.func' op in-out argument 0 and the result that returns its final value must both be 'ks.unsigned' or neither}}
+ks.func @unsigned_inout_mismatch(%a: i32 {ks.inout, ks.unsigned}) -> i32 {
+  ks.return %a : i32
+}
+
+// -----
+
+// expected-error@+1 {{'ks.func' op attribute 'ks.unsigned_names' must be an array of strings}}
+ks.func @unsigned_names_not_strings(%a: i32) attributes {ks.unsigned_names = [1 : i32]} {
+  ks.return
 }

@@ -106,3 +106,22 @@ func.func @grid(%g: !ks.grid) -> (i64, i64) {
 ks.func @swap(%a: f32 {ks.inout}, %b: f32 {ks.inout}) -> (f32, f32) {
   ks.return %b, %a : f32, f32
 }
+
+// uint32_t: i32 arguments and results marked ks.unsigned, arrays of ui32
+// whose elements are read and written as i32, and the names of a
+// function's uint32_t locals.
+// CHECK-LABEL: ks.func @hash(
+// CHECK-SAME:      %x: !ks.array<const ui32>, %h: !ks.array<ui32>, %n: i32 {ks.unsigned}, %k: i32 {ks.inout, ks.unsigned}) -> (i32 {ks.unsigned}, i32 {ks.unsigned})
+// CHECK-SAME:      attributes {ks.unsigned_names = ["v"]} {
+// CHECK-NEXT:    %[[V:.*]] = ks.load %x[%n] : !ks.array<const ui32>, i32
+// CHECK-NEXT:    %[[Q:.*]] = arith.divui %[[V]], %k : i32
+// CHECK-NEXT:    ks.store %[[Q]], %h[%n] : !ks.array<ui32>, i32
+// CHECK-NEXT:    ks.return %[[Q]], %[[V]] : i32, i32
+ks.func @hash(%x: !ks.array<const ui32>, %h: !ks.array<ui32>, %n: i32 {ks.unsigned},
+              %k: i32 {ks.inout, ks.unsigned}) -> (i32 {ks.unsigned}, i32 {ks.unsigned})
+    attributes {ks.unsigned_names = ["v"]} {
+  %v = ks.load %x[%n] : !ks.array<const ui32>, i32
+  %q = arith.divui %v, %k : i32
+  ks.store %q, %h[%n] : !ks.array<ui32>, i32
+  ks.return %q, %v : i32, i32
+}

@@ -232,17 +232,20 @@ def Ks_GridSizeOp : Ks_Op<"grid_size", [Pure]> {
 //===----------------------------------------------------------------------===//
 
 def Ks_LoadOp : Ks_Op<"load", [
-    TypesMatchWith<"result type is the array's element type",
+    TypesMatchWith<"result type is the array's value type",
                    "array", "result",
-                   "::llvm::cast<ArrayType>($_self).getElementType()">]> {
+                   "::llvm::cast<ArrayType>($_self).getValueType()">]> {
   let summary = "Reads an element of an array";
   let description = [{
     Reads the element of `array` at `indices` (one signless integer per
     dimension). Indices are not checked unless the `ks-insert-bounds-checks`
     pass ran; an access outside the array's shape is undefined behaviour.
+    The result has the array's value type: the element type, signless (an
+    element of a `!ks.array<ui32>` is read as an `i32`).
 
     ```mlir
     %v = ks.load %x[%i] : !ks.array<const f32>, i32
+    %u = ks.load %h[%i] : !ks.array<ui32>, i32   // %u: i32
     ```
   }];
   let arguments = (ins Arg<Ks_ArrayType, "the array", [MemRead]>:$array,
@@ -255,13 +258,14 @@ def Ks_LoadOp : Ks_Op<"load", [
 }
 
 def Ks_StoreOp : Ks_Op<"store", [
-    TypesMatchWith<"stored value has the array's element type",
+    TypesMatchWith<"stored value has the array's value type",
                    "array", "value",
-                   "::llvm::cast<ArrayType>($_self).getElementType()">]> {
+                   "::llvm::cast<ArrayType>($_self).getValueType()">]> {
   let summary = "Writes an element of an array";
   let description = [{
     Writes `value` to the element of `array` at `indices`. The array must not
-    be `const`.
+    be `const`. The value has the array's value type (`i32` for a
+    `!ks.array<ui32>`).
 
     ```mlir
     ks.store %v, %y[%i] : !ks.array<f32>, i32
