@@ -25,6 +25,17 @@ namespace arith = mlir::arith;
 // Operators
 //===----------------------------------------------------------------------===//
 
+/// `overflow<nsw>` for the integer arithmetic of a signed type, where C++
+/// makes overflow undefined; none for unsigned types, whose arithmetic wraps
+/// (and for which the IR's plain operations are exactly right).
+static arith::IntegerOverflowFlagsAttr overflowFlags(mlir::OpBuilder &b,
+                                                     QualType type) {
+  return arith::IntegerOverflowFlagsAttr::get(
+      b.getContext(), type->isSignedIntegerType()
+                          ? arith::IntegerOverflowFlags::nsw
+                          : arith::IntegerOverflowFlags::none);
+}
+
 mlir::FailureOr<mlir::Value>
 FunctionBuilder::emitUnary(const UnaryOperator *expr) {
   mlir::Location loc = mb.loc(expr->getExprLoc());
@@ -38,7 +49,8 @@ FunctionBuilder::emitUnary(const UnaryOperator *expr) {
       return mlir::failure();
     if (isa<mlir::FloatType>(value->getType()))
       return arith::NegFOp::create(b, loc, *value).getResult();
-    return arith::SubIOp::create(b, loc, zero(value->getType(), loc), *value)
+    return arith::SubIOp::create(b, loc, zero(value->getType(), loc), *value,
+                                 overflowFlags(b, expr->getType()))
         .getResult();
   }
   case UO_Not:
@@ -72,8 +84,10 @@ FunctionBuilder::emitUnary(const UnaryOperator *expr) {
                           : arith::SubFOp::create(b, loc, old, one).getResult();
     } else {
       mlir::Value one = constantInt(type, 1, loc);
-      updated = increment ? arith::AddIOp::create(b, loc, old, one).getResult()
-                          : arith::SubIOp::create(b, loc, old, one).getResult();
+      arith::IntegerOverflowFlagsAttr flags = overflowFlags(b, sub->getType());
+      updated = increment
+                    ? arith::AddIOp::create(b, loc, old, one, flags).getResult()
+                    : arith::SubIOp::create(b, loc, old, one, flags).getResult();
     }
     store(*lvalue, updated, loc);
     return expr->isPrefix() ? updated : old;
@@ -108,7 +122,9 @@ FunctionBuilder::emitArithmetic(BinaryOperatorKind op, mlir::Value lhs,
   switch (op) {
   case BO_Mul:
     return isFloat ? arith::MulFOp::create(b, loc, lhs, rhs).getResult()
-                   : arith::MulIOp::create(b, loc, lhs, rhs).getResult();
+                   : arith::MulIOp::create(b, loc, lhs, rhs,
+                                           overflowFlags(b, type))
+                         .getResult();
   case BO_Div:
     if (isFloat)
       return arith::DivFOp::create(b, loc, lhs, rhs).getResult();
@@ -119,10 +135,14 @@ FunctionBuilder::emitArithmetic(BinaryOperatorKind op, mlir::Value lhs,
                     : arith::RemUIOp::create(b, loc, lhs, rhs).getResult();
   case BO_Add:
     return isFloat ? arith::AddFOp::create(b, loc, lhs, rhs).getResult()
-                   : arith::AddIOp::create(b, loc, lhs, rhs).getResult();
+                   : arith::AddIOp::create(b, loc, lhs, rhs,
+                                           overflowFlags(b, type))
+                         .getResult();
   case BO_Sub:
     return isFloat ? arith::SubFOp::create(b, loc, lhs, rhs).getResult()
-                   : arith::SubIOp::create(b, loc, lhs, rhs).getResult();
+                   : arith::SubIOp::create(b, loc, lhs, rhs,
+                                           overflowFlags(b, type))
+                         .getResult();
   case BO_Shl:
   case BO_Shr: {
     // The shift amount keeps its own type in C++.

@@ -182,14 +182,17 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
           args.push_back(coords[kind]);
           continue;
         }
-        // tid() = (x * Y + y) * Z + z.
+        // tid() = (x * Y + y) * Z + z, which fits an int (the launch
+        // entry points check the number of threads): no signed wrap.
+        auto nsw = arith::IntegerOverflowFlagsAttr::get(
+            ctx, arith::IntegerOverflowFlags::nsw);
         Value flat =
-            arith::MulIOp::create(rewriter, loc, coords[0], extent(1));
-        flat = arith::AddIOp::create(rewriter, loc, flat, coords[1]);
-        flat = arith::MulIOp::create(rewriter, loc, flat, extent(2));
+            arith::MulIOp::create(rewriter, loc, coords[0], extent(1), nsw);
+        flat = arith::AddIOp::create(rewriter, loc, flat, coords[1], nsw);
+        flat = arith::MulIOp::create(rewriter, loc, flat, extent(2), nsw);
         flat = arith::AddIOp::create(
             rewriter, NameLoc::get(rewriter.getStringAttr(nameOf[0]), loc),
-            flat, coords[2]);
+            flat, coords[2], nsw);
         args.push_back(flat);
       }
     }

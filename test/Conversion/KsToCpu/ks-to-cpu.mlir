@@ -177,12 +177,12 @@ ks.kernel @no_tid() {
 // CHECK-NEXT:          scf.for %[[K:.*]] = %{{.*}} to %[[ZN]] step %{{.*}} : i32 {
 // CHECK-NEXT:            %[[YE2:.*]] = ks.grid_extent %[[DIM]], 1
 // CHECK-NEXT:            %[[YN2:.*]] = arith.trunci %[[YE2]] : i64 to i32
-// CHECK-NEXT:            %[[M1:.*]] = arith.muli %[[I]], %[[YN2]] : i32
-// CHECK-NEXT:            %[[A1:.*]] = arith.addi %[[M1]], %[[J]] : i32
+// CHECK-NEXT:            %[[M1:.*]] = arith.muli %[[I]], %[[YN2]] overflow<nsw> : i32
+// CHECK-NEXT:            %[[A1:.*]] = arith.addi %[[M1]], %[[J]] overflow<nsw> : i32
 // CHECK-NEXT:            %[[ZE2:.*]] = ks.grid_extent %[[DIM]], 2
 // CHECK-NEXT:            %[[ZN2:.*]] = arith.trunci %[[ZE2]] : i64 to i32
-// CHECK-NEXT:            %[[M2:.*]] = arith.muli %[[A1]], %[[ZN2]] : i32
-// CHECK-NEXT:            %[[FLAT:.*]] = arith.addi %[[M2]], %[[K]] : i32
+// CHECK-NEXT:            %[[M2:.*]] = arith.muli %[[A1]], %[[ZN2]] overflow<nsw> : i32
+// CHECK-NEXT:            %[[FLAT:.*]] = arith.addi %[[M2]], %[[K]] overflow<nsw> : i32
 // CHECK-NEXT:            func.call @grid2d(%[[FLAT]], %[[I]], %[[J]], %[[Y]])
 ks.kernel @grid2d(%y: !ks.array<i32>) {
   %r = ks.tid 0 : i32 loc("r"("t.kdsl":2:11))
