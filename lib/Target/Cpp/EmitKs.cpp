@@ -42,7 +42,8 @@ static Expr subscript(Emitter &emitter, Value array, ValueRange indices) {
   text += indices.size() == 1 ? "[" : "(";
   llvm::ListSeparator sep;
   for (Value index : indices) {
-    Expr e = emitter.valueExpr(index);
+    // Indices are signed.
+    Expr e = emitter.operandAs(index, false);
     text += std::string(StringRef(sep)) + Emitter::operand(e, kAssign);
     result.merge(e);
   }
@@ -56,6 +57,8 @@ FailureOr<Expr> Emitter::buildKsExpr(Operation &op) {
   if (auto load = dyn_cast<ks::LoadOp>(op)) {
     Expr result = subscript(*this, load.getArray(), load.getIndices());
     result.readsMemory = true;
+    result.isUnsigned =
+        load.getArray().getType().getElementType().isUnsignedInteger(32);
     return result;
   }
   // array<T> converts to array<const T> implicitly in C++.
@@ -89,7 +92,10 @@ FailureOr<Expr> Emitter::buildKsExpr(Operation &op) {
 LogicalResult Emitter::emitKsStatement(Operation &op) {
   if (auto store = dyn_cast<ks::StoreOp>(op)) {
     Expr target = subscript(*this, store.getArray(), store.getIndices());
-    os << target.text << " = " << valueExpr(store.getValue()).text << ";\n";
+    bool isUnsignedElement =
+        store.getArray().getType().getElementType().isUnsignedInteger(32);
+    os << target.text << " = "
+       << operandAs(store.getValue(), isUnsignedElement).text << ";\n";
     return success();
   }
   auto check = cast<ks::CheckBoundsOp>(op);
@@ -100,7 +106,7 @@ LogicalResult Emitter::emitKsStatement(Operation &op) {
      << stringLiteral(check.getName()) << ", "
      << stringLiteral(check.getWhere());
   for (Value index : check.getIndices())
-    os << ", " << operand(valueExpr(index), kAssign);
+    os << ", " << operand(operandAs(index, false), kAssign);
   os << ");\n";
   return success();
 }

@@ -206,3 +206,29 @@ ks.func @quad(%v: f32) -> f32 {
   ks.return %1 : f32
 }
 
+
+// uint32_t parameters and results keep `ks.unsigned` (the launcher's too),
+// and functions keep the names of their uint32_t locals.
+
+// CHECK-LABEL: func.func private @mix(
+// CHECK-SAME:      %{{.*}}: i32 {ks.inout, ks.name = "s", ks.unsigned}) -> (i32 {ks.unsigned}, i32 {ks.unsigned})
+// CHECK-SAME:      attributes {ks.unsigned_names = ["t"]}
+ks.func @mix(%s: i32 {ks.inout, ks.unsigned}) -> (i32 {ks.unsigned}, i32 {ks.unsigned})
+    attributes {ks.unsigned_names = ["t"]} {
+  %c3 = arith.constant 3 : i32
+  %t = arith.muli %s, %c3 : i32
+  ks.return %t, %t : i32, i32
+}
+
+// CHECK-LABEL: func.func private @stream(
+// CHECK-SAME:      %{{.*}}: i32 {ks.name = "tid"}, %{{.*}}: i32 {ks.name = "seed", ks.unsigned}, %{{.*}}: !ks.array<ui32> {ks.name = "out"})
+// CHECK-SAME:      attributes {ks.unsigned_names = ["t"]}
+// CHECK-LABEL: func.func @launch_stream(
+// CHECK-SAME:      %{{.*}}: !ks.grid {ks.name = "dim"}, %{{.*}}: i32 {ks.name = "seed", ks.unsigned}, %{{.*}}: !ks.array<ui32> {ks.name = "out"})
+ks.kernel @stream(%seed: i32 {ks.unsigned}, %out: !ks.array<ui32>)
+    attributes {ks.unsigned_names = ["t"]} {
+  %i = ks.tid : i32
+  %t = arith.addi %seed, %i : i32
+  ks.store %t, %out[%i] : !ks.array<ui32>, i32
+  ks.return
+}
