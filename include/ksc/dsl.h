@@ -183,11 +183,13 @@ KSC_BUILTIN double min(double a, double b);
 KSC_BUILTIN int min(int a, int b);
 KSC_BUILTIN int64_t min(int64_t a, int64_t b);
 KSC_BUILTIN long long min(long long a, long long b);
+KSC_BUILTIN uint32_t min(uint32_t a, uint32_t b);
 KSC_BUILTIN float max(float a, float b);
 KSC_BUILTIN double max(double a, double b);
 KSC_BUILTIN int max(int a, int b);
 KSC_BUILTIN int64_t max(int64_t a, int64_t b);
 KSC_BUILTIN long long max(long long a, long long b);
+KSC_BUILTIN uint32_t max(uint32_t a, uint32_t b);
 
 /// min(max(x, lo), hi): x limited to [lo, hi]. For float and double a NaN x
 /// gives lo (min and max ignore NaN).
@@ -196,6 +198,7 @@ KSC_BUILTIN double clamp(double x, double lo, double hi);
 KSC_BUILTIN int clamp(int x, int lo, int hi);
 KSC_BUILTIN int64_t clamp(int64_t x, int64_t lo, int64_t hi);
 KSC_BUILTIN long long clamp(long long x, long long lo, long long hi);
+KSC_BUILTIN uint32_t clamp(uint32_t x, uint32_t lo, uint32_t hi);
 
 /// Warp's sign: -1 if x < 0, else 1 (so sign(0), sign(-0.0) and sign(NaN)
 /// are 1).

@@ -56,6 +56,12 @@ Value clampBuiltin(OpBuilder &b, Location loc, ValueRange args) {
   return buildClamp(b, loc, args[0], args[1], args[2]);
 }
 
+/// clamp for uint32_t: min(max(x, lo), hi), unsigned.
+Value clampUnsignedBuiltin(OpBuilder &b, Location loc, ValueRange args) {
+  Value low = arith::MaxUIOp::create(b, loc, args[0], args[1]);
+  return arith::MinUIOp::create(b, loc, low, args[2]);
+}
+
 /// x < 0, signed for integers (ordered for floats: false for NaN).
 Value isNegative(OpBuilder &b, Location loc, Value x) {
   Value zero = constant(b, loc, x.getType(), 0);
@@ -160,6 +166,16 @@ const llvm::StringMap<Handler> &builtinTable() {
   };
   return table;
 }
+
+/// The overloads for uint32_t of the builtins that have one.
+const llvm::StringMap<Handler> &unsignedBuiltinTable() {
+  static const llvm::StringMap<Handler> table = {
+      {"min", build<arith::MinNumFOp, arith::MinUIOp>},
+      {"max", build<arith::MaxNumFOp, arith::MaxUIOp>},
+      {"clamp", clampUnsignedBuiltin},
+  };
+  return table;
+}
 } // namespace
 
 bool frontend::isBuiltin(llvm::StringRef name) {
@@ -167,9 +183,12 @@ bool frontend::isBuiltin(llvm::StringRef name) {
 }
 
 FailureOr<Value> frontend::buildBuiltin(llvm::StringRef name, OpBuilder &b,
-                                        Location loc, ValueRange args) {
-  auto it = builtinTable().find(name);
-  if (it == builtinTable().end())
+                                        Location loc, ValueRange args,
+                                        bool isUnsigned) {
+  const llvm::StringMap<Handler> &table =
+      isUnsigned ? unsignedBuiltinTable() : builtinTable();
+  auto it = table.find(name);
+  if (it == table.end())
     return failure();
   return it->second(b, loc, args);
 }

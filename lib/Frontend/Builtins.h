@@ -14,11 +14,14 @@ namespace ksc::frontend {
 bool isBuiltin(llvm::StringRef name);
 
 /// Builds builtin `name` applied to `args` (already converted to the
-/// parameter types Clang chose); fails for unknown names.
+/// parameter types Clang chose); fails for unknown names. `isUnsigned`: the
+/// overload for uint32_t (min, max, clamp), whose arguments are i32 like
+/// int's.
 mlir::FailureOr<mlir::Value> buildBuiltin(llvm::StringRef name,
                                           mlir::OpBuilder &b,
                                           mlir::Location loc,
-                                          mlir::ValueRange args);
+                                          mlir::ValueRange args,
+                                          bool isUnsigned = false);
 
 } // namespace ksc::frontend
 

@@ -93,6 +93,9 @@ public:
                                           llvm::StringRef what);
   /// Whether `type` is the prelude's `array<T>`.
   static bool isArrayType(clang::QualType type);
+  /// Whether `type` (or the type it references) is `uint32_t` (`unsigned
+  /// int`).
+  static bool isUnsigned32(clang::QualType type);
   /// A declaration other than a function or variable: true if it is one the
   /// language allows (using, typedef, static_assert), else reports why not.
   bool checkOtherDecl(const clang::Decl *decl, bool local);

@@ -165,7 +165,15 @@ FunctionBuilder::emitBuiltinCall(const CallExpr *expr,
       return mlir::failure();
     args.push_back(*value);
   }
-  return buildBuiltin(name, b, loc, args);
+  bool isUnsigned = callee->getNumParams() != 0 &&
+                    ModuleBuilder::isUnsigned32(callee->getParamDecl(0)->getType());
+  mlir::FailureOr<mlir::Value> result =
+      buildBuiltin(name, b, loc, args, isUnsigned);
+  if (mlir::failed(result))
+    mb.error(expr->getExprLoc(), "builtin '" + name +
+                                     "' is not supported yet for these "
+                                     "argument types");
+  return result;
 }
 
 /// `tid()`, the thread's index in the launch, or `tid(d)`, its coordinate

@@ -200,6 +200,12 @@ FunctionBuilder::emitArrayElement(const CXXOperatorCallExpr *access) {
       mb.error(index->getExprLoc(), "an array index must be int or int64_t");
       return mlir::failure();
     }
+    // Indices are signed in the IR: a uint32_t index is widened to the
+    // int64_t of the same value.
+    if (ModuleBuilder::isUnsigned32(indexType))
+      indexValue = arith::ExtUIOp::create(b, mb.loc(index->getExprLoc()),
+                                          b.getI64Type(), *indexValue)
+                       .getResult();
     lvalue.indices.push_back(*indexValue);
   }
   return lvalue;
