@@ -6,6 +6,7 @@ ksc (by hand or with Python) and may differ from what the compiled kernel
 produces in the last bits (a different libm, a fused multiply-add).
 
     ksc-run ... | json-close.py --expect '{"y": [2.5, 4.5]}' [--rtol R] [--atol A]
+    ksc-run ... | json-close.py --expect-file EXPECTED.json ...
 
 Every key of the expected object must be in the actual one (extra keys are
 ignored), lists must have the same shape, and each number must satisfy
@@ -72,8 +73,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("actual", nargs="?", default="-",
                         help="JSON file to check (default: stdin)")
-    parser.add_argument("--expect", required=True,
-                        help="the expected JSON (an object)")
+    expect = parser.add_mutually_exclusive_group(required=True)
+    expect.add_argument("--expect", help="the expected JSON (an object)")
+    expect.add_argument("--expect-file",
+                        help="a file holding the expected JSON")
     parser.add_argument("--rtol", type=float, default=1e-6)
     parser.add_argument("--atol", type=float, default=0.0)
     args = parser.parse_args()
@@ -83,7 +86,9 @@ def main():
     except ValueError as e:
         print("json-close: the input is not JSON (%s):\n%s" % (e, text))
         return 1
-    error = compare(actual, json.loads(args.expect), "$", args.rtol, args.atol)
+    expected = (open(args.expect_file).read() if args.expect_file
+                else args.expect)
+    error = compare(actual, json.loads(expected), "$", args.rtol, args.atol)
     if error:
         print("json-close: mismatch at " + error)
         return 1
