@@ -501,3 +501,41 @@ ks.func @unsigned_inout_mismatch(%a: i32 {ks.inout, ks.unsigned}) -> i32 {
 ks.func @unsigned_names_not_strings(%a: i32) attributes {ks.unsigned_names = [1 : i32]} {
   ks.return
 }
+
+//===----------------------------------------------------------------------===//
+// Random numbers
+//===----------------------------------------------------------------------===//
+
+// -----
+
+ks.kernel @randi_one_bound(%s: i32, %lo: i32) {
+  // expected-error@+1 {{'ks.randi' op takes no bounds or two (low and high), got 1}}
+  %v, %t = ks.randi %s, %lo
+  ks.return
+}
+
+// -----
+
+ks.kernel @randf_three_bounds(%s: i32, %b: f32) {
+  // expected-error@+1 {{'ks.randf' op takes no bounds or two (low and high), got 3}}
+  %v, %t = ks.randf %s, %b, %b, %b
+  ks.return
+}
+
+// -----
+
+// The bounds of randf are floats.
+ks.kernel @randf_int_bounds(%s: i32, %b: i32) {
+  // expected-error@+1 {{'ks.randf' op operand #1 must be variadic of 32-bit float, but got 'i32'}}
+  %v, %t = "ks.randf"(%s, %b, %b) : (i32, i32, i32) -> (f32, i32)
+  ks.return
+}
+
+// -----
+
+// The state is an i32 (a uint32_t in the source).
+ks.kernel @rand_init_i64(%seed: i64) {
+  // expected-error@+1 {{'ks.rand_init' op operand #0 must be 32-bit signless integer, but got 'i64'}}
+  %s = "ks.rand_init"(%seed) : (i64) -> i32
+  ks.return
+}

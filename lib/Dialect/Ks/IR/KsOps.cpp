@@ -387,5 +387,22 @@ LogicalResult DimOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Random numbers
+//===----------------------------------------------------------------------===//
+
+/// `randi` and `randf` draw from their whole range, or from [low, high)
+/// given both bounds.
+static LogicalResult verifyBounds(Operation *op, ValueRange bounds) {
+  if (bounds.empty() || bounds.size() == 2)
+    return success();
+  return op->emitOpError("takes no bounds or two (low and high), got ")
+         << bounds.size();
+}
+
+LogicalResult RandIOp::verify() { return verifyBounds(*this, getBounds()); }
+
+LogicalResult RandFOp::verify() { return verifyBounds(*this, getBounds()); }
+
 #define GET_OP_CLASSES
 #include "ksc/Dialect/Ks/IR/KsOps.cpp.inc"

@@ -339,4 +339,108 @@ def Ks_CheckBoundsOp : Ks_Op<"check_bounds", [
   let hasVerifier = 1;
 }
 
+
+//===----------------------------------------------------------------------===//
+// Random numbers
+//===----------------------------------------------------------------------===//
+
+// The random-number builtins are NVIDIA Warp's (warp/native/rand.h), bit for
+// bit. The generator's state is an i32 (a uint32_t in the source); the
+// operations that draw a number take the state and return the number and
+// the new state, so they are pure functions of their operands.
+
+def Ks_RandInitOp : Ks_Op<"rand_init", [Pure]> {
+  let summary = "The initial state of a stream of random numbers";
+  let description = [{
+    Returns a generator state (a `uint32_t`) for `seed`, and for `offset`
+    if given (both `int`s in the source), as Warp's `rand_init`:
+    `pcg(seed)`, or `pcg(seed + pcg(offset))` with the additions modulo
+    2^32, where `pcg(x)` is the PCG hash of Jarzynski and Olano ("Hash
+    Functions for GPU Rendering", JCGT 2020):
+
+    ```
+    b = x * 747796405 + 2891336453
+    c = ((b >> ((b >> 28) + 4)) ^ b) * 277803737
+    pcg(x) = (c >> 22) ^ c
+    ```
+
+    computed on uint32_t. Threads usually pass their index as `offset`, so
+    that one seed gives each thread a stream of its own.
+
+    ```mlir
+    %s = ks.rand_init %seed
+    %t = ks.rand_init %seed, %i
+    ```
+  }];
+  let arguments = (ins I32:$seed, Optional<I32>:$offset);
+  let results = (outs I32:$state);
+  let assemblyFormat = "$seed (`,` $offset^)? attr-dict";
+}
+
+// randi, randf and randn: a state in, a number and the next state out.
+class Ks_RandOp<string mnemonic, Type valueType>
+    : Ks_Op<mnemonic, [Pure]> {
+  let arguments = (ins I32:$state, Variadic<valueType>:$bounds);
+  let results = (outs valueType:$value, I32:$new_state);
+  let assemblyFormat = "$state (`,` $bounds^)? attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether the operation draws from [low, high) (has bounds).
+    bool hasBounds() { return getBounds().size() == 2; }
+    ::mlir::Value getLow() { return hasBounds() ? getBounds()[0] : nullptr; }
+    ::mlir::Value getHigh() { return hasBounds() ? getBounds()[1] : nullptr; }
+  }];
+}
+
+def Ks_RandIOp : Ks_RandOp<"randi", I32> {
+  let summary = "A random int";
+  let description = [{
+    Advances the generator state (`new_state = pcg(state)`, see
+    `ks.rand_init`) and returns, as Warp's `randi`, the new state as an
+    `int` (the same 32 bits), or with bounds `low` and `high` a number in
+    `[low, high)`: `new_state % (high - low) + low`, computed on uint32_t
+    (so `high - low` wraps modulo 2^32). `high` must be greater than `low`;
+    when they are equal the result is undefined (a division by zero).
+
+    ```mlir
+    %v, %s1 = ks.randi %s0
+    %w, %s2 = ks.randi %s1, %low, %high
+    ```
+  }];
+}
+
+def Ks_RandFOp : Ks_RandOp<"randf", F32> {
+  let summary = "A random float, uniform in [0, 1) or [low, high)";
+  let description = [{
+    Advances the generator state (`new_state = pcg(state)`, see
+    `ks.rand_init`) and returns, as Warp's `randf`, `float(new_state >> 8) *
+    2^-24`: one of the 2^24 evenly spaced floats in `[0, 1)`, exactly. With
+    bounds, it returns `(high - low) * r + low` for that number `r`, each
+    operation rounded to float (no fused multiply-add).
+
+    ```mlir
+    %r, %s1 = ks.randf %s0
+    %x, %s2 = ks.randf %s1, %low, %high
+    ```
+  }];
+}
+
+def Ks_RandNOp : Ks_Op<"randn", [Pure]> {
+  let summary = "A random float from the standard normal distribution";
+  let description = [{
+    Draws two numbers `u1`, `u2` as `ks.randf` does, in that order (the
+    state advances twice), and returns, as Warp's `randn` (Box-Muller),
+    `sqrt(-2 * log(u1 + 5.96e-8)) * cos(2 * pi * u2)`, in float: the
+    constant keeps the logarithm finite, and `2 * pi` is the float product
+    of 2 and pi rounded to float.
+
+    ```mlir
+    %n, %s1 = ks.randn %s0
+    ```
+  }];
+  let arguments = (ins I32:$state);
+  let results = (outs F32:$value, I32:$new_state);
+  let assemblyFormat = "$state attr-dict";
+}
+
 #endif // KSC_DIALECT_KS_IR_KSOPS_TD
