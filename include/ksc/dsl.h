@@ -221,6 +221,32 @@ KSC_BUILTIN double lerp(double a, double b, double t);
 KSC_BUILTIN float smoothstep(float edge0, float edge1, float x);
 KSC_BUILTIN double smoothstep(double edge0, double edge1, double x);
 
+// Random numbers: NVIDIA Warp's generator, bit for bit. A stream's state is
+// a uint32_t variable (or array element) that randi, randf and randn advance
+// through their reference parameter:
+//
+//   uint32_t s = rand_init(seed, tid());
+//   float r = randf(s);       // s has moved on
+//   int k = randi(s, 0, 10);
+//
+// docs/language.md ("Random numbers") gives the exact definitions.
+
+/// The state of the stream for `seed`.
+KSC_BUILTIN uint32_t rand_init(int seed);
+/// The state of stream `offset` (usually the thread index) for `seed`.
+KSC_BUILTIN uint32_t rand_init(int seed, int offset);
+/// Advances `state` and returns it as an int (the same bits).
+KSC_BUILTIN int randi(uint32_t &state);
+/// Advances `state` and returns an int in [lo, hi) (lo < hi).
+KSC_BUILTIN int randi(uint32_t &state, int lo, int hi);
+/// Advances `state` and returns a float in [0, 1).
+KSC_BUILTIN float randf(uint32_t &state);
+/// Advances `state` and returns a float in [lo, hi).
+KSC_BUILTIN float randf(uint32_t &state, float lo, float hi);
+/// Advances `state` twice and returns a float from the standard normal
+/// distribution.
+KSC_BUILTIN float randn(uint32_t &state);
+
 #undef KSC_BUILTIN
 
 } // namespace ksc

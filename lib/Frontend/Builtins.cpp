@@ -1,7 +1,8 @@
 //===- Builtins.cpp - The builtin functions of the kernel language ----===//
 //
 // Part of ksc. Maps the functions the prelude (include/ksc/dsl.h) declares
-// to IR. To add a builtin: declare it in dsl.h, add a row to the table
+// to IR (the random-number builtins, which write their state argument, are
+// in CodeGenCall.cpp). To add a builtin: declare it in dsl.h, add a row to the table
 // below, a row to the Builtins table of docs/language.md, and tests in
 // test/Frontend/builtins.kdsl, test/Target/Cpp/math.kdsl and test/Run.
 //
@@ -179,7 +180,12 @@ const llvm::StringMap<Handler> &unsignedBuiltinTable() {
 } // namespace
 
 bool frontend::isBuiltin(llvm::StringRef name) {
-  return builtinTable().count(name);
+  return builtinTable().count(name) || isRandomBuiltin(name);
+}
+
+bool frontend::isRandomBuiltin(llvm::StringRef name) {
+  return name == "rand_init" || name == "randi" || name == "randf" ||
+         name == "randn";
 }
 
 FailureOr<Value> frontend::buildBuiltin(llvm::StringRef name, OpBuilder &b,

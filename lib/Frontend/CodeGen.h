@@ -237,6 +237,10 @@ public:
   emitBuiltinCall(const clang::CallExpr *expr,
                   const clang::FunctionDecl *callee);
   mlir::FailureOr<mlir::Value> emitTid(const clang::CallExpr *expr);
+  /// rand_init, randi, randf, randn: the ks.rand_* operations; the new state
+  /// is stored into the state argument, a variable or an array element.
+  mlir::FailureOr<mlir::Value> emitRandom(const clang::CallExpr *expr,
+                                          llvm::StringRef name);
   /// The value of `arg` if it is a constant in [0, count): the dimension of
   /// tid(d) or a.shape(d).
   std::optional<int64_t> constantDimension(const clang::Expr *arg,

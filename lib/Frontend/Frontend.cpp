@@ -205,6 +205,11 @@ private:
       if (name == "tid")
         advice = "tid() takes no argument or the constant dimension 0, 1 or "
                  "2";
+      else if (ksc::frontend::isRandomBuiltin(name))
+        advice = "rand_init takes an int seed (and an int offset); randi, "
+                 "randf and randn take the state as a uint32_t variable they "
+                 "advance (uint32_t s = rand_init(seed); float r = randf(s);), "
+                 "then int or float bounds";
       else if (ksc::frontend::isBuiltin(name))
         advice = "the builtins take arguments of one type (float, double, "
                  "and for some int or int64_t); write literals of that type "

@@ -31,8 +31,8 @@ def ConvertKsToCpu : Pass<"convert-ks-to-cpu", "::mlir::ModuleOp"> {
     Argument names move into `ks.name` argument attributes; the `ks.inout`
     and `ks.unsigned` argument and result attributes and the
     `ks.unsigned_names` of kernels and functions are kept (the launcher's
-    arguments get `ks.unsigned` too). `ks.load`, `ks.store`, `ks.dim` and
-    `ks.check_bounds` stay as they are.
+    arguments get `ks.unsigned` too). `ks.load`, `ks.store`, `ks.dim`,
+    `ks.check_bounds` and the random-number operations stay as they are.
 
     ```mlir
     ks.kernel @fill(%v: f32, %y: !ks.array<f32>) {

@@ -262,7 +262,8 @@ struct ConvertKsToCpu : public ksc::impl::ConvertKsToCpuBase<ConvertKsToCpu> {
                            math::MathDialect, scf::SCFDialect>();
     target.addLegalOp<ModuleOp, ks::LoadOp, ks::StoreOp, ks::DimOp,
                       ks::CheckBoundsOp, ks::AsConstOp, ks::GridExtentOp,
-                      ks::GridSizeOp>();
+                      ks::GridSizeOp, ks::RandInitOp, ks::RandIOp,
+                      ks::RandFOp, ks::RandNOp>();
     target.addIllegalOp<ks::KernelOp, ks::FuncOp, ks::ReturnOp, ks::CallOp,
                         ks::TidOp>();
     RewritePatternSet patterns(&getContext());

@@ -109,7 +109,7 @@ bool Emitter::isExpressionOp(Operation &op) {
   if (ns == "arith" || ns == "math")
     return true;
   return isa<ks::LoadOp, ks::DimOp, ks::AsConstOp, ks::GridExtentOp,
-             ks::GridSizeOp>(op);
+             ks::GridSizeOp, ks::RandInitOp>(op);
 }
 
 /// Whether evaluating `op` where it is printed reads memory.

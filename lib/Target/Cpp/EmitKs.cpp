@@ -10,6 +10,7 @@
 #include "Emitter.h"
 
 #include "ksc/Dialect/Ks/IR/KsOps.h"
+#include "ksc/Dialect/Ks/IR/SourceNames.h"
 
 using namespace mlir;
 using namespace ksc;
@@ -79,6 +80,14 @@ FailureOr<Expr> Emitter::buildKsExpr(Operation &op) {
     result.merge(base);
     return result;
   }
+  if (auto init = dyn_cast<ks::RandInitOp>(op)) {
+    SmallVector<Expr> args = {operandAs(init.getSeed(), false)};
+    if (init.getOffset())
+      args.push_back(operandAs(init.getOffset(), false));
+    Expr result = call("ksc::rand_init", args);
+    result.isUnsigned = true;
+    return result;
+  }
   if (auto size = dyn_cast<ks::GridSizeOp>(op)) {
     Expr base = valueExpr(size.getGrid());
     Expr result(operand(base, kPostfix) + ".size()", kPostfix);
@@ -108,6 +117,50 @@ LogicalResult Emitter::emitKsStatement(Operation &op) {
   for (Value index : check.getIndices())
     os << ", " << operand(operandAs(index, false), kAssign);
   os << ");\n";
+  return success();
+}
+
+LogicalResult Emitter::emitRandom(Operation &op) {
+  Value state = op.getOperand(0);
+  Value value = op.getResult(0), next = op.getResult(1);
+  // The state lives in a uint32_t variable the runtime function advances:
+  // the one that holds the current state if it dies here, else a copy. It is
+  // named like the source variable of the next state (recorded in ks.names),
+  // else like the variable that holds the current one.
+  std::string name;
+  if (auto names = op.getAttrOfType<ArrayAttr>(kNamesAttr);
+      names && names.size() == 2)
+    if (auto str = dyn_cast<StringAttr>(names[1]))
+      name = str.getValue().str();
+  if (auto it = varOf.find(state);
+      name.empty() && it != varOf.end() && vars[it->second].current == state)
+    name = vars[it->second].baseName;
+  if (name.empty())
+    name = getSourceName(state).str();
+  if (name.empty())
+    name = "state";
+  Type stateType = cppType(state.getType(), /*isUnsigned=*/true);
+  FailureOr<SmallVector<unsigned>> slots =
+      makeSlots(&op, {stateType}, {name}, {state}, {{state}});
+  if (failed(slots))
+    return failure();
+  std::string text = ("ksc::" + op.getName().stripDialect() + "(").str() +
+                     vars[(*slots)[0]].name;
+  for (Value bound : op.getOperands().drop_front())
+    text += ", " + operand(operandAs(bound, false), kAssign);
+  text += ")";
+  if (value.use_empty()) {
+    os << text << ";\n";
+  } else {
+    // randi gives an int, randf and randn a float.
+    Expr result(text, kPostfix);
+    if (value.getType().isSignlessInteger(32))
+      result = withSign(result, isUnsigned(value));
+    unsigned var = newVar(chooseName(value), cppType(value));
+    os << declare(var) << " = " << result.text << ";\n";
+    bindVar(value, var);
+  }
+  bindVar(next, (*slots)[0]);
   return success();
 }
 

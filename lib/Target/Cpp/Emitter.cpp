@@ -283,6 +283,8 @@ LogicalResult Emitter::emitOperation(Operation &op) {
     return emitScfOp(op);
   if (isa<ks::StoreOp, ks::CheckBoundsOp>(op))
     return emitKsStatement(op);
+  if (isa<ks::RandIOp, ks::RandFOp, ks::RandNOp>(op))
+    return emitRandom(op);
   if (auto callOp = dyn_cast<func::CallOp>(op)) {
     if (hasInoutArgs(callOp))
       return emitInoutCall(callOp);

@@ -33,7 +33,7 @@
 //
 // The op families are printed in EmitArith.cpp (arith, math), EmitScf.cpp
 // (scf), EmitFunc.cpp (func, launchers and C entry points) and EmitKs.cpp
-// (ks arrays).
+// (ks arrays and random numbers).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KSC_LIB_TARGET_CPP_EMITTER_H
@@ -228,6 +228,9 @@ public:
   /// writes the variables it passes.
   bool hasInoutArgs(mlir::func::CallOp op);
   mlir::LogicalResult emitInoutCall(mlir::func::CallOp op);
+  /// `float r = ksc::randf(s);`: ks.randi, ks.randf and ks.randn advance
+  /// their state in place, in a uint32_t variable.
+  mlir::LogicalResult emitRandom(mlir::Operation &op);
   mlir::LogicalResult emitIf(mlir::scf::IfOp op);
   mlir::LogicalResult emitFor(mlir::scf::ForOp op);
   mlir::LogicalResult emitWhile(mlir::scf::WhileOp op);

@@ -81,7 +81,8 @@ void Emitter::analyzeSignedness(func::FuncOp func) {
       return anyUnsigned({select.getTrueValue(), select.getFalseValue()});
     if (auto load = dyn_cast<ks::LoadOp>(op))
       return load.getArray().getType().getElementType().isUnsignedInteger(32);
-    return false;
+    // A generator state.
+    return isa<ks::RandInitOp>(op);
   };
 
   std::function<void(Block &)> visit = [&](Block &block) {
@@ -155,6 +156,14 @@ void Emitter::analyzeSignedness(func::FuncOp func) {
           mark(result,
                index < direct ? byName(getNameFromLoc(call.getLoc()), u) : u);
         }
+        continue;
+      }
+      // The next state of a random draw lives in the uint32_t variable the
+      // draw advances.
+      if (isa<ks::RandIOp, ks::RandFOp, ks::RandNOp>(op)) {
+        mark(op.getResult(1), true);
+        if (isI32(op.getResult(0)))
+          mark(op.getResult(0), byName(getNameFromLoc(op.getLoc()), false));
         continue;
       }
       for (Region &region : op.getRegions())
