@@ -258,7 +258,8 @@ template <atomic_kind Kind, typename T> inline T atomic_update(T *p, T v) {
                                      "array<const T>");
   static_assert((std::is_integral_v<T> && !std::is_same_v<T, bool>) ||
                     std::is_floating_point_v<T>,
-                "atomics work on int, int64_t, float and double elements");
+                "atomics work on int, uint32_t, int64_t, float and double "
+                "elements");
   if constexpr (std::is_integral_v<T> && Kind == atomic_kind::add)
     return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
   else if constexpr (std::is_integral_v<T> && Kind == atomic_kind::sub)
@@ -599,6 +600,65 @@ template <int N, typename T> inline mat<N, T> inverse(const mat<N, T> &m) {
       r[j][i] = ((i + j) % 2 == 0 ? cofactor : -cofactor) / det;
     }
   return r;
+}
+
+// Random numbers: NVIDIA Warp's generator (warp/native/rand.h), bit for bit.
+// A stream's state is a uint32_t that every draw advances through the PCG
+// hash of Jarzynski and Olano, "Hash Functions for GPU Rendering" (JCGT
+// 2020); the numbers are computed from the new state.
+
+/// The PCG hash of `x`.
+inline uint32_t rand_pcg(uint32_t x) {
+  uint32_t b = x * 747796405u + 2891336453u;
+  uint32_t c = ((b >> ((b >> 28u) + 4u)) ^ b) * 277803737u;
+  return (c >> 22u) ^ c;
+}
+
+/// The state of the stream for `seed`.
+inline uint32_t rand_init(int seed) { return rand_pcg(uint32_t(seed)); }
+
+/// The state of stream `offset` (usually the thread index) for `seed`.
+inline uint32_t rand_init(int seed, int offset) {
+  return rand_pcg(uint32_t(seed) + rand_pcg(uint32_t(offset)));
+}
+
+/// The next state, as an int (the same 32 bits).
+inline int randi(uint32_t &state) {
+  state = rand_pcg(state);
+  return int(state);
+}
+
+/// A number in [lo, hi) for lo < hi: the next state modulo hi - lo, plus lo,
+/// computed on uint32_t (hi == lo divides by zero, as in Warp).
+inline int randi(uint32_t &state, int lo, int hi) {
+  state = rand_pcg(state);
+  return int(state % (uint32_t(hi) - uint32_t(lo)) + uint32_t(lo));
+}
+
+/// A float in [0, 1): the top 24 bits of the next state times 2^-24, one of
+/// 2^24 evenly spaced values, exactly.
+inline float randf(uint32_t &state) {
+  state = rand_pcg(state);
+  return float(state >> 8) * (1.0f / 16777216.0f);
+}
+
+/// A float in [lo, hi): (hi - lo) * randf(state) + lo, each step rounded to
+/// float.
+inline float randf(uint32_t &state, float lo, float hi) {
+  float unit = randf(state);
+  float scaled = (hi - lo) * unit;
+  return scaled + lo;
+}
+
+/// A float from the standard normal distribution (Box-Muller): the first
+/// draw gives the radius, the second the angle; 5.96e-8 keeps the logarithm
+/// finite.
+inline float randn(uint32_t &state) {
+  float u1 = randf(state);
+  float u2 = randf(state);
+  float radius = std::sqrt(-2.0f * std::log(u1 + 5.96e-8f));
+  float angle = 2.0f * 3.14159265358979323846f * u2;
+  return radius * std::cos(angle);
 }
 
 } // namespace ksc

@@ -56,7 +56,7 @@ config.substitutions.append(
      % (clangxx, warnings, config.ksc_runtime_dir))
 )
 config.substitutions.append(("%cxx", "%s %s" % (config.host_cxx, warnings)))
-# The Python that runs lit, for reference scripts committed with tests.
+# The Python that runs lit, for the tests' reference scripts.
 config.substitutions.append(("%python", config.python_executable))
 # Compares JSON numbers with a tolerance (see utils/lit/json-close.py).
 config.substitutions.append(

@@ -39,12 +39,13 @@ template <typename T> struct enable_if<true, T> { using type = T; };
 /// `T`, in a parameter type that takes no part in deducing `T`.
 template <typename T> struct identity { using type = T; };
 /// The element types atomics update: `atomic_element<T>::type` is T for
-/// float, double, int and int64_t, and does not exist for const or bool
-/// elements.
+/// float, double, int, uint32_t and int64_t, and does not exist for const
+/// or bool elements.
 template <typename T> struct atomic_element {};
 template <> struct atomic_element<float> { using type = float; };
 template <> struct atomic_element<double> { using type = double; };
 template <> struct atomic_element<int> { using type = int; };
+template <> struct atomic_element<unsigned> { using type = unsigned; };
 template <> struct atomic_element<long> { using type = long; };
 template <> struct atomic_element<long long> { using type = long long; };
 } // namespace detail
@@ -338,11 +339,13 @@ KSC_BUILTIN double min(double a, double b);
 KSC_BUILTIN int min(int a, int b);
 KSC_BUILTIN int64_t min(int64_t a, int64_t b);
 KSC_BUILTIN long long min(long long a, long long b);
+KSC_BUILTIN uint32_t min(uint32_t a, uint32_t b);
 KSC_BUILTIN float max(float a, float b);
 KSC_BUILTIN double max(double a, double b);
 KSC_BUILTIN int max(int a, int b);
 KSC_BUILTIN int64_t max(int64_t a, int64_t b);
 KSC_BUILTIN long long max(long long a, long long b);
+KSC_BUILTIN uint32_t max(uint32_t a, uint32_t b);
 
 /// min(max(x, lo), hi): x limited to [lo, hi]. For float and double a NaN x
 /// gives lo (min and max ignore NaN).
@@ -351,6 +354,7 @@ KSC_BUILTIN double clamp(double x, double lo, double hi);
 KSC_BUILTIN int clamp(int x, int lo, int hi);
 KSC_BUILTIN int64_t clamp(int64_t x, int64_t lo, int64_t hi);
 KSC_BUILTIN long long clamp(long long x, long long lo, long long hi);
+KSC_BUILTIN uint32_t clamp(uint32_t x, uint32_t lo, uint32_t hi);
 
 /// Warp's sign: -1 if x < 0, else 1 (so sign(0), sign(-0.0) and sign(NaN)
 /// are 1).
@@ -425,6 +429,31 @@ template <typename T = float, bool ksc_builtin = true> quat_t<T> quat_identity()
 /// The identity matrix of type M: `identity<mat33>()`.
 template <typename M, bool ksc_builtin = true> M identity();
 #undef KSC_VEC_BUILTIN
+// Random numbers: NVIDIA Warp's generator, bit for bit. A stream's state is
+// a uint32_t variable (or array element) that randi, randf and randn advance
+// through their reference parameter:
+//
+//   uint32_t s = rand_init(seed, tid());
+//   float r = randf(s);       // s has moved on
+//   int k = randi(s, 0, 10);
+//
+// docs/language.md ("Random numbers") gives the exact definitions.
+
+/// The state of the stream for `seed`.
+KSC_BUILTIN uint32_t rand_init(int seed);
+/// The state of stream `offset` (usually the thread index) for `seed`.
+KSC_BUILTIN uint32_t rand_init(int seed, int offset);
+/// Advances `state` and returns it as an int (the same bits).
+KSC_BUILTIN int randi(uint32_t &state);
+/// Advances `state` and returns an int in [lo, hi) (lo < hi).
+KSC_BUILTIN int randi(uint32_t &state, int lo, int hi);
+/// Advances `state` and returns a float in [0, 1).
+KSC_BUILTIN float randf(uint32_t &state);
+/// Advances `state` and returns a float in [lo, hi).
+KSC_BUILTIN float randf(uint32_t &state, float lo, float hi);
+/// Advances `state` twice and returns a float from the standard normal
+/// distribution.
+KSC_BUILTIN float randn(uint32_t &state);
 
 #undef KSC_BUILTIN
 
@@ -432,8 +461,8 @@ template <typename M, bool ksc_builtin = true> M identity();
 // `a` in one indivisible step and returns the value the element had, so that
 // threads updating the same element never lose an update. One overload per
 // rank, one index per dimension, then the value, which converts to the
-// element type as any argument does. Only arrays of float, double, int and
-// int64_t that are not const: for other arrays `atomic_element<T>::type` does
+// element type as any argument does. Only arrays of float, double, int,
+// uint32_t and int64_t that are not const: for other arrays `atomic_element<T>::type` does
 // not exist and Clang finds no overload. `a[i] += v` and `a[i] -= v` (and
 // ++, --) on array elements are atomic adds and subtractions too. The
 // semantics are in docs/language.md ("Atomics").

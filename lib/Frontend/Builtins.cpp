@@ -1,8 +1,9 @@
 //===- Builtins.cpp - The builtin functions of the kernel language ----===//
 //
 // Part of ksc. Maps the math functions the prelude (include/ksc/dsl.h)
-// declares to IR (tid and the atomics are built in CodeGenCall.cpp). To add
-// a builtin: declare it in dsl.h, add a row to the table
+// declares to IR (tid, the atomics and the random-number builtins, which
+// write their state argument, are built in CodeGenCall.cpp). To add a
+// builtin: declare it in dsl.h, add a row to the table
 // below, a row to the Builtins table of docs/language.md, and tests in
 // test/Frontend/builtins.kdsl, test/Target/Cpp/math.kdsl and test/Run.
 //
@@ -57,6 +58,12 @@ Value buildClamp(OpBuilder &b, Location loc, Value x, Value lo, Value hi) {
 
 Value clampBuiltin(OpBuilder &b, Location loc, ValueRange args) {
   return buildClamp(b, loc, args[0], args[1], args[2]);
+}
+
+/// clamp for uint32_t: min(max(x, lo), hi), unsigned.
+Value clampUnsignedBuiltin(OpBuilder &b, Location loc, ValueRange args) {
+  Value low = arith::MaxUIOp::create(b, loc, args[0], args[1]);
+  return arith::MinUIOp::create(b, loc, low, args[2]);
 }
 
 /// x < 0, signed for integers (ordered for floats: false for NaN).
@@ -328,6 +335,16 @@ const llvm::StringMap<Handler> &builtinTable() {
   };
   return table;
 }
+
+/// The overloads for uint32_t of the builtins that have one.
+const llvm::StringMap<Handler> &unsignedBuiltinTable() {
+  static const llvm::StringMap<Handler> table = {
+      {"min", build<arith::MinNumFOp, arith::MinUIOp>},
+      {"max", build<arith::MaxNumFOp, arith::MaxUIOp>},
+      {"clamp", clampUnsignedBuiltin},
+  };
+  return table;
+}
 } // namespace
 
 std::optional<ks::AtomicKind>
@@ -338,13 +355,21 @@ frontend::getAtomicBuiltinKind(llvm::StringRef name) {
 }
 
 bool frontend::isBuiltin(llvm::StringRef name) {
-  return builtinTable().count(name);
+  return builtinTable().count(name) || isRandomBuiltin(name);
+}
+
+bool frontend::isRandomBuiltin(llvm::StringRef name) {
+  return name == "rand_init" || name == "randi" || name == "randf" ||
+         name == "randn";
 }
 
 FailureOr<Value> frontend::buildBuiltin(llvm::StringRef name, OpBuilder &b,
-                                        Location loc, ValueRange args) {
-  auto it = builtinTable().find(name);
-  if (it == builtinTable().end())
+                                        Location loc, ValueRange args,
+                                        bool isUnsigned) {
+  const llvm::StringMap<Handler> &table =
+      isUnsigned ? unsignedBuiltinTable() : builtinTable();
+  auto it = table.find(name);
+  if (it == table.end())
     return failure();
   return it->second(b, loc, args);
 }

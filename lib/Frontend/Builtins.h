@@ -21,12 +21,20 @@ std::optional<ks::AtomicKind> getAtomicBuiltinKind(llvm::StringRef name);
 /// Whether the prelude function `name` has an IR lowering.
 bool isBuiltin(llvm::StringRef name);
 
+/// Whether `name` is one of the random-number builtins (rand_init, randi,
+/// randf, randn), which FunctionBuilder::emitRandom builds: randi, randf and
+/// randn write their state argument.
+bool isRandomBuiltin(llvm::StringRef name);
+
 /// Builds builtin `name` applied to `args` (already converted to the
-/// parameter types Clang chose); fails for unknown names.
+/// parameter types Clang chose); fails for unknown names. `isUnsigned`: the
+/// overload for uint32_t (min, max, clamp), whose arguments are i32 like
+/// int's.
 mlir::FailureOr<mlir::Value> buildBuiltin(llvm::StringRef name,
                                           mlir::OpBuilder &b,
                                           mlir::Location loc,
-                                          mlir::ValueRange args);
+                                          mlir::ValueRange args,
+                                          bool isUnsigned = false);
 
 /// The identity quaternion (0, 0, 0, 1) of quaternion type `type`
 /// (`vector<4xT>`).

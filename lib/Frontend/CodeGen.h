@@ -110,6 +110,9 @@ public:
   mlir::FailureOr<mlir::Type> convertVectorType(clang::QualType canonical,
                                                 clang::SourceLocation loc,
                                                 llvm::StringRef what);
+  /// Whether `type` (or the type it references) is `uint32_t` (`unsigned
+  /// int`).
+  static bool isUnsigned32(clang::QualType type);
   /// A declaration other than a function or variable: true if it is one the
   /// language allows (using, typedef, static_assert), else reports why not.
   bool checkOtherDecl(const clang::Decl *decl, bool local);
@@ -299,6 +302,10 @@ public:
   /// `atomic_add(a, i, ..., v)` and the other atomic builtins.
   mlir::FailureOr<mlir::Value> emitAtomicCall(const clang::CallExpr *expr,
                                               ks::AtomicKind kind);
+  /// rand_init, randi, randf, randn: the ks.rand_* operations; the new state
+  /// is stored into the state argument, a variable or an array element.
+  mlir::FailureOr<mlir::Value> emitRandom(const clang::CallExpr *expr,
+                                          llvm::StringRef name);
   /// The value of `arg` if it is a constant in [0, count): the dimension of
   /// tid(d) or a.shape(d).
   std::optional<int64_t> constantDimension(const clang::Expr *arg,

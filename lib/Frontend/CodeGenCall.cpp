@@ -164,6 +164,8 @@ FunctionBuilder::emitBuiltinCall(const CallExpr *expr,
     name = "quat_normalize";
   if (std::optional<ks::AtomicKind> kind = getAtomicBuiltinKind(name))
     return emitAtomicCall(expr, *kind);
+  if (isRandomBuiltin(name))
+    return emitRandom(expr, name);
   if (!isBuiltin(name)) {
     mb.error(expr->getExprLoc(), "builtin '" + name + "' is not supported yet");
     return mlir::failure();
@@ -175,7 +177,15 @@ FunctionBuilder::emitBuiltinCall(const CallExpr *expr,
       return mlir::failure();
     args.push_back(*value);
   }
-  return buildBuiltin(name, b, loc, args);
+  bool isUnsigned = callee->getNumParams() != 0 &&
+                    ModuleBuilder::isUnsigned32(callee->getParamDecl(0)->getType());
+  mlir::FailureOr<mlir::Value> result =
+      buildBuiltin(name, b, loc, args, isUnsigned);
+  if (mlir::failed(result))
+    mb.error(expr->getExprLoc(), "builtin '" + name +
+                                     "' is not supported yet for these "
+                                     "argument types");
+  return result;
 }
 
 /// `tid()`, the thread's index in the launch, or `tid(d)`, its coordinate
@@ -229,9 +239,78 @@ FunctionBuilder::emitAtomicCall(const CallExpr *expr, ks::AtomicKind kind) {
   mlir::FailureOr<mlir::Value> value = emitRValue(expr->getArg(numArgs - 1));
   if (mlir::failed(value))
     return mlir::failure();
-  if (value->getType() != arrayType.getElementType())
+  if (value->getType() != arrayType.getValueType())
     return exprError(expr, "internal error: the value of '" +
                                expr->getDirectCallee()->getNameAsString() +
-                               "' does not have the array's element type");
+                               "' does not have the array's value type");
   return atomicUpdate(kind, element, *value, mb.loc(expr->getExprLoc()));
+}
+
+/// Whether `expr` names a variable or an array element (what a reference to
+/// a state can be bound to in kernel code).
+static bool isVariableOrElement(const Expr *expr) {
+  expr = expr->IgnoreParens();
+  if (auto *cast = dyn_cast<ImplicitCastExpr>(expr);
+      cast && cast->getCastKind() == CK_NoOp)
+    return isVariableOrElement(cast->getSubExpr());
+  if (isa<DeclRefExpr>(expr))
+    return true;
+  auto *call = dyn_cast<CXXOperatorCallExpr>(expr);
+  return call &&
+         (call->getOperator() == OO_Subscript ||
+          call->getOperator() == OO_Call) &&
+         ModuleBuilder::isArrayType(call->getArg(0)->getType());
+}
+
+mlir::FailureOr<mlir::Value>
+FunctionBuilder::emitRandom(const CallExpr *expr, StringRef name) {
+  mlir::Location loc = mb.loc(expr->getExprLoc());
+  if (name == "rand_init") {
+    llvm::SmallVector<mlir::Value, 2> args;
+    for (const Expr *arg : expr->arguments()) {
+      mlir::FailureOr<mlir::Value> value = emitRValue(arg);
+      if (mlir::failed(value))
+        return mlir::failure();
+      args.push_back(*value);
+    }
+    return ks::RandInitOp::create(b, loc, args[0],
+                                  args.size() > 1 ? args[1] : mlir::Value())
+        .getResult();
+  }
+  // The state is passed by reference: the operation reads it and the call
+  // stores the next state back.
+  const Expr *stateArg = expr->getArg(0);
+  if (!isVariableOrElement(stateArg))
+    return exprError(stateArg, "the state of " + name +
+                                   "() must be a uint32_t variable or array "
+                                   "element, which it advances; keep it in "
+                                   "one (uint32_t s = rand_init(seed);) and "
+                                   "pass that");
+  mlir::FailureOr<LValue> state = emitLValue(stateArg);
+  if (mlir::failed(state))
+    return mlir::failure();
+  // The bounds are evaluated before the state is read: a draw inside them
+  // (randf(s, 0.0f, randf(s))) happens first, as the call's own draw
+  // happens in its body.
+  llvm::SmallVector<mlir::Value, 2> bounds;
+  for (const Expr *arg : llvm::drop_begin(expr->arguments())) {
+    mlir::FailureOr<mlir::Value> value = emitRValue(arg);
+    if (mlir::failed(value))
+      return mlir::failure();
+    bounds.push_back(*value);
+  }
+  mlir::Value current = load(*state, mb.loc(stateArg->getExprLoc()));
+  mlir::Operation *op;
+  if (name == "randi")
+    op = ks::RandIOp::create(b, loc, current, bounds);
+  else if (name == "randf")
+    op = ks::RandFOp::create(b, loc, current, bounds);
+  else
+    op = ks::RandNOp::create(b, loc, current);
+  // Like a call's in-out result, the next state carries the name of the
+  // variable it is stored in.
+  if (state->var)
+    op->setAttr(kNamesAttr, b.getStrArrayAttr({"", nameOf(state->var)}));
+  store(*state, op->getResult(1), loc);
+  return op->getResult(0);
 }

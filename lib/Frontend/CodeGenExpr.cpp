@@ -63,10 +63,13 @@ static const Expr *stripTemporaries(const Expr *expr) {
 /// the new name is added after the first.
 static mlir::Value nameValue(mlir::Value value, StringRef name) {
   mlir::Operation *def = value.getDefiningOp();
-  // A call with in-out arguments has more results; its own result, the
-  // first, carries the name in the call's location.
-  bool callResult = isa_and_nonnull<ks::CallOp>(def) &&
-                    def->getResult(0) == value;
+  // A call with in-out arguments (or a random-number operation, which also
+  // returns the next state) has more results; its own result, the first,
+  // carries the name in the operation's location.
+  bool callResult =
+      isa_and_nonnull<ks::CallOp, ks::RandIOp, ks::RandFOp, ks::RandNOp>(
+          def) &&
+      def->getResult(0) == value;
   if (!def || (def->getNumResults() != 1 && !callResult))
     return value;
   // scf operations carry the names of their results in ks.names (a `?:` that
@@ -212,6 +215,12 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitIndex(const Expr *index) {
     mb.error(index->getExprLoc(), "an array index must be int or int64_t");
     return mlir::failure();
   }
+  // Indices are signed in the IR: a uint32_t index is widened to the
+  // int64_t of the same value.
+  if (ModuleBuilder::isUnsigned32(indexType))
+    indexValue = arith::ExtUIOp::create(b, mb.loc(index->getExprLoc()),
+                                        b.getI64Type(), *indexValue)
+                     .getResult();
   return indexValue;
 }
 
@@ -301,11 +310,13 @@ bool FunctionBuilder::isSafeToSpeculate(const Expr *expr) {
       return;
     if (auto *call = dyn_cast<CallExpr>(stmt)) {
       const FunctionDecl *callee = call->getDirectCallee();
-      // Builtins neither trap nor write, but for the atomics; reading arrays
-      // may be out of bounds and functions may store.
+      // Builtins neither trap nor write, but for the atomics and the state
+      // the random-number builtins advance; reading arrays may be out of
+      // bounds and functions may store.
       if (!callee || !mb.isPreludeDecl(callee) ||
           isa<CXXOperatorCallExpr>(call) ||
-          getAtomicBuiltinKind(callee->getName()))
+          getAtomicBuiltinKind(callee->getName()) ||
+          !inoutArguments(call).empty())
         safe = false;
     }
     if (auto *op = dyn_cast<BinaryOperator>(stmt)) {

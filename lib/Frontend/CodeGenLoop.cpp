@@ -181,10 +181,14 @@ mlir::LogicalResult FunctionBuilder::emitFor(const ForStmt *stmt) {
   if (mlir::failed(upper))
     return mlir::failure();
   mlir::Type ivType = lower->getType();
+  // i <= n runs to n + 1, which overflows only where the C++ loop's own
+  // ++i would.
   if (counted->inclusive)
-    upper =
-        mlir::arith::AddIOp::create(b, loc, *upper, constantInt(ivType, 1, loc))
-            .getResult();
+    upper = mlir::arith::AddIOp::create(
+                b, loc, *upper, constantInt(ivType, 1, loc),
+                mlir::arith::IntegerOverflowFlagsAttr::get(
+                    b.getContext(), mlir::arith::IntegerOverflowFlags::nsw))
+                .getResult();
   mlir::Value step = constantInt(ivType, counted->step, loc);
 
   // continue skips the rest of the body; the flag lives for one iteration.

@@ -76,6 +76,12 @@ bool ModuleBuilder::isArrayType(QualType type) {
   return ns && ns->getName() == "ksc" && ns->getParent()->isTranslationUnit();
 }
 
+bool ModuleBuilder::isUnsigned32(QualType type) {
+  const auto *builtin =
+      type.getNonReferenceType().getCanonicalType()->getAs<BuiltinType>();
+  return builtin && builtin->getKind() == BuiltinType::UInt;
+}
+
 bool ModuleBuilder::isPreludeDecl(const Decl *decl) const {
   const DeclContext *ctx = decl->getDeclContext();
   while (ctx && !isa<NamespaceDecl>(ctx) && !ctx->isTranslationUnit())
@@ -117,6 +123,8 @@ ModuleBuilder::convertType(QualType type, SourceLocation at, StringRef what) {
     case BuiltinType::Bool:
       return mlir::Type(builder.getI1Type());
     case BuiltinType::Int:
+    // uint32_t: a signless i32 too; the operations say it is unsigned.
+    case BuiltinType::UInt:
       return mlir::Type(builder.getI32Type());
     case BuiltinType::Long:
     case BuiltinType::LongLong:
@@ -140,6 +148,11 @@ ModuleBuilder::convertType(QualType type, SourceLocation at, StringRef what) {
         convertType(element.getUnqualifiedType(), at, "the array element");
     if (mlir::failed(elementType))
       return mlir::failure();
+    // Arrays of uint32_t keep it in their element type (for emitted code
+    // and ksc-run); their elements are read and written as i32.
+    if (isUnsigned32(element))
+      elementType = mlir::Type(mlir::IntegerType::get(
+          &context, 32, mlir::IntegerType::Unsigned));
     if (!ks::ArrayType::isValidElementType(*elementType)) {
       error(at, "arrays of '" + spell(element) +
                     "' are not supported; use a multi-dimensional "
@@ -170,8 +183,16 @@ ModuleBuilder::convertType(QualType type, SourceLocation at, StringRef what) {
               "device function instead");
     return mlir::failure();
   }
-  if (canonical->isUnsignedIntegerType() && !canonical->isBooleanType())
-    reason = "unsigned types are not supported yet; convert to int or int64_t";
+  constexpr llvm::StringLiteral types =
+      "the kernel language has float, double, int, uint32_t, int64_t, bool "
+      "and array<T>";
+  if (canonical->isUnsignedIntegerType() && !canonical->isBooleanType() &&
+      ast.getTypeSize(canonical) > 32)
+    reason = "64-bit unsigned integers are not supported; use int64_t, or "
+             "uint32_t for values below 2^32";
+  else if (canonical->isUnsignedIntegerType() && !canonical->isBooleanType())
+    reason = "the only unsigned type of the kernel language is uint32_t; "
+             "use uint32_t (or int)";
   else if (canonical->isUnionType())
     reason = "unions are not supported; use separate variables";
   else if (canonical->isRecordType())
@@ -182,14 +203,11 @@ ModuleBuilder::convertType(QualType type, SourceLocation at, StringRef what) {
   else if (canonical->isArrayType())
     reason = "C arrays are not supported; use array<T> parameters";
   else if (canonical->isRealFloatingType())
-    reason = "the kernel language has float, double, int, int64_t, bool "
-             "and array<T>; use float or double";
+    reason = (types + "; use float or double").str();
   else if (canonical->isIntegerType())
-    reason = "the kernel language has float, double, int, int64_t, bool "
-             "and array<T>; use int or int64_t";
+    reason = (types + "; use int or int64_t").str();
   else
-    reason = "the kernel language has float, double, int, int64_t, bool "
-             "and array<T>";
+    reason = types.str();
   std::string spelled = "'" + spell(type) + "'";
   // Internal typedefs (`__size_t` from sizeof) say little on their own.
   if (StringRef(spell(type)).starts_with("__") &&
@@ -408,6 +426,8 @@ std::string ModuleBuilder::templateArgumentsSuffix(const FunctionDecl *spec) {
                 : vector.getRank() == 2 ? "mat" + n + n
                                         : "vec" + n) +
                (element.isF64() ? "d" : element.isInteger(32) ? "i" : "");
+      } else if (isUnsigned32(type)) {
+        text = "uint32_t"; // not "unsigned int", as Clang spells it
       } else {
         text = spell(type);
       }
@@ -606,9 +626,20 @@ void ModuleBuilder::declareFunction(const FunctionDecl *decl,
     op = ks::KernelOp::create(builder, location, symbol, type, argNames);
   else
     op = ks::FuncOp::create(builder, location, symbol, type, argNames);
+  auto function = cast<mlir::FunctionOpInterface>(op);
   for (unsigned index : inoutArgs)
-    cast<mlir::FunctionOpInterface>(op).setArgAttr(index, ks::kInoutAttr,
-                                                   builder.getUnitAttr());
+    function.setArgAttr(index, ks::kInoutAttr, builder.getUnitAttr());
+  // uint32_t parameters and results (an in-out one in both places).
+  for (auto [index, param] : llvm::enumerate(decl->parameters()))
+    if (isUnsigned32(param->getType()))
+      function.setArgAttr(index, ks::kUnsignedAttr, builder.getUnitAttr());
+  unsigned direct = results.size() - inoutArgs.size();
+  if (direct == 1 && isUnsigned32(returnType))
+    function.setResultAttr(0, ks::kUnsignedAttr, builder.getUnitAttr());
+  for (auto [k, index] : llvm::enumerate(inoutArgs))
+    if (isUnsigned32(decl->getParamDecl(index)->getType()))
+      function.setResultAttr(direct + k, ks::kUnsignedAttr,
+                             builder.getUnitAttr());
   // Argument locations carry the parameters' names and positions.
   for (auto [arg, param] :
        llvm::zip(op->getRegion(0).getArguments(), decl->parameters()))

@@ -25,6 +25,17 @@ namespace arith = mlir::arith;
 // Operators
 //===----------------------------------------------------------------------===//
 
+/// `overflow<nsw>` for the integer arithmetic of a signed type, where C++
+/// makes overflow undefined; none for unsigned types, whose arithmetic wraps
+/// (and for which the IR's plain operations are exactly right).
+static arith::IntegerOverflowFlagsAttr overflowFlags(mlir::OpBuilder &b,
+                                                     QualType type) {
+  return arith::IntegerOverflowFlagsAttr::get(
+      b.getContext(), type->isSignedIntegerType()
+                          ? arith::IntegerOverflowFlags::nsw
+                          : arith::IntegerOverflowFlags::none);
+}
+
 mlir::FailureOr<mlir::Value>
 FunctionBuilder::emitUnary(const UnaryOperator *expr) {
   mlir::Location loc = mb.loc(expr->getExprLoc());
@@ -38,7 +49,8 @@ FunctionBuilder::emitUnary(const UnaryOperator *expr) {
       return mlir::failure();
     if (isa<mlir::FloatType>(value->getType()))
       return arith::NegFOp::create(b, loc, *value).getResult();
-    return arith::SubIOp::create(b, loc, zero(value->getType(), loc), *value)
+    return arith::SubIOp::create(b, loc, zero(value->getType(), loc), *value,
+                                 overflowFlags(b, expr->getType()))
         .getResult();
   }
   case UO_Not:
@@ -75,12 +87,14 @@ FunctionBuilder::emitUnary(const UnaryOperator *expr) {
             ? arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 1.0))
                   .getResult()
             : constantInt(type, 1, loc);
+    arith::IntegerOverflowFlagsAttr flags = overflowFlags(b, sub->getType());
     auto apply = [&](mlir::Value old) -> mlir::Value {
       if (isa<mlir::FloatType>(type))
         return increment ? arith::AddFOp::create(b, loc, old, one).getResult()
                          : arith::SubFOp::create(b, loc, old, one).getResult();
-      return increment ? arith::AddIOp::create(b, loc, old, one).getResult()
-                       : arith::SubIOp::create(b, loc, old, one).getResult();
+      return increment
+                 ? arith::AddIOp::create(b, loc, old, one, flags).getResult()
+                 : arith::SubIOp::create(b, loc, old, one, flags).getResult();
     };
     // ++ and -- on an array element are atomic, as `a[i] += 1` is (not on
     // a component of one, `a[i].x++`).
@@ -125,7 +139,9 @@ FunctionBuilder::emitArithmetic(BinaryOperatorKind op, mlir::Value lhs,
   switch (op) {
   case BO_Mul:
     return isFloat ? arith::MulFOp::create(b, loc, lhs, rhs).getResult()
-                   : arith::MulIOp::create(b, loc, lhs, rhs).getResult();
+                   : arith::MulIOp::create(b, loc, lhs, rhs,
+                                           overflowFlags(b, type))
+                         .getResult();
   case BO_Div:
     if (isFloat)
       return arith::DivFOp::create(b, loc, lhs, rhs).getResult();
@@ -136,10 +152,14 @@ FunctionBuilder::emitArithmetic(BinaryOperatorKind op, mlir::Value lhs,
                     : arith::RemUIOp::create(b, loc, lhs, rhs).getResult();
   case BO_Add:
     return isFloat ? arith::AddFOp::create(b, loc, lhs, rhs).getResult()
-                   : arith::AddIOp::create(b, loc, lhs, rhs).getResult();
+                   : arith::AddIOp::create(b, loc, lhs, rhs,
+                                           overflowFlags(b, type))
+                         .getResult();
   case BO_Sub:
     return isFloat ? arith::SubFOp::create(b, loc, lhs, rhs).getResult()
-                   : arith::SubIOp::create(b, loc, lhs, rhs).getResult();
+                   : arith::SubIOp::create(b, loc, lhs, rhs,
+                                           overflowFlags(b, type))
+                         .getResult();
   case BO_Shl:
   case BO_Shr: {
     // The shift amount keeps its own type in C++.
@@ -317,9 +337,10 @@ FunctionBuilder::emitAtomicCompound(const CompoundAssignOperator *expr,
     mlir::Type irType =
         cast<ks::ArrayType>(element.array.getType()).getElementType();
     std::string type = irType.isF32()         ? "float"
-                       : irType.isF64()       ? "double"
-                       : irType.isInteger(32) ? "int"
-                                              : "int64_t";
+                       : irType.isF64()               ? "double"
+                       : irType.isUnsignedInteger(32) ? "uint32_t"
+                       : irType.isInteger(32)         ? "int"
+                                                      : "int64_t";
     std::string example =
         type == "float" ? "float(v), or a literal such as 1.0f" : type + "(v)";
     mb.error(expr->getOperatorLoc(),

@@ -42,7 +42,46 @@ FunctionBuilder::exprError(const Expr *expr, const llvm::Twine &message) {
   return mlir::failure();
 }
 
+/// The names of the uint32_t variables of `decl` (parameters and locals,
+/// and `result` for a uint32_t result), less those that also name an int:
+/// the emitter declares the values named after them uint32_t.
+static mlir::ArrayAttr unsignedNames(mlir::Builder &b,
+                                     const FunctionDecl *decl) {
+  llvm::StringSet<> unsignedVars, signedVars;
+  auto add = [&](StringRef name, QualType type) {
+    type = type.getNonReferenceType().getCanonicalType();
+    if (ModuleBuilder::isUnsigned32(type))
+      unsignedVars.insert(name);
+    else if (type->isSpecificBuiltinType(BuiltinType::Int))
+      signedVars.insert(name);
+  };
+  for (const ParmVarDecl *param : decl->parameters())
+    add(param->getName(), param->getType());
+  add("result", decl->getReturnType());
+  std::function<void(const Stmt *)> walk = [&](const Stmt *stmt) {
+    if (!stmt)
+      return;
+    if (auto *declStmt = dyn_cast<DeclStmt>(stmt))
+      for (const Decl *d : declStmt->decls())
+        if (auto *var = dyn_cast<VarDecl>(d))
+          add(var->getName(), var->getType());
+    for (const Stmt *child : stmt->children())
+      walk(child);
+  };
+  walk(decl->getBody());
+  llvm::SmallVector<StringRef> names;
+  for (const auto &entry : unsignedVars)
+    if (!signedVars.contains(entry.getKey()))
+      names.push_back(entry.getKey());
+  if (names.empty())
+    return nullptr;
+  llvm::sort(names);
+  return b.getStrArrayAttr(names);
+}
+
 mlir::LogicalResult FunctionBuilder::build() {
+  if (mlir::ArrayAttr names = unsignedNames(b, decl))
+    function->setAttr(kUnsignedNamesAttr, names);
   mlir::Block &entry = function->getRegion(0).front();
   b.setInsertionPointToStart(&entry);
   for (auto [param, arg] : llvm::zip(decl->parameters(), entry.getArguments()))

@@ -207,10 +207,15 @@ private:
                  "2";
       else if (ksc::frontend::getAtomicBuiltinKind(name))
         advice = name + "(a, i, ..., v) takes an array<T> of float, double, "
-                        "int or int64_t, one index per dimension of the "
-                        "array, and the value; not an array<const T>, whose "
-                        "elements are read-only (declare it array<T>), nor "
-                        "an array<bool>";
+                        "int, uint32_t or int64_t, one index per dimension of "
+                        "the array, and the value; not an array<const T>, "
+                        "whose elements are read-only (declare it array<T>), "
+                        "nor an array<bool>";
+      else if (ksc::frontend::isRandomBuiltin(name))
+        advice = "rand_init takes an int seed (and an int offset); randi, "
+                 "randf and randn take the state as a uint32_t variable they "
+                 "advance (uint32_t s = rand_init(seed); float r = randf(s);), "
+                 "then int or float bounds";
       else if (ksc::frontend::isBuiltin(name))
         advice = "the builtins take arguments of one type (float, double, "
                  "and for some int or int64_t); write literals of that type "

@@ -28,6 +28,8 @@ StringRef runner::getScalarName(Scalar scalar) {
     return "bool";
   case Scalar::I32:
     return "int";
+  case Scalar::U32:
+    return "uint32_t";
   case Scalar::I64:
     return "int64_t";
   }
@@ -38,6 +40,7 @@ size_t runner::getScalarSize(Scalar scalar) {
   switch (scalar) {
   case Scalar::F32:
   case Scalar::I32:
+  case Scalar::U32:
     return 4;
   case Scalar::F64:
   case Scalar::I64:
@@ -48,7 +51,9 @@ size_t runner::getScalarSize(Scalar scalar) {
   llvm_unreachable("unknown scalar");
 }
 
-static std::optional<Scalar> toScalar(mlir::Type type) {
+/// The scalar of `type`; an i32 is a uint32_t if `isUnsigned` (a parameter
+/// marked ks.unsigned).
+static std::optional<Scalar> toScalar(mlir::Type type, bool isUnsigned) {
   if (type.isF32())
     return Scalar::F32;
   if (type.isF64())
@@ -56,7 +61,9 @@ static std::optional<Scalar> toScalar(mlir::Type type) {
   if (type.isSignlessInteger(1))
     return Scalar::I1;
   if (type.isSignlessInteger(32))
-    return Scalar::I32;
+    return isUnsigned ? Scalar::U32 : Scalar::I32;
+  if (type.isUnsignedInteger(32))
+    return Scalar::U32;
   if (type.isSignlessInteger(64))
     return Scalar::I64;
   return std::nullopt;
@@ -129,7 +136,8 @@ Expected<Signature> runner::getSignature(ks::KernelOp kernel) {
       llvm::append_range(param.components, vector.getShape());
       scalarType = vector.getElementType();
     }
-    std::optional<Scalar> scalar = toScalar(scalarType);
+    std::optional<Scalar> scalar =
+        toScalar(scalarType, ks::isUnsignedArg(kernel, index));
     if (!scalar)
       return createStringError(inconvertibleErrorCode(),
                                "kernel '%s': cannot pass argument '%s'",
@@ -226,6 +234,7 @@ static Error appendScalar(const Param &param, const json::Value &value,
     return Error::success();
   }
   case Scalar::I32:
+  case Scalar::U32:
   case Scalar::I64: {
     std::optional<int64_t> n = value.getAsInteger();
     if (!n) {
@@ -239,6 +248,10 @@ static Error appendScalar(const Param &param, const json::Value &value,
       if (*n < INT32_MIN || *n > INT32_MAX)
         return fail("a 32-bit integer");
       append(bytes, static_cast<int32_t>(*n));
+    } else if (param.scalar == Scalar::U32) {
+      if (*n < 0 || *n > UINT32_MAX)
+        return fail("an unsigned 32-bit integer (0 to 4294967295)");
+      append(bytes, static_cast<uint32_t>(*n));
     } else {
       append(bytes, *n);
     }
@@ -444,6 +457,10 @@ static Error readRandom(const Param &param, const json::Object &spec,
       param.scalar != Scalar::F64)
     return argError(param, "normal random inputs need a float or double "
                            "array");
+  // Integers are floor(low + (high - low) * u), in [low, high).
+  if (param.scalar == Scalar::U32 && (*low < 0 || *high > 4294967296.0))
+    return argError(param, "uniform random uint32_t inputs need 0 <= low "
+                           "and high <= 4294967296");
 
   SplitMix64 rng(static_cast<uint64_t>(*seed));
   // Every component of every element.
@@ -466,6 +483,9 @@ static Error readRandom(const Param &param, const json::Object &spec,
       break;
     case Scalar::I32:
       append(arg.bytes, static_cast<int32_t>(std::floor(u)));
+      break;
+    case Scalar::U32:
+      append(arg.bytes, static_cast<uint32_t>(std::floor(u)));
       break;
     case Scalar::I64:
       append(arg.bytes, static_cast<int64_t>(std::floor(u)));
@@ -554,6 +574,12 @@ static void writeElement(raw_ostream &os, Scalar scalar, const uint8_t *p) {
   }
   case Scalar::I32: {
     int32_t v;
+    std::memcpy(&v, p, sizeof(v));
+    os << v;
+    return;
+  }
+  case Scalar::U32: {
+    uint32_t v;
     std::memcpy(&v, p, sizeof(v));
     os << v;
     return;

@@ -46,7 +46,8 @@ TEST_F(ArrayTypeTest, PrintsConstAndRank) {
 
 TEST_F(ArrayTypeTest, ParsesWhatItPrints) {
   for (const char *text : {"!ks.array<f64>", "!ks.array<const f32>",
-                           "!ks.array<i1, 3>", "!ks.array<const i64, 4>"}) {
+                           "!ks.array<i1, 3>", "!ks.array<const i64, 4>",
+                           "!ks.array<ui32>"}) {
     Type type = parseType(text, &context);
     ASSERT_TRUE(type) << text;
     EXPECT_EQ(print(type), text);
@@ -69,7 +70,23 @@ TEST_F(ArrayTypeTest, ValidElementTypes) {
   EXPECT_TRUE(ArrayType::isValidElementType(IntegerType::get(&context, 1)));
   EXPECT_TRUE(ArrayType::isValidElementType(IntegerType::get(&context, 64)));
   EXPECT_FALSE(ArrayType::isValidElementType(IntegerType::get(&context, 16)));
-  EXPECT_FALSE(ArrayType::isValidElementType(
+  // uint32_t is ui32; other unsigned and signed widths are not arrays of
+  // the kernel language.
+  EXPECT_TRUE(ArrayType::isValidElementType(
       IntegerType::get(&context, 32, IntegerType::Unsigned)));
+  EXPECT_FALSE(ArrayType::isValidElementType(
+      IntegerType::get(&context, 64, IntegerType::Unsigned)));
+  EXPECT_FALSE(ArrayType::isValidElementType(
+      IntegerType::get(&context, 32, IntegerType::Signed)));
   EXPECT_FALSE(ArrayType::isValidElementType(Float16Type::get(&context)));
+}
+
+TEST_F(ArrayTypeTest, ValuesAreSignless) {
+  auto i32 = IntegerType::get(&context, 32);
+  auto ui32 = IntegerType::get(&context, 32, IntegerType::Unsigned);
+  EXPECT_EQ(ArrayType::get(ui32).getValueType(), i32);
+  EXPECT_EQ(ArrayType::get(i32).getValueType(), i32);
+  EXPECT_EQ(ArrayType::get(Float32Type::get(&context)).getValueType(),
+            Float32Type::get(&context));
+  EXPECT_EQ(print(ArrayType::get(ui32, 2, true)), "!ks.array<const ui32, 2>");
 }

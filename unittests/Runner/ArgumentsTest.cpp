@@ -160,3 +160,34 @@ TEST(ArgumentsTest, WritesArraysWithShortestRoundTripNumbers) {
                   "  \"i\": [-7]\n"
                   "}\n");
 }
+
+TEST(ArgumentsTest, ReadsAndWritesUnsignedIntegers) {
+  Signature sig;
+  sig.kernel = "k";
+  sig.params = {scalar("seed", Scalar::U32), array("h", Scalar::U32)};
+  std::vector<Argument> args;
+  ASSERT_EQ(parse(sig, R"({"seed": 4294967295, "h": [0, 2147483648, 7.0]})",
+                  &args),
+            "");
+  EXPECT_EQ(element<uint32_t>(args[0], 0), 4294967295u);
+  EXPECT_EQ(element<uint32_t>(args[1], 1), 2147483648u);
+  EXPECT_EQ(element<uint32_t>(args[1], 2), 7u);
+  std::string text;
+  raw_string_ostream os(text);
+  writeArrays(os, args);
+  EXPECT_EQ(text, "{\n  \"h\": [0, 2147483648, 7]\n}\n");
+
+  // The range is [0, 2^32), checked where the value is.
+  EXPECT_EQ(parse(sig, R"({"seed": -1, "h": []})"),
+            "argument 'seed' (uint32_t): expected an unsigned 32-bit "
+            "integer (0 to 4294967295), got -1");
+  EXPECT_EQ(parse(sig, R"({"seed": 1, "h": [1, 4294967296]})"),
+            "argument 'h' (array<uint32_t>): element 1: expected an "
+            "unsigned 32-bit integer (0 to 4294967295), got 4294967296");
+  EXPECT_EQ(parse(sig, R"({"seed": 0.5, "h": []})"),
+            "argument 'seed' (uint32_t): expected an integer, got 0.5");
+  EXPECT_EQ(parse(sig, R"({"seed": 1, "h": {"random": "uniform",
+                      "shape": [2], "low": -1}})"),
+            "argument 'h' (array<uint32_t>): uniform random uint32_t inputs "
+            "need 0 <= low and high <= 4294967296");
+}

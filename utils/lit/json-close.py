@@ -6,6 +6,7 @@ ksc (by hand or with Python) and may differ from what the compiled kernel
 produces in the last bits (a different libm, a fused multiply-add).
 
     ksc-run ... | json-close.py --expect '{"y": [2.5, 4.5]}' [--rtol R] [--atol A]
+    ksc-run ... | json-close.py --expect-file EXPECTED.json ...
 
 Every key of the expected object must be in the actual one (extra keys are
 ignored), lists must have the same shape, and each number must satisfy
@@ -17,6 +18,7 @@ mismatch.
 import argparse
 import json
 import math
+import struct
 import sys
 
 
@@ -26,15 +28,25 @@ def as_number(value):
     return value
 
 
-def compare(actual, expected, path, rtol, atol):
+def to_float32(value):
+    """A JSON number that is not an integer, rounded to float32."""
+    if isinstance(value, float) and math.isfinite(value):
+        return struct.unpack("f", struct.pack("f", value))[0]
+    return value
+
+
+def compare(actual, expected, path, rtol, atol, float32=False):
     actual, expected = as_number(actual), as_number(expected)
+    if float32:
+        actual, expected = to_float32(actual), to_float32(expected)
     if isinstance(expected, dict):
         if not isinstance(actual, dict):
             return "%s: expected an object, got %r" % (path, actual)
         for key, value in expected.items():
             if key not in actual:
                 return "%s: missing key %r" % (path, key)
-            error = compare(actual[key], value, "%s.%s" % (path, key), rtol, atol)
+            error = compare(actual[key], value, "%s.%s" % (path, key), rtol,
+                            atol, float32)
             if error:
                 return error
         return None
@@ -42,7 +54,7 @@ def compare(actual, expected, path, rtol, atol):
         if not isinstance(actual, list) or len(actual) != len(expected):
             return "%s: expected a list of %d, got %r" % (path, len(expected), actual)
         for i, (a, e) in enumerate(zip(actual, expected)):
-            error = compare(a, e, "%s[%d]" % (path, i), rtol, atol)
+            error = compare(a, e, "%s[%d]" % (path, i), rtol, atol, float32)
             if error:
                 return error
         return None
@@ -72,10 +84,17 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("actual", nargs="?", default="-",
                         help="JSON file to check (default: stdin)")
-    parser.add_argument("--expect", required=True,
-                        help="the expected JSON (an object)")
+    expect = parser.add_mutually_exclusive_group(required=True)
+    expect.add_argument("--expect", help="the expected JSON (an object)")
+    expect.add_argument("--expect-file",
+                        help="a file holding the expected JSON")
     parser.add_argument("--rtol", type=float, default=1e-6)
     parser.add_argument("--atol", type=float, default=0.0)
+    parser.add_argument("--float32", action="store_true",
+                        help="compare non-integer numbers as float32 values: "
+                             "the shortest decimal that ksc-run prints for a "
+                             "float and the exact float32 value in the "
+                             "expected JSON then compare equal (rtol 0)")
     args = parser.parse_args()
     text = sys.stdin.read() if args.actual == "-" else open(args.actual).read()
     try:
@@ -83,7 +102,10 @@ def main():
     except ValueError as e:
         print("json-close: the input is not JSON (%s):\n%s" % (e, text))
         return 1
-    error = compare(actual, json.loads(args.expect), "$", args.rtol, args.atol)
+    expected = (open(args.expect_file).read() if args.expect_file
+                else args.expect)
+    error = compare(actual, json.loads(expected), "$", args.rtol, args.atol,
+                    args.float32)
     if error:
         print("json-close: mismatch at " + error)
         return 1

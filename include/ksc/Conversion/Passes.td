@@ -28,9 +28,12 @@ def ConvertKsToCpu : Pass<"convert-ks-to-cpu", "::mlir::ModuleOp"> {
       also compute the flat index). It carries `ks.launch_of = "k"` so that
       emitters can give it a C entry point.
 
-    Argument names move into `ks.name` argument attributes. `ks.load`,
-    `ks.store`, `ks.atomic_rmw`, `ks.dim` and `ks.check_bounds` stay as they
-    are.
+    Argument names move into `ks.name` argument attributes; the `ks.inout`
+    and `ks.unsigned` argument and result attributes and the
+    `ks.unsigned_names` of kernels and functions are kept (the launcher's
+    arguments get `ks.unsigned` too). `ks.load`, `ks.store`,
+    `ks.atomic_rmw`, `ks.dim`, `ks.check_bounds` and the random-number
+    operations stay as they are.
 
     ```mlir
     ks.kernel @fill(%v: f32, %y: !ks.array<f32>) {

@@ -31,7 +31,7 @@ class KernelOp;
 namespace ksc::runner {
 
 /// The scalar types of the kernel language, as ksc-run stores them.
-enum class Scalar { F32, F64, I1, I32, I64 };
+enum class Scalar { F32, F64, I1, I32, U32, I64 };
 
 llvm::StringRef getScalarName(Scalar scalar); // "float", "int", ...
 size_t getScalarSize(Scalar scalar);

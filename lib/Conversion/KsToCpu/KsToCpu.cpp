@@ -40,9 +40,13 @@ static func::FuncOp createFunction(ConversionPatternRewriter &rewriter, OpT op,
   for (unsigned i = 0, e = op.getFunctionType().getNumInputs(); i < e; ++i) {
     if (StringRef argName = op.getArgName(i); !argName.empty())
       func.setArgAttr(i + offset, kNameAttr, rewriter.getStringAttr(argName));
-    if (Attribute inout = op.getArgAttr(i, ks::kInoutAttr))
-      func.setArgAttr(i + offset, ks::kInoutAttr, inout);
+    for (StringRef attr : {ks::kInoutAttr, ks::kUnsignedAttr})
+      if (Attribute value = op.getArgAttr(i, attr))
+        func.setArgAttr(i + offset, attr, value);
   }
+  for (unsigned i = 0, e = op.getFunctionType().getNumResults(); i < e; ++i)
+    if (Attribute value = op.getResultAttr(i, ks::kUnsignedAttr))
+      func.setResultAttr(i, ks::kUnsignedAttr, value);
   return func;
 }
 
@@ -55,6 +59,8 @@ struct FuncOpLowering : public OpConversionPattern<ks::FuncOp> {
     func::FuncOp func =
         createFunction(rewriter, op, op.getSymName(), op.getFunctionType());
     func.setPrivate();
+    if (Attribute names = op->getAttr(kUnsignedNamesAttr))
+      func->setAttr(kUnsignedNamesAttr, names);
     rewriter.inlineRegionBefore(op.getBody(), func.getBody(), func.end());
     rewriter.eraseOp(op);
     return success();
@@ -121,10 +127,15 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
     for (auto [index, kind] : llvm::enumerate(kinds))
       thread.setArgAttr(index, kNameAttr,
                         rewriter.getStringAttr(nameOf[kind + 1]));
-    for (unsigned i = 0, e = kernelType.getNumInputs(); i < e; ++i)
+    for (unsigned i = 0, e = kernelType.getNumInputs(); i < e; ++i) {
       if (StringRef argName = kernel.getArgName(i); !argName.empty())
         thread.setArgAttr(i + kinds.size(), kNameAttr,
                           rewriter.getStringAttr(argName));
+      if (Attribute value = kernel.getArgAttr(i, ks::kUnsignedAttr))
+        thread.setArgAttr(i + kinds.size(), ks::kUnsignedAttr, value);
+    }
+    if (Attribute names = kernel->getAttr(kUnsignedNamesAttr))
+      thread->setAttr(kUnsignedNamesAttr, names);
     rewriter.inlineRegionBefore(kernel.getBody(), thread.getBody(),
                                 thread.end());
     TypeConverter::SignatureConversion signature(kernelType.getNumInputs());
@@ -182,14 +193,17 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
           args.push_back(coords[kind]);
           continue;
         }
-        // tid() = (x * Y + y) * Z + z.
+        // tid() = (x * Y + y) * Z + z, which fits an int (the launch
+        // entry points check the number of threads): no signed wrap.
+        auto nsw = arith::IntegerOverflowFlagsAttr::get(
+            ctx, arith::IntegerOverflowFlags::nsw);
         Value flat =
-            arith::MulIOp::create(rewriter, loc, coords[0], extent(1));
-        flat = arith::AddIOp::create(rewriter, loc, flat, coords[1]);
-        flat = arith::MulIOp::create(rewriter, loc, flat, extent(2));
+            arith::MulIOp::create(rewriter, loc, coords[0], extent(1), nsw);
+        flat = arith::AddIOp::create(rewriter, loc, flat, coords[1], nsw);
+        flat = arith::MulIOp::create(rewriter, loc, flat, extent(2), nsw);
         flat = arith::AddIOp::create(
             rewriter, NameLoc::get(rewriter.getStringAttr(nameOf[0]), loc),
-            flat, coords[2]);
+            flat, coords[2], nsw);
         args.push_back(flat);
       }
     }
@@ -248,7 +262,8 @@ struct ConvertKsToCpu : public ksc::impl::ConvertKsToCpuBase<ConvertKsToCpu> {
                            math::MathDialect, scf::SCFDialect>();
     target.addLegalOp<ModuleOp, ks::LoadOp, ks::StoreOp, ks::AtomicRMWOp,
                       ks::DimOp, ks::CheckBoundsOp, ks::AsConstOp,
-                      ks::GridExtentOp, ks::GridSizeOp>();
+                      ks::GridExtentOp, ks::GridSizeOp, ks::RandInitOp,
+                      ks::RandIOp, ks::RandFOp, ks::RandNOp>();
     target.addIllegalOp<ks::KernelOp, ks::FuncOp, ks::ReturnOp, ks::CallOp,
                         ks::TidOp>();
     RewritePatternSet patterns(&getContext());

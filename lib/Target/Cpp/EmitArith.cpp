@@ -32,6 +32,9 @@ FailureOr<std::string> Emitter::typeName(Type type, Location loc) {
     return std::string("bool");
   if (type.isSignlessInteger(32))
     return std::string("int");
+  // The C++ type of uint32_t variables, and array<uint32_t>'s elements.
+  if (type.isUnsignedInteger(32))
+    return std::string("uint32_t");
   if (auto intType = dyn_cast<IntegerType>(type);
       intType && intType.isSignless() &&
       llvm::is_contained({8u, 16u, 64u}, intType.getWidth()))
@@ -91,7 +94,8 @@ static std::string floatLiteral(T value, StringRef typeName, StringRef suffix) {
   return text + suffix.str();
 }
 
-FailureOr<Expr> Emitter::literal(Attribute value, Location loc) {
+FailureOr<Expr> Emitter::literal(Attribute value, Location loc,
+                                 bool asUnsigned) {
   if (auto intAttr = dyn_cast<IntegerAttr>(value)) {
     auto type = dyn_cast<IntegerType>(intAttr.getType());
     if (!type)
@@ -99,6 +103,11 @@ FailureOr<Expr> Emitter::literal(Attribute value, Location loc) {
     if (type.getWidth() == 1)
       return Expr(intAttr.getValue().isZero() ? "false" : "true", kPrimary);
     APInt v = intAttr.getValue();
+    if (asUnsigned && type.getWidth() == 32) {
+      Expr result(std::to_string(v.getZExtValue()) + "u", kPrimary);
+      result.isUnsigned = true;
+      return result;
+    }
     // The most negative value has no literal: -2147483648 is -(2147483648),
     // which does not fit.
     bool noLiteral = v.isMinSignedValue() && type.getWidth() > 8;
@@ -128,14 +137,6 @@ FailureOr<Expr> Emitter::literal(Attribute value, Location loc) {
   return emitError(loc) << "cannot emit constant " << value << " as C++";
 }
 
-/// `type(expr)`: a functional cast.
-static Expr castTo(StringRef type, const Expr &expr) {
-  Expr result(type.str() + "(" + Emitter::operand(expr, kAssign) + ")",
-              kPostfix);
-  result.merge(expr);
-  return result;
-}
-
 //===----------------------------------------------------------------------===//
 // arith
 //===----------------------------------------------------------------------===//
@@ -148,21 +149,58 @@ static bool isConstantInt(Value value, int64_t expected) {
                               : v.getSExtValue() == expected;
 }
 
+std::pair<Expr, Expr> Emitter::comparisonOperands(Operation *op) {
+  auto cmp = cast<arith::CmpIOp>(op);
+  using P = arith::CmpIPredicate;
+  Value lhs = cmp.getLhs(), rhs = cmp.getRhs();
+  P predicate = cmp.getPredicate();
+  bool unsignedPredicate = llvm::is_contained({P::ult, P::ule, P::ugt, P::uge},
+                                              predicate);
+  if (lhs.getType().isSignlessInteger(32)) {
+    // Equality holds in either type: in uint32_t if an operand is one.
+    bool u = unsignedPredicate;
+    if (predicate == P::eq || predicate == P::ne)
+      u = llvm::any_of(ValueRange{lhs, rhs}, [&](Value v) {
+        return !matchPattern(v, m_Constant()) && valueExpr(v).isUnsigned;
+      });
+    return {operandAs(lhs, u), operandAs(rhs, u)};
+  }
+  if (unsignedPredicate && !lhs.getType().isSignlessInteger(1)) {
+    std::string utype = unsignedName(lhs.getType());
+    return {castTo(utype, valueExpr(lhs)), castTo(utype, valueExpr(rhs))};
+  }
+  return {valueExpr(lhs), valueExpr(rhs)};
+}
+
 FailureOr<Expr> Emitter::buildArithExpr(Operation &op) {
   Location loc = op.getLoc();
-  Type resultType = op.getResult(0).getType();
+  Value result0 = op.getResult(0);
+  Type resultType = result0.getType();
   auto typeOf = [&](Type type) -> FailureOr<std::string> {
     return typeName(type, loc);
   };
-  // An operation on the unsigned view of its integer operands, converted
-  // back to the signed result type.
+  auto isBool = [&](Value v) { return v.getType().isSignlessInteger(1); };
+  auto isI32 = [&](Value v) { return v.getType().isSignlessInteger(32); };
+  auto withUnsigned = [](Expr expr, bool isUnsigned) {
+    expr.isUnsigned = isUnsigned;
+    return expr;
+  };
+  // An i32 operation done in uint32_t (`u`) or int: the operands converted,
+  // the result of that type.
+  auto i32Binary = [&](StringRef cppOp, int prec, Value lhs, Value rhs,
+                       bool u) {
+    return withUnsigned(binary(cppOp, prec, operandAs(lhs, u),
+                               operandAs(rhs, u)),
+                        u);
+  };
+  // An operation of another width on the unsigned view of its operands
+  // (`uint64_t(a) / uint64_t(b)`), converted back to the signed result
+  // type.
   auto unsignedBinary = [&](StringRef cppOp, int prec, Value lhs,
                             Value rhs) -> FailureOr<Expr> {
     std::string utype = unsignedName(lhs.getType());
-    Expr l = castTo(utype, valueExpr(lhs)), r = castTo(utype, valueExpr(rhs));
-    Expr result(l.text + " " + cppOp.str() + " " + r.text, prec);
-    result.merge(l);
-    result.merge(r);
+    Expr result = binary(cppOp, prec, castTo(utype, valueExpr(lhs)),
+                         castTo(utype, valueExpr(rhs)));
     if (resultType.isSignlessInteger(1))
       return result;
     FailureOr<std::string> type = typeOf(resultType);
@@ -170,23 +208,65 @@ FailureOr<Expr> Emitter::buildArithExpr(Operation &op) {
       return failure();
     return castTo(*type, result);
   };
-  auto isBool = [&](Value v) { return v.getType().isSignlessInteger(1); };
+  // +, - and *: signed without overflow (nsw), or wrapping, which C++ only
+  // has for unsigned types.
+  auto wrapping = [&](Operation *o, StringRef cppOp) -> FailureOr<Expr> {
+    Value lhs = o->getOperand(0), rhs = o->getOperand(1);
+    bool nsw =
+        cast<arith::ArithIntegerOverflowFlagsInterface>(o).hasNoSignedWrap();
+    bool negation = isa<arith::SubIOp>(o) && isConstantInt(lhs, 0);
+    // Vectors of ints: the runtime's component-wise operators.
+    if (isa<VectorType>(lhs.getType()))
+      return negation ? unary("-", rhs) : binary(cppOp, cppOp == "*" ? kMul : kAdd, lhs, rhs);
+    if (isI32(lhs)) {
+      if (negation)
+        return withUnsigned(unary("-", operandAs(rhs, !nsw)), !nsw);
+      return i32Binary(cppOp, cppOp == "*" ? kMul : kAdd, lhs, rhs, !nsw);
+    }
+    if (nsw) {
+      if (negation)
+        return unary("-", rhs);
+      return binary(cppOp, cppOp == "*" ? kMul : kAdd, lhs, rhs);
+    }
+    if (negation) {
+      FailureOr<std::string> type = typeOf(resultType);
+      if (failed(type))
+        return failure();
+      return castTo(*type,
+                    unary("-", castTo(unsignedName(resultType),
+                                      valueExpr(rhs))));
+    }
+    return unsignedBinary(cppOp, cppOp == "*" ? kMul : kAdd, lhs, rhs);
+  };
+  // Bitwise operations and shifts left work on either type: on uint32_t if
+  // the result is declared one or an operand is one.
+  auto bitwiseIsUnsigned = [&](ValueRange operands) {
+    return isUnsigned(result0) ||
+           llvm::any_of(operands, [&](Value v) {
+             return !matchPattern(v, m_Constant()) && valueExpr(v).isUnsigned;
+           });
+  };
+  // The type to convert an i32 result to (`int` or `uint32_t`).
+  auto resultTypeName = [&]() { return typeOf(cppType(result0)); };
 
   return llvm::TypeSwitch<Operation *, FailureOr<Expr>>(&op)
-      .Case([&](arith::ConstantOp c) { return literal(c.getValue(), loc); })
-      .Case<arith::AddFOp, arith::AddIOp>([&](auto o) -> FailureOr<Expr> {
+      .Case([&](arith::ConstantOp c) {
+        return literal(c.getValue(), loc, isUnsigned(result0));
+      })
+      .Case([&](arith::AddFOp o) {
+        return binary("+", kAdd, o.getLhs(), o.getRhs());
+      })
+      .Case([&](arith::AddIOp o) -> FailureOr<Expr> {
         if (isBool(o.getLhs()))
           return binary("!=", kEq, o.getLhs(), o.getRhs());
-        return binary("+", kAdd, o.getLhs(), o.getRhs());
+        return wrapping(o, "+");
       })
       .Case<arith::SubFOp>(
           [&](auto o) { return binary("-", kAdd, o.getLhs(), o.getRhs()); })
       .Case([&](arith::SubIOp o) -> FailureOr<Expr> {
         if (isBool(o.getLhs()))
           return binary("!=", kEq, o.getLhs(), o.getRhs());
-        if (isConstantInt(o.getLhs(), 0))
-          return unary("-", o.getRhs());
-        return binary("-", kAdd, o.getLhs(), o.getRhs());
+        return wrapping(o, "-");
       })
       .Case<arith::MulFOp, arith::MulIOp>([&](auto o) -> FailureOr<Expr> {
         if (isBool(o.getLhs()))
@@ -199,56 +279,84 @@ FailureOr<Expr> Emitter::buildArithExpr(Operation &op) {
             return binary("*", kMul, *s, valueExpr(o.getRhs()));
           return call("ksc::cw_mul", {o.getLhs(), o.getRhs()});
         }
+        if (isa<arith::MulIOp>(op))
+          return wrapping(&op, "*");
         return binary("*", kMul, o.getLhs(), o.getRhs());
       })
-      .Case<arith::DivFOp, arith::DivSIOp>([&](auto o) -> FailureOr<Expr> {
-        if (isa<VectorType>(resultType)) {
+      .Case<arith::DivFOp, arith::DivSIOp, arith::RemSIOp>(
+          [&](auto o) -> FailureOr<Expr> {
+        StringRef cppOp = isa<arith::RemSIOp>(op) ? "%" : "/";
+        // Vectors and matrices: divided by a scalar, or component-wise.
+        if (isa<VectorType>(resultType) && cppOp == "/") {
           if (std::optional<Expr> s = scalarOperand(o.getRhs()))
             return binary("/", kMul, valueExpr(o.getLhs()), *s);
           return call("ksc::cw_div", {o.getLhs(), o.getRhs()});
         }
-        return binary("/", kMul, o.getLhs(), o.getRhs());
+        if (isI32(o.getLhs()))
+          return i32Binary(cppOp, kMul, o.getLhs(), o.getRhs(), false);
+        return binary(cppOp, kMul, o.getLhs(), o.getRhs());
+      })
+      .Case<arith::DivUIOp, arith::RemUIOp>([&](auto o) -> FailureOr<Expr> {
+        StringRef cppOp = isa<arith::DivUIOp>(op) ? "/" : "%";
+        if (isI32(o.getLhs()))
+          return i32Binary(cppOp, kMul, o.getLhs(), o.getRhs(), true);
+        return unsignedBinary(cppOp, kMul, o.getLhs(), o.getRhs());
       })
       // A component index is used as the int it was.
       .Case([&](arith::IndexCastOp o) { return valueExpr(o.getIn()); })
-      .Case([&](arith::RemSIOp o) {
-        return binary("%", kMul, o.getLhs(), o.getRhs());
-      })
-      .Case([&](arith::DivUIOp o) {
-        return unsignedBinary("/", kMul, o.getLhs(), o.getRhs());
-      })
-      .Case([&](arith::RemUIOp o) {
-        return unsignedBinary("%", kMul, o.getLhs(), o.getRhs());
-      })
       .Case([&](arith::RemFOp o) {
         return call("std::fmod", {o.getLhs(), o.getRhs()});
       })
       .Case([&](arith::NegFOp o) { return unary("-", o.getOperand()); })
-      .Case([&](arith::AndIOp o) {
-        return isBool(o.getLhs())
-                   ? binary("&&", kLogAnd, o.getLhs(), o.getRhs())
-                   : binary("&", kBitAnd, o.getLhs(), o.getRhs());
-      })
-      .Case([&](arith::OrIOp o) {
-        return isBool(o.getLhs()) ? binary("||", kLogOr, o.getLhs(), o.getRhs())
-                                  : binary("|", kBitOr, o.getLhs(), o.getRhs());
+      .Case<arith::AndIOp, arith::OrIOp>([&](auto o) -> FailureOr<Expr> {
+        bool isAnd = isa<arith::AndIOp>(op);
+        if (isBool(o.getLhs()))
+          return isAnd ? binary("&&", kLogAnd, o.getLhs(), o.getRhs())
+                       : binary("||", kLogOr, o.getLhs(), o.getRhs());
+        StringRef cppOp = isAnd ? "&" : "|";
+        int prec = isAnd ? kBitAnd : kBitOr;
+        if (isI32(o.getLhs()))
+          return i32Binary(cppOp, prec, o.getLhs(), o.getRhs(),
+                           bitwiseIsUnsigned(o->getOperands()));
+        return binary(cppOp, prec, o.getLhs(), o.getRhs());
       })
       .Case([&](arith::XOrIOp o) -> FailureOr<Expr> {
+        bool u = isI32(o.getLhs()) && bitwiseIsUnsigned(o->getOperands());
         for (auto [a, b] : {std::pair(o.getLhs(), o.getRhs()),
                             std::pair(o.getRhs(), o.getLhs())})
-          if (isConstantInt(b, -1) || (isBool(a) && isConstantInt(b, 1)))
-            return unary(isBool(a) ? "!" : "~", a);
-        return isBool(o.getLhs())
-                   ? binary("!=", kEq, o.getLhs(), o.getRhs())
-                   : binary("^", kBitXor, o.getLhs(), o.getRhs());
+          if (isConstantInt(b, -1) || (isBool(a) && isConstantInt(b, 1))) {
+            if (isBool(a))
+              return unary("!", a);
+            return withUnsigned(unary("~", operandAs(a, u)), u);
+          }
+        if (isBool(o.getLhs()))
+          return binary("!=", kEq, o.getLhs(), o.getRhs());
+        if (isI32(o.getLhs()))
+          return i32Binary("^", kBitXor, o.getLhs(), o.getRhs(), u);
+        return binary("^", kBitXor, o.getLhs(), o.getRhs());
       })
-      .Case([&](arith::ShLIOp o) {
+      .Case([&](arith::ShLIOp o) -> FailureOr<Expr> {
+        // The shift amount keeps its type, as in C++.
+        if (isI32(o.getLhs())) {
+          bool u = bitwiseIsUnsigned(o.getLhs());
+          return withUnsigned(binary("<<", kShift, operandAs(o.getLhs(), u),
+                                     valueExpr(o.getRhs())),
+                              u);
+        }
         return binary("<<", kShift, o.getLhs(), o.getRhs());
       })
-      .Case([&](arith::ShRSIOp o) {
+      .Case([&](arith::ShRSIOp o) -> FailureOr<Expr> {
+        if (isI32(o.getLhs()))
+          return binary(">>", kShift, operandAs(o.getLhs(), false),
+                        valueExpr(o.getRhs()));
         return binary(">>", kShift, o.getLhs(), o.getRhs());
       })
-      .Case([&](arith::ShRUIOp o) {
+      .Case([&](arith::ShRUIOp o) -> FailureOr<Expr> {
+        // A logical shift: >> of an unsigned type.
+        if (isI32(o.getLhs()))
+          return withUnsigned(binary(">>", kShift, operandAs(o.getLhs(), true),
+                                     valueExpr(o.getRhs())),
+                              true);
         return unsignedBinary(">>", kShift, o.getLhs(), o.getRhs());
       })
       .Case([&](arith::CmpIOp o) -> FailureOr<Expr> {
@@ -264,27 +372,24 @@ FailureOr<Expr> Emitter::buildArithExpr(Operation &op) {
           return binary(op, kRel, unary("-", o.getLhs()),
                         unary("-", o.getRhs()));
         }
+        auto [lhs, rhs] = comparisonOperands(o);
         switch (o.getPredicate()) {
         case P::eq:
-          return binary("==", kEq, o.getLhs(), o.getRhs());
+          return binary("==", kEq, lhs, rhs);
         case P::ne:
-          return binary("!=", kEq, o.getLhs(), o.getRhs());
+          return binary("!=", kEq, lhs, rhs);
         case P::slt:
-          return binary("<", kRel, o.getLhs(), o.getRhs());
-        case P::sle:
-          return binary("<=", kRel, o.getLhs(), o.getRhs());
-        case P::sgt:
-          return binary(">", kRel, o.getLhs(), o.getRhs());
-        case P::sge:
-          return binary(">=", kRel, o.getLhs(), o.getRhs());
         case P::ult:
-          return unsignedBinary("<", kRel, o.getLhs(), o.getRhs());
+          return binary("<", kRel, lhs, rhs);
+        case P::sle:
         case P::ule:
-          return unsignedBinary("<=", kRel, o.getLhs(), o.getRhs());
+          return binary("<=", kRel, lhs, rhs);
+        case P::sgt:
         case P::ugt:
-          return unsignedBinary(">", kRel, o.getLhs(), o.getRhs());
+          return binary(">", kRel, lhs, rhs);
+        case P::sge:
         case P::uge:
-          return unsignedBinary(">=", kRel, o.getLhs(), o.getRhs());
+          return binary(">=", kRel, lhs, rhs);
         }
         llvm_unreachable("unknown cmpi predicate");
       })
@@ -347,27 +452,33 @@ FailureOr<Expr> Emitter::buildArithExpr(Operation &op) {
           if (isConstantInt(f, 1))
             return binary("||", kLogOr, negate(c), valueExpr(t));
         }
+        if (isI32(t)) {
+          // Both operands of the type of the result.
+          bool u = isUnsigned(result0);
+          return withUnsigned(
+              ternary(valueExpr(c), operandAs(t, u), operandAs(f, u)), u);
+        }
         return ternary(valueExpr(c), valueExpr(t), valueExpr(f));
       })
-      .Case<arith::MinSIOp, arith::MaxSIOp>([&](auto o) {
-        return call(isa<arith::MinSIOp>(op) ? "std::min" : "std::max",
-                    {o.getLhs(), o.getRhs()});
-      })
-      .Case<arith::MinUIOp, arith::MaxUIOp>([&](auto o) -> FailureOr<Expr> {
-        std::string utype = unsignedName(resultType);
-        Expr l = castTo(utype, valueExpr(o.getLhs()));
-        Expr r = castTo(utype, valueExpr(o.getRhs()));
-        Expr result(
-            std::string(isa<arith::MinUIOp>(op) ? "std::min(" : "std::max(") +
-                l.text + ", " + r.text + ")",
-            kPostfix);
-        result.merge(l);
-        result.merge(r);
-        FailureOr<std::string> type = typeOf(resultType);
-        if (failed(type))
-          return failure();
-        return castTo(*type, result);
-      })
+      .Case<arith::MinSIOp, arith::MaxSIOp, arith::MinUIOp, arith::MaxUIOp>(
+          [&](auto o) -> FailureOr<Expr> {
+            StringRef callee = isa<arith::MinSIOp, arith::MinUIOp>(op)
+                                   ? "std::min"
+                                   : "std::max";
+            bool u = isa<arith::MinUIOp, arith::MaxUIOp>(op);
+            if (isI32(o.getLhs()))
+              return withUnsigned(call(callee, {operandAs(o.getLhs(), u),
+                                                operandAs(o.getRhs(), u)}),
+                                  u);
+            if (!u)
+              return call(callee, {o.getLhs(), o.getRhs()});
+            std::string utype = unsignedName(resultType);
+            FailureOr<std::string> type = typeOf(resultType);
+            if (failed(type))
+              return failure();
+            return castTo(*type, call(callee, {castTo(utype, valueExpr(o.getLhs())),
+                                               castTo(utype, valueExpr(o.getRhs()))}));
+          })
       .Case<arith::MinNumFOp, arith::MaxNumFOp>([&](auto o) {
         return call(isa<arith::MinNumFOp>(op) ? "std::fmin" : "std::fmax",
                     {o.getLhs(), o.getRhs()});
@@ -378,28 +489,32 @@ FailureOr<Expr> Emitter::buildArithExpr(Operation &op) {
                     {o.getLhs(), o.getRhs()});
       })
       .Case([&](arith::ExtSIOp o) -> FailureOr<Expr> {
-        FailureOr<std::string> type = typeOf(resultType);
+        FailureOr<std::string> type = resultTypeName();
         if (failed(type))
           return failure();
-        Expr in = valueExpr(o.getIn());
         if (isBool(o.getIn())) {
           // Sign-extending a bool gives -1 for true.
+          Expr in = valueExpr(o.getIn());
           Expr result("-" + castTo(*type, in).text, kUnary);
           result.merge(in);
-          return result;
+          return withUnsigned(result, isUnsigned(result0));
         }
-        return castTo(*type, in);
+        return castTo(*type, operandAs(o.getIn(), false));
       })
       .Case<arith::ExtUIOp, arith::UIToFPOp>([&](auto o) -> FailureOr<Expr> {
-        FailureOr<std::string> type = typeOf(resultType);
+        FailureOr<std::string> type = resultTypeName();
         if (failed(type))
           return failure();
         Expr in = valueExpr(o.getIn());
-        if (!isBool(o.getIn()))
+        if (isI32(o.getIn()))
+          in = operandAs(o.getIn(), true);
+        else if (!isBool(o.getIn()))
           in = castTo(unsignedName(o.getIn().getType()), in);
-        return castTo(*type, in);
+        return withUnsigned(castTo(*type, in), isUnsigned(result0));
       })
       .Case([&](arith::FPToUIOp o) -> FailureOr<Expr> {
+        if (isI32(result0))
+          return withUnsigned(castTo("uint32_t", valueExpr(o.getIn())), true);
         FailureOr<std::string> type = typeOf(resultType);
         if (failed(type))
           return failure();
@@ -413,12 +528,19 @@ FailureOr<Expr> Emitter::buildArithExpr(Operation &op) {
           result.merge(in);
           return result;
         }
+        FailureOr<std::string> type = resultTypeName();
+        if (failed(type))
+          return failure();
+        return withUnsigned(castTo(*type, valueExpr(o.getIn())),
+                            isUnsigned(result0));
+      })
+      .Case<arith::SIToFPOp>([&](auto o) -> FailureOr<Expr> {
         FailureOr<std::string> type = typeOf(resultType);
         if (failed(type))
           return failure();
-        return castTo(*type, valueExpr(o.getIn()));
+        return castTo(*type, operandAs(o.getIn(), false));
       })
-      .Case<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::FPToSIOp>(
+      .Case<arith::ExtFOp, arith::TruncFOp, arith::FPToSIOp>(
           [&](auto o) -> FailureOr<Expr> {
             FailureOr<std::string> type = typeOf(resultType);
             if (failed(type))
@@ -487,12 +609,16 @@ FailureOr<Expr> Emitter::buildMathExpr(Operation &op) {
                          .Case("tanh", "std::tanh")
                          .Case("trunc", "std::trunc")
                          .Default("");
+  // The integer operands of math operations (absi, fpowi) are signed.
+  SmallVector<Expr> args;
+  for (Value operand : op.getOperands())
+    args.push_back(operandAs(operand, false));
   if (!callee.empty())
-    return call(callee, op.getOperands());
+    return call(callee, args);
   if (name == "fpowi") {
     // std::pow with an integer argument computes in double; an f32 result
     // must be rounded back to float before it is used.
-    Expr power = call("std::pow", op.getOperands());
+    Expr power = call("std::pow", args);
     if (op.getResult(0).getType().isF32())
       return castTo("float", power);
     return power;

@@ -47,9 +47,31 @@ std::string Emitter::calleeName(StringRef symbol) {
   return name;
 }
 
+SmallVector<Expr> Emitter::callArguments(func::CallOp op,
+                                         ArrayRef<unsigned> skip) {
+  func::FuncOp callee = functionsByName.lookup(op.getCallee());
+  SmallVector<Expr> args;
+  for (auto [index, arg] : llvm::enumerate(op.getOperands())) {
+    if (llvm::is_contained(skip, index)) {
+      args.push_back(Expr());
+      continue;
+    }
+    args.push_back(operandAs(arg, callee && ks::isUnsignedArg(callee, index)));
+  }
+  return args;
+}
+
+/// Whether result `index` of the function `op` calls is a `uint32_t`.
+static bool isUnsignedCallResult(Emitter &emitter, func::CallOp op,
+                                 unsigned index) {
+  func::FuncOp callee = emitter.functionsByName.lookup(op.getCallee());
+  return callee && ks::isUnsignedResult(callee, index);
+}
+
 FailureOr<Expr> Emitter::buildCallExpr(func::CallOp op) {
-  Expr result = call(calleeName(op.getCallee()), op.getOperands());
+  Expr result = call(calleeName(op.getCallee()), callArguments(op));
   result.readsMemory = true;
+  result.isUnsigned = isUnsignedCallResult(*this, op, 0);
   return result;
 }
 
@@ -72,14 +94,16 @@ LogicalResult Emitter::emitReturn(func::ReturnOp op) {
   ValueRange finals = op.getOperands().drop_front(direct);
   std::optional<Expr> result;
   if (direct == 1) {
-    result = valueExpr(op.getOperand(0));
+    result = operandAs(op.getOperand(0), ks::isUnsignedResult(func, 0));
     bool readsSlot = false;
     for (auto [slot, final] : llvm::zip(slots, finals))
       if (vars[slot].current != final &&
           llvm::is_contained(result->reads, slot))
         readsSlot = true;
     if (readsSlot) {
-      unsigned temp = newVar("result", op.getOperand(0).getType());
+      unsigned temp =
+          newVar("result", cppType(op.getOperand(0).getType(),
+                                   ks::isUnsignedResult(func, 0)));
       os << declare(temp) << " = " << result->text << ";\n";
       result = Expr(vars[temp].name, kPrimary);
     }
@@ -109,7 +133,9 @@ LogicalResult Emitter::emitInoutCall(func::CallOp op) {
   auto recorded = op->getAttrOfType<ArrayAttr>(kNamesAttr);
   for (auto [k, index] : llvm::enumerate(inout)) {
     Value operand = op.getOperand(index);
-    types.push_back(operand.getType());
+    // The variable binds to the reference parameter: it has its type.
+    types.push_back(
+        cppType(operand.getType(), ks::isUnsignedArg(callee, index)));
     // Named like the source variable the call writes, else like the
     // variable that holds the value, so that it is reused.
     std::string name;
@@ -132,20 +158,25 @@ LogicalResult Emitter::emitInoutCall(func::CallOp op) {
       makeSlots(op, types, names, inits, candidates);
   if (failed(slots))
     return failure();
+  SmallVector<Expr> args = callArguments(op, inout);
   std::string text = calleeName(op.getCallee()) + "(";
   llvm::ListSeparator sep;
-  for (auto [index, arg] : llvm::enumerate(op.getOperands())) {
+  for (auto [index, arg] : llvm::enumerate(args)) {
     text += sep;
     if (const unsigned *slot = llvm::find(inout, index); slot != inout.end())
       text += vars[(*slots)[slot - inout.begin()]].name;
     else
-      text += operand(valueExpr(arg), kAssign);
+      text += operand(arg, kAssign);
   }
   text += ")";
   if (direct == 1 && !op.getResult(0).use_empty()) {
     Value result = op.getResult(0);
-    unsigned var = newVar(chooseName(result), result.getType());
-    os << declare(var) << " = " << text << ";\n";
+    Expr value(text, kPostfix);
+    value.isUnsigned = isUnsignedCallResult(*this, op, 0);
+    if (result.getType().isSignlessInteger(32))
+      value = withSign(value, isUnsigned(result));
+    unsigned var = newVar(chooseName(result), cppType(result));
+    os << declare(var) << " = " << value.text << ";\n";
     bindVar(result, var);
   } else {
     os << text << ";\n";
@@ -175,8 +206,9 @@ static FailureOr<std::string> signature(Emitter &emitter, func::FuncOp func,
   if (direct == 0) {
     result += "void";
   } else {
-    FailureOr<std::string> ret =
-        emitter.typeName(type.getResult(0), func.getLoc());
+    FailureOr<std::string> ret = emitter.typeName(
+        emitter.cppType(type.getResult(0), ks::isUnsignedResult(func, 0)),
+        func.getLoc());
     if (failed(ret))
       return failure();
     result += *ret;
@@ -185,7 +217,8 @@ static FailureOr<std::string> signature(Emitter &emitter, func::FuncOp func,
   llvm::ListSeparator sep;
   for (auto [index, input, name] :
        llvm::enumerate(type.getInputs(), names)) {
-    FailureOr<std::string> param = emitter.typeName(input, func.getLoc());
+    FailureOr<std::string> param = emitter.typeName(
+        emitter.cppType(input, ks::isUnsignedArg(func, index)), func.getLoc());
     if (failed(param))
       return failure();
     result += std::string(StringRef(sep)) + *param;
@@ -209,6 +242,7 @@ LogicalResult Emitter::emitFunction(func::FuncOp func) {
   scopes.clear();
   inPublicFunction = !func.isPrivate();
   analyzeFunction(func);
+  analyzeSignedness(func);
 
   pushScope();
   Block &entry = func.getBody().front();
@@ -218,7 +252,7 @@ LogicalResult Emitter::emitFunction(func::FuncOp func) {
     StringRef name = argName(func, arg.getArgNumber());
     unsigned var = newVar(
         name.empty() ? "arg" + std::to_string(arg.getArgNumber()) : name.str(),
-        arg.getType());
+        cppType(arg));
     bindVar(arg, var);
     // An unused parameter keeps its name in a comment (-Wunused-parameter);
     // an in-out parameter is always written.
@@ -270,7 +304,9 @@ LogicalResult Emitter::emitLauncherEntry(func::FuncOp launcher) {
   os.indent();
   os << functionNames.lookup(launcher.getSymName()) << "(grid";
   for (auto [index, input] : llvm::enumerate(type.getInputs().drop_front())) {
-    FailureOr<std::string> name = typeName(input, launcher.getLoc());
+    FailureOr<std::string> name = typeName(
+        cppType(input, ks::isUnsignedArg(launcher, index + 1)),
+        launcher.getLoc());
     if (failed(name))
       return failure();
     os << ",\n    ksc::arg<" << *name << ">(args[" << index << "])";

@@ -11,6 +11,7 @@
 #include "Emitter.h"
 
 #include "ksc/Dialect/Ks/IR/KsOps.h"
+#include "ksc/Dialect/Ks/IR/SourceNames.h"
 
 using namespace mlir;
 using namespace ksc;
@@ -43,7 +44,8 @@ static Expr subscript(Emitter &emitter, Value array, ValueRange indices) {
   text += indices.size() == 1 ? "[" : "(";
   llvm::ListSeparator sep;
   for (Value index : indices) {
-    Expr e = emitter.valueExpr(index);
+    // Indices are signed.
+    Expr e = emitter.operandAs(index, false);
     text += std::string(StringRef(sep)) + Emitter::operand(e, kAssign);
     result.merge(e);
   }
@@ -57,17 +59,23 @@ FailureOr<Expr> Emitter::buildKsExpr(Operation &op) {
   if (auto load = dyn_cast<ks::LoadOp>(op)) {
     Expr result = subscript(*this, load.getArray(), load.getIndices());
     result.readsMemory = true;
+    result.isUnsigned =
+        load.getArray().getType().getElementType().isUnsignedInteger(32);
     return result;
   }
   // `ksc::atomic_add(a, i, j, v)`: a statement when the old value is unused.
   if (auto atomic = dyn_cast<ks::AtomicRMWOp>(op)) {
-    SmallVector<Value> args = {atomic.getArray()};
-    llvm::append_range(args, atomic.getIndices());
-    args.push_back(atomic.getValue());
+    bool isUnsignedElement =
+        atomic.getArray().getType().getElementType().isUnsignedInteger(32);
+    SmallVector<Expr> args = {valueExpr(atomic.getArray())};
+    for (Value index : atomic.getIndices())
+      args.push_back(valueExpr(index));
+    args.push_back(operandAs(atomic.getValue(), isUnsignedElement));
     Expr result =
         call(("ksc::atomic_" + ks::stringifyAtomicKind(atomic.getKind())).str(),
              args);
     result.readsMemory = true;
+    result.isUnsigned = isUnsignedElement;
     return result;
   }
   // array<T> converts to array<const T> implicitly in C++.
@@ -88,6 +96,14 @@ FailureOr<Expr> Emitter::buildKsExpr(Operation &op) {
     result.merge(base);
     return result;
   }
+  if (auto init = dyn_cast<ks::RandInitOp>(op)) {
+    SmallVector<Expr> args = {operandAs(init.getSeed(), false)};
+    if (init.getOffset())
+      args.push_back(operandAs(init.getOffset(), false));
+    Expr result = call("ksc::rand_init", args);
+    result.isUnsigned = true;
+    return result;
+  }
   if (auto size = dyn_cast<ks::GridSizeOp>(op)) {
     Expr base = valueExpr(size.getGrid());
     Expr result(operand(base, kPostfix) + ".size()", kPostfix);
@@ -101,7 +117,10 @@ FailureOr<Expr> Emitter::buildKsExpr(Operation &op) {
 LogicalResult Emitter::emitKsStatement(Operation &op) {
   if (auto store = dyn_cast<ks::StoreOp>(op)) {
     Expr target = subscript(*this, store.getArray(), store.getIndices());
-    os << target.text << " = " << valueExpr(store.getValue()).text << ";\n";
+    bool isUnsignedElement =
+        store.getArray().getType().getElementType().isUnsignedInteger(32);
+    os << target.text << " = "
+       << operandAs(store.getValue(), isUnsignedElement).text << ";\n";
     return success();
   }
   auto check = cast<ks::CheckBoundsOp>(op);
@@ -112,8 +131,52 @@ LogicalResult Emitter::emitKsStatement(Operation &op) {
      << stringLiteral(check.getName()) << ", "
      << stringLiteral(check.getWhere());
   for (Value index : check.getIndices())
-    os << ", " << operand(valueExpr(index), kAssign);
+    os << ", " << operand(operandAs(index, false), kAssign);
   os << ");\n";
+  return success();
+}
+
+LogicalResult Emitter::emitRandom(Operation &op) {
+  Value state = op.getOperand(0);
+  Value value = op.getResult(0), next = op.getResult(1);
+  // The state lives in a uint32_t variable the runtime function advances:
+  // the one that holds the current state if it dies here, else a copy. It is
+  // named like the source variable of the next state (recorded in ks.names),
+  // else like the variable that holds the current one.
+  std::string name;
+  if (auto names = op.getAttrOfType<ArrayAttr>(kNamesAttr);
+      names && names.size() == 2)
+    if (auto str = dyn_cast<StringAttr>(names[1]))
+      name = str.getValue().str();
+  if (auto it = varOf.find(state);
+      name.empty() && it != varOf.end() && vars[it->second].current == state)
+    name = vars[it->second].baseName;
+  if (name.empty())
+    name = getSourceName(state).str();
+  if (name.empty())
+    name = "state";
+  Type stateType = cppType(state.getType(), /*isUnsigned=*/true);
+  FailureOr<SmallVector<unsigned>> slots =
+      makeSlots(&op, {stateType}, {name}, {state}, {{state}});
+  if (failed(slots))
+    return failure();
+  std::string text = ("ksc::" + op.getName().stripDialect() + "(").str() +
+                     vars[(*slots)[0]].name;
+  for (Value bound : op.getOperands().drop_front())
+    text += ", " + operand(operandAs(bound, false), kAssign);
+  text += ")";
+  if (value.use_empty()) {
+    os << text << ";\n";
+  } else {
+    // randi gives an int, randf and randn a float.
+    Expr result(text, kPostfix);
+    if (value.getType().isSignlessInteger(32))
+      result = withSign(result, isUnsigned(value));
+    unsigned var = newVar(chooseName(value), cppType(value));
+    os << declare(var) << " = " << result.text << ";\n";
+    bindVar(value, var);
+  }
+  bindVar(next, (*slots)[0]);
   return success();
 }
 

@@ -107,7 +107,24 @@ FailureOr<Expr> Emitter::buildIfExpr(scf::IfOp op) {
     if (isBool(elseValue, true))
       return binary("||", kLogOr, negate(op.getCondition()), thenExpr);
   }
+  if (op.getResult(0).getType().isSignlessInteger(32)) {
+    // Both operands of the type of the result.
+    bool u = isUnsigned(op.getResult(0));
+    Expr result = ternary(valueExpr(op.getCondition()),
+                          operandAs(thenValue, u), operandAs(elseValue, u));
+    result.isUnsigned = u;
+    return result;
+  }
   return ternary(valueExpr(op.getCondition()), thenExpr, elseExpr);
+}
+
+/// The C++ types of the slots for `values` (an op's results or a block's
+/// arguments).
+static SmallVector<Type> slotTypes(Emitter &emitter, ValueRange values) {
+  SmallVector<Type> types;
+  for (Value value : values)
+    types.push_back(emitter.cppType(value));
+  return types;
 }
 
 LogicalResult Emitter::emitIf(scf::IfOp op) {
@@ -128,7 +145,7 @@ LogicalResult Emitter::emitIf(scf::IfOp op) {
         candidates[i].push_back(value);
   }
   FailureOr<SmallVector<unsigned>> slots =
-      makeSlots(op, op.getResultTypes(), names, {}, candidates);
+      makeSlots(op, slotTypes(*this, op.getResults()), names, {}, candidates);
   if (failed(slots))
     return failure();
 
@@ -222,13 +239,15 @@ LogicalResult Emitter::emitFor(scf::ForOp op) {
     candidates.push_back({init});
   }
   FailureOr<SmallVector<unsigned>> slots =
-      makeSlots(op, op.getResultTypes(), names, op.getInitArgs(), candidates);
+      makeSlots(op, slotTypes(*this, op.getResults()), names,
+                op.getInitArgs(), candidates);
   if (failed(slots))
     return failure();
 
-  Expr lower = valueExpr(op.getLowerBound());
-  Expr upper = valueExpr(op.getUpperBound());
-  Expr step = valueExpr(op.getStep());
+  // A signed loop: the counter and its bounds are ints.
+  Expr lower = operandAs(op.getLowerBound(), false);
+  Expr upper = operandAs(op.getUpperBound(), false);
+  Expr step = operandAs(op.getStep(), false);
   // C++ re-evaluates the bound on every iteration, scf.for once.
   if (upper.readsMemory || llvm::any_of(upper.reads, [&](unsigned var) {
         return llvm::is_contained(*slots, var);
@@ -292,8 +311,9 @@ LogicalResult Emitter::emitWhile(scf::WhileOp op) {
     names.push_back(name);
     candidates.push_back({op.getInits()[index]});
   }
-  FailureOr<SmallVector<unsigned>> slots = makeSlots(
-      op, before.getArgumentTypes(), names, op.getInits(), candidates);
+  FailureOr<SmallVector<unsigned>> slots =
+      makeSlots(op, slotTypes(*this, before.getArguments()), names,
+                op.getInits(), candidates);
   if (failed(slots))
     return failure();
   for (auto [arg, slot] : llvm::zip(before.getArguments(), *slots))
@@ -379,7 +399,7 @@ LogicalResult Emitter::emitWhile(scf::WhileOp op) {
     for (auto [index, arg] : llvm::enumerate(after.getArguments()))
       resultNames.push_back(getNameFromLoc(arg.getLoc()).str());
     FailureOr<SmallVector<unsigned>> declared =
-        makeSlots(op, op.getResultTypes(), resultNames, {},
+        makeSlots(op, slotTypes(*this, op.getResults()), resultNames, {},
                   SmallVector<SmallVector<Value>>(op.getNumResults()));
     if (failed(declared))
       return failure();

@@ -41,6 +41,7 @@ Expr Emitter::valueExpr(Value value) {
   if (auto it = varOf.find(value); it != varOf.end()) {
     Expr expr(vars[it->second].name, kPrimary);
     expr.reads.push_back(it->second);
+    expr.isUnsigned = isUnsignedType(vars[it->second].type);
     return expr;
   }
   // Only reachable for IR the structural checks let through by mistake.
@@ -92,7 +93,9 @@ Expr Emitter::binary(StringRef op, int prec, const Expr &l, const Expr &r) {
 Expr Emitter::negate(Value cond) {
   Operation *def = cond.getDefiningOp();
   if (def && isInlined(def)) {
-    if (auto cmp = dyn_cast<arith::CmpIOp>(def)) {
+    // A bool's signed order is not C++'s (see buildArithExpr).
+    if (auto cmp = dyn_cast<arith::CmpIOp>(def);
+        cmp && !cmp.getLhs().getType().isSignlessInteger(1)) {
       using P = arith::CmpIPredicate;
       StringRef op;
       int prec = kRel;
@@ -106,22 +109,24 @@ Expr Emitter::negate(Value cond) {
         prec = kEq;
         break;
       case P::slt:
+      case P::ult:
         op = ">=";
         break;
       case P::sle:
+      case P::ule:
         op = ">";
         break;
       case P::sgt:
+      case P::ugt:
         op = "<=";
         break;
       case P::sge:
+      case P::uge:
         op = "<";
         break;
-      default:
-        break;
       }
-      if (!op.empty())
-        return binary(op, prec, cmp.getLhs(), cmp.getRhs());
+      auto [lhs, rhs] = comparisonOperands(cmp);
+      return binary(op, prec, lhs, rhs);
     }
     if (auto xorOp = dyn_cast<arith::XOrIOp>(def)) {
       APInt one;
@@ -140,7 +145,10 @@ Expr Emitter::negate(const Expr &cond) {
 }
 
 Expr Emitter::unary(StringRef op, Value value) {
-  Expr e = valueExpr(value);
+  return unary(op, valueExpr(value));
+}
+
+Expr Emitter::unary(StringRef op, const Expr &e) {
   std::string inner = operand(e, kUnary);
   // `- -x` must not become the decrement operator.
   if (!inner.empty() && (inner[0] == '-' || inner[0] == '+') &&
@@ -152,11 +160,17 @@ Expr Emitter::unary(StringRef op, Value value) {
 }
 
 Expr Emitter::call(StringRef callee, ValueRange args) {
+  SmallVector<Expr> exprs;
+  for (Value arg : args)
+    exprs.push_back(valueExpr(arg));
+  return call(callee, exprs);
+}
+
+Expr Emitter::call(StringRef callee, ArrayRef<Expr> args) {
   Expr result;
   std::string text = callee.str() + "(";
   llvm::ListSeparator sep;
-  for (Value arg : args) {
-    Expr e = valueExpr(arg);
+  for (const Expr &e : args) {
     text += std::string(StringRef(sep)) + operand(e, kAssign);
     result.merge(e);
   }
@@ -181,6 +195,10 @@ Expr Emitter::ternary(const Expr &cond, const Expr &lhs, const Expr &rhs) {
 
 LogicalResult Emitter::bindResult(Operation &op, Expr expr) {
   Value result = op.getResult(0);
+  // An i32 has the type its variable is declared with; an inlined one the
+  // type its variable would have, which its uses convert from as needed.
+  if (result.getType().isSignlessInteger(32))
+    expr = withSign(expr, isUnsigned(result));
   // Inline, unless the expression has grown too long to read: then it gets
   // a temporary of its own, computed here instead of at its use (nothing in
   // between changes what it reads). Not inside an expression that is
@@ -197,7 +215,7 @@ LogicalResult Emitter::bindResult(Operation &op, Expr expr) {
     return success();
   }
   if (isInlined(&op)) {
-    unsigned var = newVar("", result.getType());
+    unsigned var = newVar("", cppType(result));
     os << declare(var) << " = " << expr.text << ";\n";
     bindVar(result, var);
     return success();
@@ -210,6 +228,9 @@ LogicalResult Emitter::bindResult(Operation &op, Expr expr) {
   }
 
   auto assign = [&](unsigned var) {
+    // A slot of the other signedness (a value computed into it).
+    if (result.getType().isSignlessInteger(32))
+      expr = withSign(expr, isUnsignedType(vars[var].type));
     os << vars[var].name << " = " << expr.text << ";\n";
     bindVar(result, var);
   };
@@ -226,7 +247,7 @@ LogicalResult Emitter::bindResult(Operation &op, Expr expr) {
     nextName = slot.baseName + "_next";
   }
   if (!nextName.empty()) {
-    unsigned var = newVar(nextName, result.getType());
+    unsigned var = newVar(nextName, cppType(result));
     os << declare(var) << " = " << expr.text << ";\n";
     bindVar(result, var);
     return success();
@@ -234,11 +255,11 @@ LogicalResult Emitter::bindResult(Operation &op, Expr expr) {
   // A new value of a source variable reuses its C++ variable.
   if (!name.empty())
     if (std::optional<unsigned> var =
-            findReusableVar(name, result.getType(), &op)) {
+            findReusableVar(name, cppType(result), &op)) {
       assign(*var);
       return success();
     }
-  unsigned var = newVar(chooseName(result), result.getType());
+  unsigned var = newVar(chooseName(result), cppType(result));
   os << declare(var) << " = " << expr.text << ";\n";
   bindVar(result, var);
   return success();
@@ -264,13 +285,15 @@ LogicalResult Emitter::emitOperation(Operation &op) {
     return emitKsStatement(op);
   if (auto insert = dyn_cast<vector::InsertOp>(op))
     return emitVectorInsert(insert);
+  if (isa<ks::RandIOp, ks::RandFOp, ks::RandNOp>(op))
+    return emitRandom(op);
   if (auto callOp = dyn_cast<func::CallOp>(op)) {
     if (hasInoutArgs(callOp))
       return emitInoutCall(callOp);
     if (callOp.getNumResults() != 0)
       return op.emitError("cannot emit a call with ")
              << callOp.getNumResults() << " results as C++";
-    os << call(calleeName(callOp.getCallee()), callOp.getOperands()).text
+    os << call(calleeName(callOp.getCallee()), callArguments(callOp)).text
        << ";\n";
     return success();
   }

@@ -17,10 +17,23 @@
 //  * Liveness is computed on the structured IR: a use in the other branch of
 //    an `scf.if` does not keep a value alive, a use anywhere in a loop keeps
 //    a value defined outside the loop alive for the whole loop.
+//  * Signedness. The IR's `i32` is signless; C++ has `int` and `uint32_t`.
+//    Every expression knows which of the two its text has (Expr::isUnsigned,
+//    the true C++ type of the text), and every operation converts its
+//    operands to what it needs (`uint32_t(x)` for `arith.divui`, `int(u)`
+//    for `arith.divsi`; literals are printed in the type needed, `5u`), so
+//    the code is right whatever the variables are declared as. Which type a
+//    variable is declared with is a matter of readability, decided by
+//    analyzeSignedness: parameters and results marked `ks.unsigned`, values
+//    named after a variable listed in the function's `ks.unsigned_names`,
+//    and unnamed values whose operation gives an unsigned result (see
+//    there) are `uint32_t`. Additions, subtractions and multiplications
+//    without `overflow<nsw>` wrap, so they are computed in `uint32_t`
+//    (`uint64_t` for i64, converted back).
 //
 // The op families are printed in EmitArith.cpp (arith, math), EmitScf.cpp
 // (scf), EmitFunc.cpp (func, launchers and C entry points), EmitKs.cpp
-// (ks arrays) and EmitVector.cpp (vectors and matrices).
+// (ks arrays and random numbers) and EmitVector.cpp (vectors and matrices).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KSC_LIB_TARGET_CPP_EMITTER_H
@@ -72,6 +85,8 @@ struct Expr {
   llvm::SmallVector<unsigned, 2> reads;
   /// Whether it reads array memory or calls a function.
   bool readsMemory = false;
+  /// Whether the text is a `uint32_t` (for an `i32` value; else `int`).
+  bool isUnsigned = false;
 
   Expr() = default;
   Expr(std::string text, int prec) : text(std::move(text)), prec(prec) {}
@@ -83,6 +98,8 @@ struct Var {
   std::string name;
   /// The source name it was created for (the base of `name`).
   std::string baseName;
+  /// The C++ type it is declared with: the IR type of its values, except
+  /// `ui32` for a `uint32_t` variable of `i32` values.
   mlir::Type type;
   /// The SSA value it holds at the current point of printing; null when its
   /// value is dead and the variable can be reused.
@@ -123,8 +140,37 @@ public:
 
   /// The C++ spelling of `type`, or failure (with an error at `loc`).
   mlir::FailureOr<std::string> typeName(mlir::Type type, mlir::Location loc);
-  /// A literal for a constant attribute of type `type`.
-  mlir::FailureOr<Expr> literal(mlir::Attribute value, mlir::Location loc);
+  /// A literal for a constant attribute of type `type`; an `i32` one as a
+  /// `uint32_t` literal (`4294967295u`) if `asUnsigned`.
+  mlir::FailureOr<Expr> literal(mlir::Attribute value, mlir::Location loc,
+                                bool asUnsigned = false);
+
+  //===--------------------------------------------------------------------===//
+  // Signedness (Signedness.cpp)
+  //===--------------------------------------------------------------------===//
+
+  /// Decides which `i32` values of `func` live in `uint32_t` variables.
+  void analyzeSignedness(mlir::func::FuncOp func);
+  /// Whether `value` is an `i32` the emitter declares as `uint32_t`.
+  bool isUnsigned(mlir::Value value) const {
+    return unsignedValues.contains(value);
+  }
+  /// The C++ type of `value`'s variable, as a Var type: `ui32` for a
+  /// `uint32_t`, else the value's type.
+  mlir::Type cppType(mlir::Value value) const;
+  /// The same for a type that is `uint32_t` if `isUnsigned` (an `i32`).
+  mlir::Type cppType(mlir::Type type, bool isUnsigned) const;
+  /// Whether a Var of C++ type `type` holds `uint32_t`.
+  static bool isUnsignedType(mlir::Type type) {
+    return type.isUnsignedInteger(32);
+  }
+  /// `expr` (an `i32` expression) converted to `uint32_t` or `int`.
+  static Expr withSign(const Expr &expr, bool toUnsigned);
+  /// `value` read as an operand that must be a `uint32_t` (`toUnsigned`) or
+  /// an `int`: a constant becomes a literal of that type, anything else is
+  /// converted if it has the other type. Values of other types are read
+  /// as they are.
+  Expr operandAs(mlir::Value value, bool toUnsigned);
 
   //===--------------------------------------------------------------------===//
   // Expressions
@@ -140,7 +186,14 @@ public:
   Expr negate(mlir::Value cond);
   Expr negate(const Expr &cond);
   Expr unary(llvm::StringRef op, mlir::Value value);
+  Expr unary(llvm::StringRef op, const Expr &expr);
   Expr call(llvm::StringRef callee, mlir::ValueRange args);
+  Expr call(llvm::StringRef callee, llvm::ArrayRef<Expr> args);
+  /// `type(expr)`: a functional cast.
+  static Expr castTo(llvm::StringRef type, const Expr &expr);
+  /// The operands of integer comparison `op`, converted to a common type:
+  /// `uint32_t` for the unsigned predicates, `int` for the signed ones.
+  std::pair<Expr, Expr> comparisonOperands(mlir::Operation *op);
   Expr ternary(const Expr &cond, const Expr &lhs, const Expr &rhs);
 
   /// Builds the expression computed by an expression operation (one result,
@@ -160,6 +213,10 @@ public:
   /// printed instead of `v * ksc::vec3(s)`).
   std::optional<Expr> scalarOperand(mlir::Value value);
   mlir::FailureOr<Expr> buildCallExpr(mlir::func::CallOp op);
+  /// The arguments of a call of `callee`, each converted to the type of its
+  /// parameter; `skip` are printed by the caller (in-out arguments).
+  llvm::SmallVector<Expr> callArguments(mlir::func::CallOp op,
+                                        llvm::ArrayRef<unsigned> skip = {});
   /// How the function being printed names function `symbol`.
   std::string calleeName(llvm::StringRef symbol);
   mlir::FailureOr<Expr> buildIfExpr(mlir::scf::IfOp op);
@@ -186,6 +243,9 @@ public:
   /// writes the variables it passes.
   bool hasInoutArgs(mlir::func::CallOp op);
   mlir::LogicalResult emitInoutCall(mlir::func::CallOp op);
+  /// `float r = ksc::randf(s);`: ks.randi, ks.randf and ks.randn advance
+  /// their state in place, in a uint32_t variable.
+  mlir::LogicalResult emitRandom(mlir::Operation &op);
   mlir::LogicalResult emitIf(mlir::scf::IfOp op);
   mlir::LogicalResult emitFor(mlir::scf::ForOp op);
   mlir::LogicalResult emitWhile(mlir::scf::WhileOp op);
@@ -279,6 +339,10 @@ public:
   llvm::StringMap<llvm::SmallVector<mlir::Operation *>> assignments;
   /// Values a yield would assign to a slot, computed into the slot directly.
   llvm::DenseMap<mlir::Value, unsigned> preferredSlot;
+  /// The `i32` values declared `uint32_t` (analyzeSignedness).
+  llvm::DenseSet<mlir::Value> unsignedValues;
+  /// The function's `ks.unsigned_names`.
+  llvm::StringSet<> unsignedNames;
 
   // Per module.
   llvm::DenseMap<llvm::StringRef, bool> pureFunctions;

@@ -208,7 +208,10 @@ LogicalResult Emitter::assignSlots(ArrayRef<unsigned> slots,
     auto it = varOf.find(value);
     if (it != varOf.end() && it->second == slot && vars[slot].current == value)
       continue;
-    pending.push_back({slot, valueExpr(value)});
+    pending.push_back(
+        {slot, value.getType().isSignlessInteger(32)
+                   ? operandAs(value, isUnsignedType(vars[slot].type))
+                   : valueExpr(value)});
   }
   auto readByOthers = [&](size_t index) {
     for (size_t j = 0; j < pending.size(); ++j)
@@ -276,7 +279,10 @@ Emitter::makeSlots(Operation *op, TypeRange types, ArrayRef<std::string> names,
     if (inits.empty()) {
       os << declare(var) << ";\n";
     } else {
-      os << declare(var) << " = " << valueExpr(inits[index]).text << ";\n";
+      Expr init = inits[index].getType().isSignlessInteger(32)
+                      ? operandAs(inits[index], isUnsignedType(type))
+                      : valueExpr(inits[index]);
+      os << declare(var) << " = " << init.text << ";\n";
       vars[var].current = inits[index];
     }
   }

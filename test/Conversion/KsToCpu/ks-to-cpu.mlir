@@ -189,12 +189,12 @@ ks.kernel @no_tid() {
 // CHECK-NEXT:          scf.for %[[K:.*]] = %{{.*}} to %[[ZN]] step %{{.*}} : i32 {
 // CHECK-NEXT:            %[[YE2:.*]] = ks.grid_extent %[[DIM]], 1
 // CHECK-NEXT:            %[[YN2:.*]] = arith.trunci %[[YE2]] : i64 to i32
-// CHECK-NEXT:            %[[M1:.*]] = arith.muli %[[I]], %[[YN2]] : i32
-// CHECK-NEXT:            %[[A1:.*]] = arith.addi %[[M1]], %[[J]] : i32
+// CHECK-NEXT:            %[[M1:.*]] = arith.muli %[[I]], %[[YN2]] overflow<nsw> : i32
+// CHECK-NEXT:            %[[A1:.*]] = arith.addi %[[M1]], %[[J]] overflow<nsw> : i32
 // CHECK-NEXT:            %[[ZE2:.*]] = ks.grid_extent %[[DIM]], 2
 // CHECK-NEXT:            %[[ZN2:.*]] = arith.trunci %[[ZE2]] : i64 to i32
-// CHECK-NEXT:            %[[M2:.*]] = arith.muli %[[A1]], %[[ZN2]] : i32
-// CHECK-NEXT:            %[[FLAT:.*]] = arith.addi %[[M2]], %[[K]] : i32
+// CHECK-NEXT:            %[[M2:.*]] = arith.muli %[[A1]], %[[ZN2]] overflow<nsw> : i32
+// CHECK-NEXT:            %[[FLAT:.*]] = arith.addi %[[M2]], %[[K]] overflow<nsw> : i32
 // CHECK-NEXT:            func.call @grid2d(%[[FLAT]], %[[I]], %[[J]], %[[Y]])
 ks.kernel @grid2d(%y: !ks.array<i32>) {
   %r = ks.tid 0 : i32 loc("r"("t.kdsl":2:11))
@@ -218,3 +218,29 @@ ks.func @quad(%v: f32) -> f32 {
   ks.return %1 : f32
 }
 
+
+// uint32_t parameters and results keep `ks.unsigned` (the launcher's too),
+// and functions keep the names of their uint32_t locals.
+
+// CHECK-LABEL: func.func private @mix(
+// CHECK-SAME:      %{{.*}}: i32 {ks.inout, ks.name = "s", ks.unsigned}) -> (i32 {ks.unsigned}, i32 {ks.unsigned})
+// CHECK-SAME:      attributes {ks.unsigned_names = ["t"]}
+ks.func @mix(%s: i32 {ks.inout, ks.unsigned}) -> (i32 {ks.unsigned}, i32 {ks.unsigned})
+    attributes {ks.unsigned_names = ["t"]} {
+  %c3 = arith.constant 3 : i32
+  %t = arith.muli %s, %c3 : i32
+  ks.return %t, %t : i32, i32
+}
+
+// CHECK-LABEL: func.func private @stream(
+// CHECK-SAME:      %{{.*}}: i32 {ks.name = "tid"}, %{{.*}}: i32 {ks.name = "seed", ks.unsigned}, %{{.*}}: !ks.array<ui32> {ks.name = "out"})
+// CHECK-SAME:      attributes {ks.unsigned_names = ["t"]}
+// CHECK-LABEL: func.func @launch_stream(
+// CHECK-SAME:      %{{.*}}: !ks.grid {ks.name = "dim"}, %{{.*}}: i32 {ks.name = "seed", ks.unsigned}, %{{.*}}: !ks.array<ui32> {ks.name = "out"})
+ks.kernel @stream(%seed: i32 {ks.unsigned}, %out: !ks.array<ui32>)
+    attributes {ks.unsigned_names = ["t"]} {
+  %i = ks.tid : i32
+  %t = arith.addi %seed, %i : i32
+  ks.store %t, %out[%i] : !ks.array<ui32>, i32
+  ks.return
+}

@@ -22,3 +22,15 @@ ks.func @writable(%y: !ks.array<f32>) -> f32 {
   %e = ks.load %v[%c0] : !ks.array<const f32>, i32
   ks.return %e : f32
 }
+
+// The random-number operations are pure functions of the state: a draw
+// whose number and next state are unused goes away.
+// CHECK-LABEL: ks.func @unused_draw(
+// CHECK-SAME:      %[[S:.*]]: i32 {ks.inout}) -> (f32, i32) {
+// CHECK-NEXT:    %[[R:.*]], %[[S1:.*]] = ks.randf %[[S]]
+// CHECK-NEXT:    ks.return %[[R]], %[[S1]] : f32, i32
+ks.func @unused_draw(%s: i32 {ks.inout}) -> (f32, i32) {
+  %n, %t = ks.randn %s
+  %r, %s1 = ks.randf %s
+  ks.return %r, %s1 : f32, i32
+}

@@ -7,14 +7,14 @@
 // !ks.array
 //===----------------------------------------------------------------------===//
 
-// expected-error@+1 {{array element type must be f32, f64, i1, i32, i64, a vector of 2 to 4 f32, f64 or i32, or a square matrix (2x2 to 4x4) of f32 or f64, got 'f16'}}
+// expected-error@+1 {{array element type must be f32, f64, i1, i32, ui32, i64, a vector of 2 to 4 f32, f64 or i32, or a square matrix (2x2 to 4x4) of f32 or f64, got 'f16'}}
 ks.kernel @bad_element(%a: !ks.array<f16>) {
   ks.return
 }
 
 // -----
 
-// expected-error@+1 {{array element type must be f32, f64, i1, i32, i64, a vector of 2 to 4 f32, f64 or i32, or a square matrix (2x2 to 4x4) of f32 or f64, got 'index'}}
+// expected-error@+1 {{array element type must be f32, f64, i1, i32, ui32, i64, a vector of 2 to 4 f32, f64 or i32, or a square matrix (2x2 to 4x4) of f32 or f64, got 'index'}}
 ks.func @bad_const_element(%a: !ks.array<const index>) {
   ks.return
 }
@@ -22,7 +22,7 @@ ks.func @bad_const_element(%a: !ks.array<const index>) {
 // -----
 
 // Arrays of arrays are not arrays of the kernel language.
-// expected-error@+1 {{array element type must be f32, f64, i1, i32, i64, a vector of 2 to 4 f32, f64 or i32, or a square matrix (2x2 to 4x4) of f32 or f64, got '!ks.array<f32>'}}
+// expected-error@+1 {{array element type must be f32, f64, i1, i32, ui32, i64, a vector of 2 to 4 f32, f64 or i32, or a square matrix (2x2 to 4x4) of f32 or f64, got '!ks.array<f32>'}}
 ks.kernel @nested_array(%a: !ks.array<!ks.array<f32>>) {
   ks.return
 }
@@ -319,8 +319,25 @@ ks.kernel @load_index_type(%x: !ks.array<f32>) {
 // -----
 
 ks.kernel @load_result_type(%x: !ks.array<f32>, %i: i32) {
-  // expected-error@+1 {{'ks.load' op failed to verify that result type is the array's element type}}
+  // expected-error@+1 {{'ks.load' op failed to verify that result type is the array's value type}}
   %v = "ks.load"(%x, %i) : (!ks.array<f32>, i32) -> f64
+  ks.return
+}
+
+// -----
+
+// An element of an array of uint32_t is read as a signless i32.
+ks.kernel @load_unsigned_result_type(%x: !ks.array<ui32>, %i: i32) {
+  // expected-error@+1 {{'ks.load' op failed to verify that result type is the array's value type}}
+  %v = "ks.load"(%x, %i) : (!ks.array<ui32>, i32) -> ui32
+  ks.return
+}
+
+// -----
+
+ks.kernel @store_unsigned_value_type(%x: !ks.array<ui32>, %i: i32, %v: i64) {
+  // expected-error@+1 {{'ks.store' op failed to verify that stored value has the array's value type}}
+  "ks.store"(%v, %x, %i) : (i64, !ks.array<ui32>, i32) -> ()
   ks.return
 }
 
@@ -351,7 +368,7 @@ ks.kernel @store_to_const(%x: !ks.array<const f32>, %i: i32, %v: f32) {
 // -----
 
 ks.kernel @store_value_type(%x: !ks.array<f32>, %i: i32, %v: f64) {
-  // expected-error@+1 {{'ks.store' op failed to verify that stored value has the array's element type}}
+  // expected-error@+1 {{'ks.store' op failed to verify that stored value has the array's value type}}
   "ks.store"(%v, %x, %i) : (f64, !ks.array<f32>, i32) -> ()
   ks.return
 }
@@ -435,7 +452,7 @@ ks.kernel @atomic_too_many_indices(%x: !ks.array<f64>, %i: i64, %v: f64) {
 // -----
 
 ks.kernel @atomic_value_type(%x: !ks.array<f32>, %i: i32, %v: f64) {
-  // expected-error@+1 {{'ks.atomic_rmw' op failed to verify that value has the array's element type}}
+  // expected-error@+1 {{'ks.atomic_rmw' op failed to verify that value has the array's value type}}
   %old = "ks.atomic_rmw"(%x, %i, %v) <{kind = 0 : i32}> : (!ks.array<f32>, i32, f64) -> f32
   ks.return
 }
@@ -443,7 +460,7 @@ ks.kernel @atomic_value_type(%x: !ks.array<f32>, %i: i32, %v: f64) {
 // -----
 
 ks.kernel @atomic_result_type(%x: !ks.array<i32>, %i: i32, %v: i32) {
-  // expected-error@+1 {{'ks.atomic_rmw' op failed to verify that result (the old value) has the array's element type}}
+  // expected-error@+1 {{'ks.atomic_rmw' op failed to verify that result (the old value) has the array's value type}}
   %old = "ks.atomic_rmw"(%x, %i, %v) <{kind = 0 : i32}> : (!ks.array<i32>, i32, i32) -> i64
   ks.return
 }
@@ -451,7 +468,7 @@ ks.kernel @atomic_result_type(%x: !ks.array<i32>, %i: i32, %v: i32) {
 // -----
 
 ks.kernel @atomic_bool(%x: !ks.array<i1>, %i: i32, %v: i1) {
-  // expected-error@+1 {{'ks.atomic_rmw' op needs an f32, f64, i32 or i64 element type, got '!ks.array<i1>'}}
+  // expected-error@+1 {{'ks.atomic_rmw' op needs an f32, f64, i32, ui32 or i64 element type, got '!ks.array<i1>'}}
   %old = ks.atomic_rmw add %x[%i], %v : !ks.array<i1>, i32
   ks.return
 }
@@ -508,21 +525,21 @@ ks.func @inout_not_unit(%a: f32 {ks.inout = 1 : i32}) -> f32 {
 
 // -----
 
-// expected-error@+1 {{array element type must be f32, f64, i1, i32, i64, a vector of 2 to 4 f32, f64 or i32, or a square matrix (2x2 to 4x4) of f32 or f64, got 'vector<5xf32>'}}
+// expected-error@+1 {{array element type must be f32, f64, i1, i32, ui32, i64, a vector of 2 to 4 f32, f64 or i32, or a square matrix (2x2 to 4x4) of f32 or f64, got 'vector<5xf32>'}}
 ks.func @vector_too_long(%a: !ks.array<vector<5xf32>>) {
   ks.return
 }
 
 // -----
 
-// expected-error@+1 {{array element type must be f32, f64, i1, i32, i64, a vector of 2 to 4 f32, f64 or i32, or a square matrix (2x2 to 4x4) of f32 or f64, got 'vector<2x3xf32>'}}
+// expected-error@+1 {{array element type must be f32, f64, i1, i32, ui32, i64, a vector of 2 to 4 f32, f64 or i32, or a square matrix (2x2 to 4x4) of f32 or f64, got 'vector<2x3xf32>'}}
 ks.func @matrix_not_square(%a: !ks.array<vector<2x3xf32>>) {
   ks.return
 }
 
 // -----
 
-// expected-error@+1 {{array element type must be f32, f64, i1, i32, i64, a vector of 2 to 4 f32, f64 or i32, or a square matrix (2x2 to 4x4) of f32 or f64, got 'vector<3x3xi32>'}}
+// expected-error@+1 {{array element type must be f32, f64, i1, i32, ui32, i64, a vector of 2 to 4 f32, f64 or i32, or a square matrix (2x2 to 4x4) of f32 or f64, got 'vector<3x3xi32>'}}
 ks.func @int_matrix(%a: !ks.array<vector<3x3xi32>>) {
   ks.return
 }
@@ -623,4 +640,89 @@ ks.func @quat_matrix(%q: vector<4xf32>) -> vector<3x3xf64> {
   // expected-error@+1 {{'ks.quat_to_matrix' op expects a result of type 'vector<3x3xf32>', got 'vector<3x3xf64>'}}
   %m = ks.quat_to_matrix %q : vector<4xf32> -> vector<3x3xf64>
   ks.return %m : vector<3x3xf64>
+}
+
+//===----------------------------------------------------------------------===//
+// Unsigned arguments and results
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error@+1 {{'ks.kernel' op attribute 'ks.unsigned' marks argument 0 of type 'f32'; only i32 values can be unsigned}}
+ks.kernel @unsigned_float(%a: f32 {ks.unsigned}) {
+  ks.return
+}
+
+// -----
+
+// uint32_t arrays have the element type ui32 instead.
+// expected-error@+1 {{'ks.func' op attribute 'ks.unsigned' marks argument 0 of type '!ks.array<i32>'; only i32 values can be unsigned}}
+ks.func @unsigned_array(%a: !ks.array<i32> {ks.unsigned}) {
+  ks.return
+}
+
+// -----
+
+// expected-error@+1 {{'ks.func' op attribute 'ks.unsigned' marks result 0 of type 'i64'; only i32 values can be unsigned}}
+ks.func @unsigned_i64_result(%a: i64) -> (i64 {ks.unsigned}) {
+  ks.return %a : i64
+}
+
+// -----
+
+// expected-error@+1 {{'ks.func' op attribute 'ks.unsigned' of argument 0 must be a unit attribute}}
+ks.func @unsigned_not_unit(%a: i32 {ks.unsigned = true}) {
+  ks.return
+}
+
+// -----
+
+// expected-error@+1 {{'ks.func' op in-out argument 0 and the result that returns its final value must both be 'ks.unsigned' or neither}}
+ks.func @unsigned_inout_mismatch(%a: i32 {ks.inout, ks.unsigned}) -> i32 {
+  ks.return %a : i32
+}
+
+// -----
+
+// expected-error@+1 {{'ks.func' op attribute 'ks.unsigned_names' must be an array of strings}}
+ks.func @unsigned_names_not_strings(%a: i32) attributes {ks.unsigned_names = [1 : i32]} {
+  ks.return
+}
+
+//===----------------------------------------------------------------------===//
+// Random numbers
+//===----------------------------------------------------------------------===//
+
+// -----
+
+ks.kernel @randi_one_bound(%s: i32, %lo: i32) {
+  // expected-error@+1 {{'ks.randi' op takes no bounds or two (low and high), got 1}}
+  %v, %t = ks.randi %s, %lo
+  ks.return
+}
+
+// -----
+
+ks.kernel @randf_three_bounds(%s: i32, %b: f32) {
+  // expected-error@+1 {{'ks.randf' op takes no bounds or two (low and high), got 3}}
+  %v, %t = ks.randf %s, %b, %b, %b
+  ks.return
+}
+
+// -----
+
+// The bounds of randf are floats.
+ks.kernel @randf_int_bounds(%s: i32, %b: i32) {
+  // expected-error@+1 {{'ks.randf' op operand #1 must be variadic of 32-bit float, but got 'i32'}}
+  %v, %t = "ks.randf"(%s, %b, %b) : (i32, i32, i32) -> (f32, i32)
+  ks.return
+}
+
+// -----
+
+// The state is an i32 (a uint32_t in the source).
+ks.kernel @rand_init_i64(%seed: i64) {
+  // expected-error@+1 {{'ks.rand_init' op operand #0 must be 32-bit signless integer, but got 'i64'}}
+  %s = "ks.rand_init"(%seed) : (i64) -> i32
+  ks.return
 }

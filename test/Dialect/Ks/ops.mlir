@@ -124,3 +124,51 @@ func.func @grid(%g: !ks.grid) -> (i64, i64) {
 ks.func @swap(%a: f32 {ks.inout}, %b: f32 {ks.inout}) -> (f32, f32) {
   ks.return %b, %a : f32, f32
 }
+
+// uint32_t: i32 arguments and results marked ks.unsigned, arrays of ui32
+// whose elements are read and written as i32, and the names of a
+// function's uint32_t locals.
+// CHECK-LABEL: ks.func @hash(
+// CHECK-SAME:      %x: !ks.array<const ui32>, %h: !ks.array<ui32>, %n: i32 {ks.unsigned}, %k: i32 {ks.inout, ks.unsigned}) -> (i32 {ks.unsigned}, i32 {ks.unsigned})
+// CHECK-SAME:      attributes {ks.unsigned_names = ["v"]} {
+// CHECK-NEXT:    %[[V:.*]] = ks.load %x[%n] : !ks.array<const ui32>, i32
+// CHECK-NEXT:    %[[Q:.*]] = arith.divui %[[V]], %k : i32
+// CHECK-NEXT:    ks.store %[[Q]], %h[%n] : !ks.array<ui32>, i32
+// CHECK-NEXT:    ks.return %[[Q]], %[[V]] : i32, i32
+ks.func @hash(%x: !ks.array<const ui32>, %h: !ks.array<ui32>, %n: i32 {ks.unsigned},
+              %k: i32 {ks.inout, ks.unsigned}) -> (i32 {ks.unsigned}, i32 {ks.unsigned})
+    attributes {ks.unsigned_names = ["v"]} {
+  %v = ks.load %x[%n] : !ks.array<const ui32>, i32
+  %q = arith.divui %v, %k : i32
+  ks.store %q, %h[%n] : !ks.array<ui32>, i32
+  ks.return %q, %v : i32, i32
+}
+
+// Random numbers: a state in, a number and the next state out.
+// CHECK-LABEL: ks.kernel @noise(
+// CHECK-SAME:      %seed: i32, %out: !ks.array<f32>) {
+// CHECK-NEXT:    %[[I:.*]] = ks.tid : i32
+// CHECK-NEXT:    %[[S0:.*]] = ks.rand_init %seed
+// CHECK-NEXT:    %[[S1:.*]] = ks.rand_init %seed, %[[I]]
+// CHECK-NEXT:    %[[N:.*]], %[[S2:.*]] = ks.randi %[[S1]]
+// CHECK-NEXT:    %[[M:.*]], %[[S3:.*]] = ks.randi %[[S2]], %[[N]], %[[I]]
+// CHECK-NEXT:    %[[LO:.*]] = arith.sitofp %[[M]] : i32 to f32
+// CHECK-NEXT:    %[[R:.*]], %[[S4:.*]] = ks.randf %[[S3]]
+// CHECK-NEXT:    %[[X:.*]], %[[S5:.*]] = ks.randf %[[S4]], %[[LO]], %[[R]]
+// CHECK-NEXT:    %[[G:.*]], %{{.*}} = ks.randn %[[S5]]
+// CHECK-NEXT:    ks.store %[[G]], %out[%[[I]]] : !ks.array<f32>, i32
+// CHECK-NEXT:    ks.store %[[X]], %out[%[[S0]]] : !ks.array<f32>, i32
+ks.kernel @noise(%seed: i32, %out: !ks.array<f32>) {
+  %i = ks.tid : i32
+  %s0 = ks.rand_init %seed
+  %s1 = ks.rand_init %seed, %i
+  %n, %s2 = ks.randi %s1
+  %m, %s3 = ks.randi %s2, %n, %i
+  %lo = arith.sitofp %m : i32 to f32
+  %r, %s4 = ks.randf %s3
+  %x, %s5 = ks.randf %s4, %lo, %r
+  %g, %s6 = ks.randn %s5
+  ks.store %g, %out[%i] : !ks.array<f32>, i32
+  ks.store %x, %out[%s0] : !ks.array<f32>, i32
+  ks.return
+}

@@ -6,12 +6,13 @@
 // Every arith and math operation the emitter supports, as C++ operators and
 // library calls with the same semantics.
 
-// Unsigned operations convert their operands; (i64) extui then trunci folds
-// away. Single-use values are printed where they are used.
+// Unsigned operations convert their operands to uint32_t, and their results
+// are uint32_t; (i64) extui then trunci folds away. Single-use values are
+// printed where they are used. The additions are nsw: int arithmetic.
 // CHECK-LABEL: {{\[\[}}maybe_unused]] static int integers(int a, int b, int64_t c) {
 // An expression longer than 100 characters gets a temporary.
-// CHECK-NEXT:    int t = (a << b) + (int(uint32_t(a) / uint32_t(b)) + int(uint32_t(a) % uint32_t(b))) * int(uint32_t(a) >> uint32_t(b));
-// CHECK-NEXT:    return t + int(std::min(uint32_t(a), uint32_t(b))) + a + int(c) + (~a ^ -b) + std::max(a, b);
+// CHECK-NEXT:    int t = (a << b) + (int(uint32_t(a) / uint32_t(b)) + int(uint32_t(a) % uint32_t(b))) * int(uint32_t(a) >> b) + int(std::min(uint32_t(a), uint32_t(b)));
+// CHECK-NEXT:    return t + a + int(c) + (~a ^ -b) + std::max(a, b);
 // CHECK-NEXT:  }
 func.func private @integers(%a: i32 {ks.name = "a"}, %b: i32 {ks.name = "b"}, %c: i64 {ks.name = "c"}) -> i32 {
   %zero = arith.constant 0 : i32
@@ -23,20 +24,94 @@ func.func private @integers(%a: i32 {ks.name = "a"}, %b: i32 {ks.name = "b"}, %c
   %4 = arith.extui %a : i32 to i64
   %5 = arith.trunci %c : i64 to i32
   %6 = arith.xori %a, %ones : i32
-  %7 = arith.subi %zero, %b : i32
+  %7 = arith.subi %zero, %b overflow<nsw> : i32
   %8 = arith.shli %a, %b : i32
-  %9 = arith.addi %0, %1 : i32
-  %10 = arith.muli %9, %2 : i32
-  %11 = arith.addi %8, %10 : i32
-  %12 = arith.addi %11, %3 : i32
+  %9 = arith.addi %0, %1 overflow<nsw> : i32
+  %10 = arith.muli %9, %2 overflow<nsw> : i32
+  %11 = arith.addi %8, %10 overflow<nsw> : i32
+  %12 = arith.addi %11, %3 overflow<nsw> : i32
   %13 = arith.trunci %4 : i64 to i32
-  %14 = arith.addi %12, %13 : i32
-  %15 = arith.addi %14, %5 : i32
+  %14 = arith.addi %12, %13 overflow<nsw> : i32
+  %15 = arith.addi %14, %5 overflow<nsw> : i32
   %16 = arith.xori %6, %7 : i32
-  %17 = arith.addi %15, %16 : i32
+  %17 = arith.addi %15, %16 overflow<nsw> : i32
   %18 = arith.maxsi %a, %b : i32
-  %19 = arith.addi %17, %18 : i32
+  %19 = arith.addi %17, %18 overflow<nsw> : i32
   func.return %19 : i32
+}
+
+// Additions, subtractions and multiplications without nsw wrap: C++ has
+// that only for unsigned types, so they are computed in uint32_t (an
+// unnamed result stays one) or in uint64_t and converted back.
+// CHECK-LABEL: {{\[\[}}maybe_unused]] static int64_t wrapping(int a, int b, int64_t c) {
+// A sign extension of a uint32_t value extends the int of the same bits.
+// CHECK-NEXT:    int64_t t = int64_t(uint64_t(int64_t(int((uint32_t(a) + uint32_t(b)) * uint32_t(b) - 1u))) * uint64_t(int64_t(-uint64_t(c))));
+// CHECK-NEXT:    return t + -c;
+// CHECK-NEXT:  }
+func.func private @wrapping(%a: i32 {ks.name = "a"}, %b: i32 {ks.name = "b"}, %c: i64 {ks.name = "c"}) -> i64 {
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i32
+  %0 = arith.addi %a, %b : i32
+  %1 = arith.muli %0, %b : i32
+  %2 = arith.subi %1, %one : i32
+  %3 = arith.extsi %2 : i32 to i64
+  %4 = arith.subi %zero, %c : i64
+  %5 = arith.muli %3, %4 : i64
+  %6 = arith.subi %zero, %c overflow<nsw> : i64
+  %7 = arith.addi %5, %6 overflow<nsw> : i64
+  func.return %7 : i64
+}
+
+// uint32_t: parameters and results marked ks.unsigned, variables named in
+// ks.unsigned_names, and the results of unsigned operations are uint32_t;
+// every operation reads its operands as the type it needs (literals too),
+// so int and uint32_t values mix correctly.
+// CHECK-LABEL: {{\[\[}}maybe_unused]] static uint32_t hash(uint32_t x, int n, float f, int64_t w) {
+// CHECK-NEXT:    uint32_t h = (x ^ (x >> 16)) * 73244475u;
+// CHECK-NEXT:    uint32_t q = h / uint32_t(n);
+// CHECK-NEXT:    int k = int(h % 10u) + n;
+// CHECK-NEXT:    uint32_t c = uint32_t(w);
+// CHECK-NEXT:    float g = float(h) + float(n) + float(k);
+// CHECK-NEXT:    uint32_t m = q < uint32_t(n) && int(x) > -1 ? q : uint32_t(f);
+// CHECK-NEXT:    uint32_t t = (m == c ? h : uint32_t(k)) + uint32_t(std::max(int(c), n)) + uint32_t(int(int64_t(h) + w)) + uint32_t(g);
+// The shift amount keeps its type, as in C++.
+// CHECK-NEXT:    return t + (h >> n);
+// CHECK-NEXT:  }
+func.func private @hash(%x: i32 {ks.name = "x", ks.unsigned}, %n: i32 {ks.name = "n"}, %f: f32 {ks.name = "f"}, %w: i64 {ks.name = "w"}) -> (i32 {ks.unsigned}) attributes {ks.unsigned_names = ["c", "h", "m", "q"]} {
+  %c16 = arith.constant 16 : i32
+  %c10 = arith.constant 10 : i32
+  %cm1 = arith.constant -1 : i32
+  %mul = arith.constant 73244475 : i32
+  %0 = arith.shrui %x, %c16 : i32
+  %1 = arith.xori %x, %0 : i32
+  %h = arith.muli %1, %mul : i32 loc("h")
+  %q = arith.divui %h, %n : i32 loc("q")
+  %2 = arith.remui %h, %c10 : i32
+  %k = arith.addi %2, %n overflow<nsw> : i32 loc("k")
+  %c = arith.trunci %w : i64 to i32 loc("c")
+  %3 = arith.uitofp %h : i32 to f32
+  %4 = arith.sitofp %n : i32 to f32
+  %5 = arith.addf %3, %4 : f32
+  %6 = arith.sitofp %k : i32 to f32
+  %g = arith.addf %5, %6 : f32 loc("g")
+  %7 = arith.cmpi ult, %q, %n : i32
+  %8 = arith.cmpi sgt, %x, %cm1 : i32
+  %9 = arith.andi %7, %8 : i1
+  %10 = arith.fptoui %f : f32 to i32
+  %m = arith.select %9, %q, %10 : i32 loc("m")
+  %11 = arith.cmpi eq, %m, %c : i32
+  %12 = arith.select %11, %h, %k : i32
+  %13 = arith.maxsi %c, %n : i32
+  %14 = arith.addi %12, %13 : i32
+  %15 = arith.extui %h : i32 to i64
+  %16 = arith.addi %15, %w overflow<nsw> : i64
+  %17 = arith.trunci %16 : i64 to i32
+  %18 = arith.addi %14, %17 : i32
+  %19 = arith.fptoui %g : f32 to i32
+  %20 = arith.addi %18, %19 : i32
+  %21 = arith.shrui %h, %n : i32
+  %22 = arith.addi %20, %21 : i32
+  func.return %22 : i32
 }
 
 // Unordered comparisons are the negations of ordered ones; the others go

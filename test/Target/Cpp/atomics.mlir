@@ -19,7 +19,7 @@ func.func private @kinds(%h: !ks.array<f32> {ks.name = "h"}, %m: !ks.array<i64, 
   %s = ks.atomic_rmw sub %h[%j], %v : !ks.array<f32>, i64
   %n = ks.atomic_rmw min %m[%i, %j], %w : !ks.array<i64, 2>, i32, i64
   %x = ks.atomic_rmw max %m[%j, %j], %w : !ks.array<i64, 2>, i64, i64
-  %r = arith.addi %x, %w : i64
+  %r = arith.addi %x, %w overflow<nsw> : i64
   return %r : i64
 }
 

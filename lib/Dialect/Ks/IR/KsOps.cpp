@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ksc/Dialect/Ks/IR/KsOps.h"
+#include "ksc/Dialect/Ks/IR/SourceNames.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -122,6 +123,35 @@ template <typename OpT> struct FunctionLike {
       return op.emitOpError()
              << "has " << names.size() << " argument names for "
              << type.getNumInputs() << " arguments";
+    // `ks.unsigned` marks i32 arguments and results as uint32_t.
+    auto checkUnsigned = [&](Attribute attr, Type type, StringRef what,
+                             unsigned index) -> LogicalResult {
+      if (!attr)
+        return success();
+      if (!isa<UnitAttr>(attr))
+        return op.emitOpError("attribute '")
+               << kUnsignedAttr << "' of " << what << " " << index
+               << " must be a unit attribute";
+      if (!type.isSignlessInteger(32))
+        return op.emitOpError("attribute '")
+               << kUnsignedAttr << "' marks " << what << " " << index
+               << " of type " << type << "; only i32 values can be unsigned";
+      return success();
+    };
+    for (unsigned i = 0, e = type.getNumInputs(); i < e; ++i)
+      if (failed(checkUnsigned(op.getArgAttr(i, kUnsignedAttr),
+                               type.getInput(i), "argument", i)))
+        return failure();
+    for (unsigned i = 0, e = type.getNumResults(); i < e; ++i)
+      if (failed(checkUnsigned(op.getResultAttr(i, kUnsignedAttr),
+                               type.getResult(i), "result", i)))
+        return failure();
+    if (Attribute names = op->getAttr(ksc::kUnsignedNamesAttr)) {
+      auto array = dyn_cast<ArrayAttr>(names);
+      if (!array || !llvm::all_of(array, llvm::IsaPred<StringAttr>))
+        return op.emitOpError("attribute '")
+               << ksc::kUnsignedNamesAttr << "' must be an array of strings";
+    }
     // FunctionOpInterface checks the entry block against the signature.
     return success();
   }
@@ -208,6 +238,14 @@ SmallVector<unsigned> ksc::ks::getInoutArgs(FunctionOpInterface function) {
   return inout;
 }
 
+bool ksc::ks::isUnsignedArg(FunctionOpInterface function, unsigned index) {
+  return function.getArgAttr(index, kUnsignedAttr) != nullptr;
+}
+
+bool ksc::ks::isUnsignedResult(FunctionOpInterface function, unsigned index) {
+  return function.getResultAttr(index, kUnsignedAttr) != nullptr;
+}
+
 unsigned ksc::ks::getNumDirectResults(FunctionOpInterface function) {
   size_t inout = getInoutArgs(function).size();
   size_t results = function.getNumResults();
@@ -245,6 +283,12 @@ LogicalResult FuncOp::verify() {
              << " but the result that returns its final value has type "
              << result;
   }
+  unsigned firstInout = results.size() - inout.size();
+  for (auto [k, arg] : llvm::enumerate(inout))
+    if (isUnsignedArg(*this, arg) != isUnsignedResult(*this, firstInout + k))
+      return emitOpError("in-out argument ")
+             << arg << " and the result that returns its final value must "
+             << "both be '" << kUnsignedAttr << "' or neither";
   return success();
 }
 
@@ -329,7 +373,7 @@ LogicalResult AtomicRMWOp::verify() {
   if (type.getIsConst())
     return emitOpError("cannot update read-only array of type ") << type;
   if (type.getElementType().isSignlessInteger(1))
-    return emitOpError("needs an f32, f64, i32 or i64 element type, got ")
+    return emitOpError("needs an f32, f64, i32, ui32 or i64 element type, got ")
            << type;
   return verifyIndices(*this, type, getIndices());
 }
@@ -352,6 +396,22 @@ LogicalResult DimOp::verify() {
 }
 
 #include "ksc/Dialect/Ks/IR/KsEnums.cpp.inc"
+//===----------------------------------------------------------------------===//
+// Random numbers
+//===----------------------------------------------------------------------===//
+
+/// `randi` and `randf` draw from their whole range, or from [low, high)
+/// given both bounds.
+static LogicalResult verifyBounds(Operation *op, ValueRange bounds) {
+  if (bounds.empty() || bounds.size() == 2)
+    return success();
+  return op->emitOpError("takes no bounds or two (low and high), got ")
+         << bounds.size();
+}
+
+LogicalResult RandIOp::verify() { return verifyBounds(*this, getBounds()); }
+
+LogicalResult RandFOp::verify() { return verifyBounds(*this, getBounds()); }
 
 #define GET_OP_CLASSES
 #include "ksc/Dialect/Ks/IR/KsOps.cpp.inc"

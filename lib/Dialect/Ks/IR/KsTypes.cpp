@@ -28,7 +28,15 @@ static bool isScalar(Type type) {
   if (type.isF32() || type.isF64())
     return true;
   return type.isSignlessInteger(1) || type.isSignlessInteger(32) ||
-         type.isSignlessInteger(64);
+         type.isUnsignedInteger(32) || type.isSignlessInteger(64);
+}
+
+Type ArrayType::getValueType() const {
+  Type element = getElementType();
+  if (auto integer = dyn_cast<IntegerType>(element);
+      integer && !integer.isSignless())
+    return IntegerType::get(getContext(), integer.getWidth());
+  return element;
 }
 
 bool ArrayType::isValidElementType(Type type) {
@@ -52,8 +60,8 @@ LogicalResult ArrayType::verify(function_ref<InFlightDiagnostic()> emitError,
                                 Type elementType, unsigned rank, bool isConst) {
   if (!isValidElementType(elementType))
     return emitError() << "array element type must be f32, f64, i1, i32, "
-                          "i64, a vector of 2 to 4 f32, f64 or i32, or a "
-                          "square matrix (2x2 to 4x4) of f32 or f64, got "
+                          "ui32, i64, a vector of 2 to 4 f32, f64 or i32, "
+                          "or a square matrix (2x2 to 4x4) of f32 or f64, got "
                        << elementType;
   if (rank < 1 || rank > 4)
     return emitError() << "array rank must be between 1 and 4, got " << rank;

@@ -34,6 +34,17 @@ def Ks_Dialect : Dialect {
     frontend creates (one name per result), so that the emitters can print
     readable code. Names are hints: no transformation depends on them.
 
+    Integers are signless, as in `arith`: whether an `i32` is the source's
+    `int` or `uint32_t` shows in the operations that read it (`arith.divui`,
+    `arith.cmpi ult`, `arith.uitofp`, `arith.extui`) and in the absence of
+    `overflow<nsw>` on its additions, subtractions and multiplications, which
+    wrap. Where the distinction must survive for the outside world, it is
+    marked: the `ks.unsigned` argument and result attribute on `uint32_t`
+    parameters and results of kernels and functions, the `ui32` element type
+    of `!ks.array` for arrays of `uint32_t`, and the `ks.unsigned_names`
+    attribute of a kernel or function, which lists the names of its
+    `uint32_t` locals so that emitted code declares them as such.
+
     ```mlir
     ks.kernel @saxpy(%a: f32, %x: !ks.array<const f32>, %y: !ks.array<f32>) {
       %i = ks.tid : i32

@@ -34,6 +34,18 @@ namespace ksc::ks {
 /// its own result (if any); callers write those values back.
 inline constexpr llvm::StringLiteral kInoutAttr = "ks.inout";
 
+/// The argument and result attribute (a unit attribute) that marks an `i32`
+/// argument or result of a kernel or function as a `uint32_t` of the source.
+/// The IR's integers are signless: the operations say how a value is read
+/// (`arith.divui`, `arith.uitofp`), and this attribute says how the
+/// parameter is declared in emitted code and how `ksc-run` reads it.
+inline constexpr llvm::StringLiteral kUnsignedAttr = "ks.unsigned";
+
+/// Whether argument `index` of `function` is marked `ks.unsigned`.
+bool isUnsignedArg(mlir::FunctionOpInterface function, unsigned index);
+/// Whether result `index` of `function` is marked `ks.unsigned`.
+bool isUnsignedResult(mlir::FunctionOpInterface function, unsigned index);
+
 /// The indices of the in-out arguments of `function`, in order.
 llvm::SmallVector<unsigned> getInoutArgs(mlir::FunctionOpInterface function);
 

@@ -233,17 +233,20 @@ def Ks_GridSizeOp : Ks_Op<"grid_size", [Pure]> {
 //===----------------------------------------------------------------------===//
 
 def Ks_LoadOp : Ks_Op<"load", [
-    TypesMatchWith<"result type is the array's element type",
+    TypesMatchWith<"result type is the array's value type",
                    "array", "result",
-                   "::llvm::cast<ArrayType>($_self).getElementType()">]> {
+                   "::llvm::cast<ArrayType>($_self).getValueType()">]> {
   let summary = "Reads an element of an array";
   let description = [{
     Reads the element of `array` at `indices` (one signless integer per
     dimension). Indices are not checked unless the `ks-insert-bounds-checks`
     pass ran; an access outside the array's shape is undefined behaviour.
+    The result has the array's value type: the element type, signless (an
+    element of a `!ks.array<ui32>` is read as an `i32`).
 
     ```mlir
     %v = ks.load %x[%i] : !ks.array<const f32>, i32
+    %u = ks.load %h[%i] : !ks.array<ui32>, i32   // %u: i32
     ```
   }];
   let arguments = (ins Arg<Ks_ArrayType, "the array", [MemRead]>:$array,
@@ -256,13 +259,14 @@ def Ks_LoadOp : Ks_Op<"load", [
 }
 
 def Ks_StoreOp : Ks_Op<"store", [
-    TypesMatchWith<"stored value has the array's element type",
+    TypesMatchWith<"stored value has the array's value type",
                    "array", "value",
-                   "::llvm::cast<ArrayType>($_self).getElementType()">]> {
+                   "::llvm::cast<ArrayType>($_self).getValueType()">]> {
   let summary = "Writes an element of an array";
   let description = [{
     Writes `value` to the element of `array` at `indices`. The array must not
-    be `const`.
+    be `const`. The value has the array's value type (`i32` for a
+    `!ks.array<ui32>`).
 
     ```mlir
     ks.store %v, %y[%i] : !ks.array<f32>, i32
@@ -278,12 +282,12 @@ def Ks_StoreOp : Ks_Op<"store", [
 }
 
 def Ks_AtomicRMWOp : Ks_Op<"atomic_rmw", [
-    TypesMatchWith<"value has the array's element type",
+    TypesMatchWith<"value has the array's value type",
                    "array", "value",
-                   "::llvm::cast<ArrayType>($_self).getElementType()">,
-    TypesMatchWith<"result (the old value) has the array's element type",
+                   "::llvm::cast<ArrayType>($_self).getValueType()">,
+    TypesMatchWith<"result (the old value) has the array's value type",
                    "array", "result",
-                   "::llvm::cast<ArrayType>($_self).getElementType()">]> {
+                   "::llvm::cast<ArrayType>($_self).getValueType()">]> {
   let summary = "Atomically updates an element of an array";
   let description = [{
     Reads the element of `array` at `indices` (one signless integer per
@@ -291,19 +295,20 @@ def Ks_AtomicRMWOp : Ks_Op<"atomic_rmw", [
     back, and returns the value it read, all as one atomic step: concurrent
     `ks.atomic_rmw` operations on the same element never lose an update.
     The array must not be `const` and its element type must be `f32`, `f64`,
-    `i32` or `i64` (not `i1`); `value` and the result have the element type.
+    `i32`, `ui32` or `i64` (not `i1`); `value` and the result have the
+    array's value type (`i32` for `ui32` elements).
     The source builtins `atomic_add`, `atomic_sub`, `atomic_min` and
     `atomic_max`, and `a[i] += v`, `a[i] -= v`, `++a[i]` and `a[i]--`,
     become this operation.
 
     The new element, with `old` the value read:
 
-    | kind | integers (`i32`, `i64`, signed) | floats (`f32`, `f64`) |
+    | kind | integers (`i32`, `i64`, `ui32`) | floats (`f32`, `f64`) |
     | --- | --- | --- |
     | `add` | `old + value`, wrapping on overflow | `old + value`, rounded to the element type |
     | `sub` | `old - value`, wrapping on overflow | `old - value`, rounded to the element type |
-    | `min` | the smaller, signed | `value` if `value < old` or `old` is NaN and `value` is not, else `old` |
-    | `max` | the larger, signed | `value` if `value > old` or `old` is NaN and `value` is not, else `old` |
+    | `min` | the smaller: signed, unsigned for `ui32` | `value` if `value < old` or `old` is NaN and `value` is not, else `old` |
+    | `max` | the larger: signed, unsigned for `ui32` | `value` if `value > old` or `old` is NaN and `value` is not, else `old` |
 
     Float `min`/`max` ignore a NaN as `arith.minnumf`/`arith.maxnumf` (and
     the source's `min`/`max` builtins) do: a NaN `value` leaves the element
@@ -392,5 +397,108 @@ def Ks_CheckBoundsOp : Ks_Op<"check_bounds", [
 }
 
 include "ksc/Dialect/Ks/IR/KsLinalgOps.td"
+
+//===----------------------------------------------------------------------===//
+// Random numbers
+//===----------------------------------------------------------------------===//
+
+// The random-number builtins are NVIDIA Warp's (warp/native/rand.h), bit for
+// bit. The generator's state is an i32 (a uint32_t in the source); the
+// operations that draw a number take the state and return the number and
+// the new state, so they are pure functions of their operands.
+
+def Ks_RandInitOp : Ks_Op<"rand_init", [Pure]> {
+  let summary = "The initial state of a stream of random numbers";
+  let description = [{
+    Returns a generator state (a `uint32_t`) for `seed`, and for `offset`
+    if given (both `int`s in the source), as Warp's `rand_init`:
+    `pcg(seed)`, or `pcg(seed + pcg(offset))` with the additions modulo
+    2^32, where `pcg(x)` is the PCG hash of Jarzynski and Olano ("Hash
+    Functions for GPU Rendering", JCGT 2020):
+
+    ```
+    b = x * 747796405 + 2891336453
+    c = ((b >> ((b >> 28) + 4)) ^ b) * 277803737
+    pcg(x) = (c >> 22) ^ c
+    ```
+
+    computed on uint32_t. Threads usually pass their index as `offset`, so
+    that one seed gives each thread a stream of its own.
+
+    ```mlir
+    %s = ks.rand_init %seed
+    %t = ks.rand_init %seed, %i
+    ```
+  }];
+  let arguments = (ins I32:$seed, Optional<I32>:$offset);
+  let results = (outs I32:$state);
+  let assemblyFormat = "$seed (`,` $offset^)? attr-dict";
+}
+
+// randi, randf and randn: a state in, a number and the next state out.
+class Ks_RandOp<string mnemonic, Type valueType>
+    : Ks_Op<mnemonic, [Pure]> {
+  let arguments = (ins I32:$state, Variadic<valueType>:$bounds);
+  let results = (outs valueType:$value, I32:$new_state);
+  let assemblyFormat = "$state (`,` $bounds^)? attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether the operation draws from [low, high) (has bounds).
+    bool hasBounds() { return getBounds().size() == 2; }
+    ::mlir::Value getLow() { return hasBounds() ? getBounds()[0] : nullptr; }
+    ::mlir::Value getHigh() { return hasBounds() ? getBounds()[1] : nullptr; }
+  }];
+}
+
+def Ks_RandIOp : Ks_RandOp<"randi", I32> {
+  let summary = "A random int";
+  let description = [{
+    Advances the generator state (`new_state = pcg(state)`, see
+    `ks.rand_init`) and returns, as Warp's `randi`, the new state as an
+    `int` (the same 32 bits), or with bounds `low` and `high` a number in
+    `[low, high)`: `new_state % (high - low) + low`, computed on uint32_t
+    (so `high - low` wraps modulo 2^32). `high` must be greater than `low`;
+    when they are equal the result is undefined (a division by zero).
+
+    ```mlir
+    %v, %s1 = ks.randi %s0
+    %w, %s2 = ks.randi %s1, %low, %high
+    ```
+  }];
+}
+
+def Ks_RandFOp : Ks_RandOp<"randf", F32> {
+  let summary = "A random float, uniform in [0, 1) or [low, high)";
+  let description = [{
+    Advances the generator state (`new_state = pcg(state)`, see
+    `ks.rand_init`) and returns, as Warp's `randf`, `float(new_state >> 8) *
+    2^-24`: one of the 2^24 evenly spaced floats in `[0, 1)`, exactly. With
+    bounds, it returns `(high - low) * r + low` for that number `r`, each
+    operation rounded to float (no fused multiply-add).
+
+    ```mlir
+    %r, %s1 = ks.randf %s0
+    %x, %s2 = ks.randf %s1, %low, %high
+    ```
+  }];
+}
+
+def Ks_RandNOp : Ks_Op<"randn", [Pure]> {
+  let summary = "A random float from the standard normal distribution";
+  let description = [{
+    Draws two numbers `u1`, `u2` as `ks.randf` does, in that order (the
+    state advances twice), and returns, as Warp's `randn` (Box-Muller),
+    `sqrt(-2 * log(u1 + 5.96e-8)) * cos(2 * pi * u2)`, in float: the
+    constant keeps the logarithm finite, and `2 * pi` is the float product
+    of 2 and pi rounded to float.
+
+    ```mlir
+    %n, %s1 = ks.randn %s0
+    ```
+  }];
+  let arguments = (ins I32:$state);
+  let results = (outs F32:$value, I32:$new_state);
+  let assemblyFormat = "$state attr-dict";
+}
 
 #endif // KSC_DIALECT_KS_IR_KSOPS_TD

@@ -20,12 +20,19 @@ def Ks_ArrayType : Ks_Type<"Array", "array"> {
     in the source): `ks.store` to it is rejected by the verifier.
 
     The element type is one of the scalar types of the kernel language:
-    `f32`, `f64`, `i1`, `i32` or `i64`. The rank is 1 to 4 and defaults to 1.
+    `f32`, `f64`, `i1`, `i32`, `ui32` or `i64`. `ui32` is `uint32_t`: the
+    array's memory holds unsigned integers, but what `ks.load` reads and
+    `ks.store` writes is a signless `i32` (the value type of the array), as
+    everywhere else in the IR, where unsignedness lives in the operations
+    (`arith.divui`, `arith.uitofp`, ...). The element type only says how
+    the array is declared in emitted code and how `ksc-run` reads and prints
+    its elements. The rank is 1 to 4 and defaults to 1.
 
     ```mlir
     !ks.array<f32>          // array<float>
     !ks.array<const f64>    // array<const double>
     !ks.array<i32, 2>       // a 2-D array of int
+    !ks.array<ui32>         // array<uint32_t>
     ```
   }];
   let parameters = (ins
@@ -44,6 +51,9 @@ def Ks_ArrayType : Ks_Type<"Array", "array"> {
   let extraClassDeclaration = [{
     /// Whether `type` may be the element type of an array.
     static bool isValidElementType(::mlir::Type type);
+    /// The type of the values `ks.load` reads and `ks.store` writes: the
+    /// element type, signless (`i32` for `ui32`).
+    ::mlir::Type getValueType() const;
     /// The same view type with (or without) `const`.
     ArrayType withConst(bool isConst) const {
       return ArrayType::get(getElementType(), getRank(), isConst);

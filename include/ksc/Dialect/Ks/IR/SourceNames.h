@@ -22,6 +22,14 @@ inline constexpr llvm::StringLiteral kNameAttr = "ks.name";
 /// results ("" for a result without one).
 inline constexpr llvm::StringLiteral kNamesAttr = "ks.names";
 
+/// The attribute of kernels and functions (`ks.kernel`, `ks.func`, and the
+/// `func.func` they become) that lists the source names of their `uint32_t`
+/// local variables, sorted. Like the names themselves it is a hint for the
+/// emitters: a value named after one of them is declared `uint32_t`, one
+/// named after another variable `int`. A name that the function uses for an
+/// `int` and a `uint32_t` variable is not listed.
+inline constexpr llvm::StringLiteral kUnsignedNamesAttr = "ks.unsigned_names";
+
 /// The source name of `loc` if it is (or wraps, through call-site or fused
 /// locations) a `NameLoc`; "" otherwise.
 llvm::StringRef getNameFromLoc(mlir::Location loc);
