@@ -7,14 +7,14 @@
 // !ks.array
 //===----------------------------------------------------------------------===//
 
-// expected-error@+1 {{array element type must be f32, f64, i1, i32, ui32, i64, a vector of 2 to 4 f32, f64 or i32, or a square matrix (2x2 to 4x4) of f32 or f64, got 'f16'}}
+// expected-error@+1 {{array element type must be f32, f64, i1, i32, ui32, i64, a vector of 2 to 4 f32, f64 or i32, a square matrix (2x2 to 4x4) of f32 or f64, or a struct, got 'f16'}}
 ks.kernel @bad_element(%a: !ks.array<f16>) {
   ks.return
 }
 
 // -----
 
-// expected-error@+1 {{array element type must be f32, f64, i1, i32, ui32, i64, a vector of 2 to 4 f32, f64 or i32, or a square matrix (2x2 to 4x4) of f32 or f64, got 'index'}}
+// expected-error@+1 {{array element type must be f32, f64, i1, i32, ui32, i64, a vector of 2 to 4 f32, f64 or i32, a square matrix (2x2 to 4x4) of f32 or f64, or a struct, got 'index'}}
 ks.func @bad_const_element(%a: !ks.array<const index>) {
   ks.return
 }
@@ -22,7 +22,7 @@ ks.func @bad_const_element(%a: !ks.array<const index>) {
 // -----
 
 // Arrays of arrays are not arrays of the kernel language.
-// expected-error@+1 {{array element type must be f32, f64, i1, i32, ui32, i64, a vector of 2 to 4 f32, f64 or i32, or a square matrix (2x2 to 4x4) of f32 or f64, got '!ks.array<f32>'}}
+// expected-error@+1 {{array element type must be f32, f64, i1, i32, ui32, i64, a vector of 2 to 4 f32, f64 or i32, a square matrix (2x2 to 4x4) of f32 or f64, or a struct, got '!ks.array<f32>'}}
 ks.kernel @nested_array(%a: !ks.array<!ks.array<f32>>) {
   ks.return
 }
@@ -525,21 +525,21 @@ ks.func @inout_not_unit(%a: f32 {ks.inout = 1 : i32}) -> f32 {
 
 // -----
 
-// expected-error@+1 {{array element type must be f32, f64, i1, i32, ui32, i64, a vector of 2 to 4 f32, f64 or i32, or a square matrix (2x2 to 4x4) of f32 or f64, got 'vector<5xf32>'}}
+// expected-error@+1 {{array element type must be f32, f64, i1, i32, ui32, i64, a vector of 2 to 4 f32, f64 or i32, a square matrix (2x2 to 4x4) of f32 or f64, or a struct, got 'vector<5xf32>'}}
 ks.func @vector_too_long(%a: !ks.array<vector<5xf32>>) {
   ks.return
 }
 
 // -----
 
-// expected-error@+1 {{array element type must be f32, f64, i1, i32, ui32, i64, a vector of 2 to 4 f32, f64 or i32, or a square matrix (2x2 to 4x4) of f32 or f64, got 'vector<2x3xf32>'}}
+// expected-error@+1 {{array element type must be f32, f64, i1, i32, ui32, i64, a vector of 2 to 4 f32, f64 or i32, a square matrix (2x2 to 4x4) of f32 or f64, or a struct, got 'vector<2x3xf32>'}}
 ks.func @matrix_not_square(%a: !ks.array<vector<2x3xf32>>) {
   ks.return
 }
 
 // -----
 
-// expected-error@+1 {{array element type must be f32, f64, i1, i32, ui32, i64, a vector of 2 to 4 f32, f64 or i32, or a square matrix (2x2 to 4x4) of f32 or f64, got 'vector<3x3xi32>'}}
+// expected-error@+1 {{array element type must be f32, f64, i1, i32, ui32, i64, a vector of 2 to 4 f32, f64 or i32, a square matrix (2x2 to 4x4) of f32 or f64, or a struct, got 'vector<3x3xi32>'}}
 ks.func @int_matrix(%a: !ks.array<vector<3x3xi32>>) {
   ks.return
 }
@@ -724,5 +724,86 @@ ks.kernel @randf_int_bounds(%s: i32, %b: i32) {
 ks.kernel @rand_init_i64(%seed: i64) {
   // expected-error@+1 {{'ks.rand_init' op operand #0 must be 32-bit signless integer, but got 'i64'}}
   %s = "ks.rand_init"(%seed) : (i64) -> i32
+  ks.return
+}
+
+//===----------------------------------------------------------------------===//
+// Structs
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error@+1 {{struct 'Empty' needs at least one field}}
+ks.func @empty_struct(%s: !ks.struct<"Empty">) {
+  ks.return
+}
+
+// -----
+
+// expected-error@+1 {{struct 'Twice' has two fields named 'x'}}
+ks.func @duplicate_field(%s: !ks.struct<"Twice", x: f32, x: f64>) {
+  ks.return
+}
+
+// -----
+
+// expected-error@+1 {{field 'a' of struct 'Holder' must have a scalar, vector, matrix or struct type, got '!ks.array<f32>'}}
+ks.func @array_field(%s: !ks.struct<"Holder", a: !ks.array<f32>>) {
+  ks.return
+}
+
+// -----
+
+// expected-error@+1 {{a struct needs a name}}
+ks.func @unnamed_struct(%s: !ks.struct<"", x: f32>) {
+  ks.return
+}
+
+// -----
+
+ks.func @make_count(%x: f32) -> !ks.struct<"Pair", a: f32, b: f32> {
+  // expected-error@+1 {{'ks.struct_make' op expects 2 field values for '!ks.struct<"Pair", a: f32, b: f32>', got 1}}
+  %s = "ks.struct_make"(%x) : (f32) -> !ks.struct<"Pair", a: f32, b: f32>
+  ks.return %s : !ks.struct<"Pair", a: f32, b: f32>
+}
+
+// -----
+
+// A uint32_t field takes a signless i32.
+ks.func @make_unsigned(%x: ui32) -> !ks.struct<"Id", id: ui32> {
+  // expected-error@+1 {{'ks.struct_make' op the value of field 0 ('id') must have type 'i32', got 'ui32'}}
+  %s = "ks.struct_make"(%x) : (ui32) -> !ks.struct<"Id", id: ui32>
+  ks.return %s : !ks.struct<"Id", id: ui32>
+}
+
+// -----
+
+ks.func @extract_range(%s: !ks.struct<"Pair", a: f32, b: f32>) -> f32 {
+  // expected-error@+1 {{'ks.struct_extract' op field index 2 is out of range for '!ks.struct<"Pair", a: f32, b: f32>'}}
+  %x = ks.struct_extract %s[2] : !ks.struct<"Pair", a: f32, b: f32> -> f32
+  ks.return %x : f32
+}
+
+// -----
+
+ks.func @extract_type(%s: !ks.struct<"Pair", a: f32, b: f64>) -> f32 {
+  // expected-error@+1 {{'ks.struct_extract' op the result of field 1 ('b') must have type 'f64', got 'f32'}}
+  %x = ks.struct_extract %s[1] : !ks.struct<"Pair", a: f32, b: f64> -> f32
+  ks.return %x : f32
+}
+
+// -----
+
+ks.func @insert_type(%s: !ks.struct<"Pair", a: f32, b: f64>, %v: i32) {
+  // expected-error@+1 {{'ks.struct_insert' op the value of field 0 ('a') must have type 'f32', got 'i32'}}
+  %t = ks.struct_insert %v, %s[0] : i32 into !ks.struct<"Pair", a: f32, b: f64>
+  ks.return
+}
+
+// -----
+
+ks.func @make_parse(%x: f32) {
+  // expected-error@+1 {{expected 2 field values for '!ks.struct<"Pair", a: f32, b: f32>', got 1}}
+  %s = ks.struct_make %x : !ks.struct<"Pair", a: f32, b: f32>
   ks.return
 }

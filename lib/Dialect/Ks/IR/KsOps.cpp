@@ -397,6 +397,95 @@ LogicalResult DimOp::verify() {
 
 #include "ksc/Dialect/Ks/IR/KsEnums.cpp.inc"
 //===----------------------------------------------------------------------===//
+// Structs
+//===----------------------------------------------------------------------===//
+
+/// Checks that `index` names a field of `type` and, when `value` is given,
+/// that it has the field's value type.
+static LogicalResult verifyField(Operation *op, StructType type, int64_t index,
+                                 Type valueType, StringRef what) {
+  if (index < 0 || index >= static_cast<int64_t>(type.getNumFields()))
+    return op->emitOpError("field index ")
+           << index << " is out of range for " << type;
+  Type expected = type.getFieldValueType(index);
+  if (valueType != expected)
+    return op->emitOpError() << what << " of field " << index << " ('"
+                             << type.getFieldNames()[index].getValue()
+                             << "') must have type " << expected << ", got "
+                             << valueType;
+  return success();
+}
+
+LogicalResult StructMakeOp::verify() {
+  StructType type = getType();
+  if (getFields().size() != type.getNumFields())
+    return emitOpError("expects ")
+           << type.getNumFields() << " field values for " << type << ", got "
+           << getFields().size();
+  for (auto [index, field] : llvm::enumerate(getFields()))
+    if (failed(verifyField(*this, type, index, field.getType(), "the value")))
+      return failure();
+  return success();
+}
+
+// `ks.struct_make` operands attr-dict `:` struct-type
+ParseResult StructMakeOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::UnresolvedOperand> fields;
+  Type type;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseOperandList(fields) ||
+      parser.parseOptionalAttrDict(result.attributes) || parser.parseColon() ||
+      parser.parseType(type))
+    return failure();
+  auto structType = dyn_cast<StructType>(type);
+  if (!structType)
+    return parser.emitError(loc, "expected a !ks.struct type, got ") << type;
+  if (fields.size() != structType.getNumFields())
+    return parser.emitError(loc, "expected ")
+           << structType.getNumFields() << " field values for " << structType
+           << ", got " << fields.size();
+  SmallVector<Type> fieldTypes;
+  for (unsigned i = 0; i < structType.getNumFields(); ++i)
+    fieldTypes.push_back(structType.getFieldValueType(i));
+  result.addTypes(structType);
+  return parser.resolveOperands(fields, fieldTypes, loc, result.operands);
+}
+
+void StructMakeOp::print(OpAsmPrinter &printer) {
+  printer << ' ' << getFields();
+  printer.printOptionalAttrDict((*this)->getAttrs());
+  printer << " : " << getType();
+}
+
+LogicalResult StructExtractOp::verify() {
+  return verifyField(*this, getInput().getType(), getIndex(), getType(),
+                     "the result");
+}
+
+OpFoldResult StructExtractOp::fold(FoldAdaptor) {
+  // A field of a struct just built or just replaced.
+  int64_t index = getIndex();
+  Value source = getInput();
+  while (auto insert = source.getDefiningOp<StructInsertOp>()) {
+    if (static_cast<int64_t>(insert.getIndex()) == index)
+      return insert.getValue();
+    source = insert.getInput();
+  }
+  if (auto make = source.getDefiningOp<StructMakeOp>())
+    return make.getFields()[index];
+  if (source != getInput()) {
+    getInputMutable().assign(source);
+    return getResult();
+  }
+  return {};
+}
+
+LogicalResult StructInsertOp::verify() {
+  return verifyField(*this, getInput().getType(), getIndex(),
+                     getValue().getType(), "the value");
+}
+
+//===----------------------------------------------------------------------===//
 // Random numbers
 //===----------------------------------------------------------------------===//
 

@@ -397,6 +397,7 @@ def Ks_CheckBoundsOp : Ks_Op<"check_bounds", [
 }
 
 include "ksc/Dialect/Ks/IR/KsLinalgOps.td"
+include "ksc/Dialect/Ks/IR/KsStructOps.td"
 
 //===----------------------------------------------------------------------===//
 // Random numbers

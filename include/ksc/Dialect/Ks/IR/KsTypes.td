@@ -19,8 +19,9 @@ def Ks_ArrayType : Ks_Type<"Array", "array"> {
     the view, not the data). `const` marks a read-only view (`array<const T>`
     in the source): `ks.store` to it is rejected by the verifier.
 
-    The element type is one of the scalar types of the kernel language:
-    `f32`, `f64`, `i1`, `i32`, `ui32` or `i64`. `ui32` is `uint32_t`: the
+    The element type is one of the scalar types of the kernel language,
+    `f32`, `f64`, `i1`, `i32`, `ui32` or `i64`, a vector or matrix
+    (`vector<3xf32>`, `vector<3x3xf64>`), or a `!ks.struct`. `ui32` is `uint32_t`: the
     array's memory holds unsigned integers, but what `ks.load` reads and
     `ks.store` writes is a signless `i32` (the value type of the array), as
     everywhere else in the IR, where unsignedness lives in the operations
@@ -58,6 +59,47 @@ def Ks_ArrayType : Ks_Type<"Array", "array"> {
     ArrayType withConst(bool isConst) const {
       return ArrayType::get(getElementType(), getRank(), isConst);
     }
+  }];
+}
+
+def Ks_StructType : Ks_Type<"Struct", "struct"> {
+  let summary = "A struct of the kernel language: named fields of value types";
+  let description = [{
+    A `!ks.struct` is a struct declared in a `.kdsl` file: a value made of
+    named fields, like the source's `struct Particle { vec3 pos; float mass;
+    };`. Its parameters are the struct's name and its fields in declaration
+    order, each a name and a type. A field type is one an array element may
+    have: `f32`, `f64`, `i1`, `i32`, `ui32`, `i64`, a vector or matrix, or
+    another struct (nested structs). As in `!ks.array`, a `ui32` field is a
+    `uint32_t` whose value is read and written as a signless `i32` (the
+    field's value type). Structs are values: `ks.struct_make` builds one,
+    `ks.struct_extract` reads a field, `ks.struct_insert` returns a copy with
+    one field replaced. Emitted code declares the struct with the source's
+    name and field names, laid out as C++ lays out the source's struct.
+
+    A field name that is not a plain identifier (or that reads as an integer
+    type, such as `i32`) is printed quoted.
+
+    ```mlir
+    !ks.struct<"Particle", pos: vector<3xf32>, mass: f32>
+    !ks.struct<"Body", p: !ks.struct<"Particle", pos: vector<3xf32>, mass: f32>, id: ui32>
+    ```
+  }];
+  let parameters = (ins
+    "::mlir::StringAttr":$name,
+    ArrayRefParameter<"::mlir::StringAttr", "field names">:$fieldNames,
+    ArrayRefParameter<"::mlir::Type", "field types">:$fieldTypes
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    unsigned getNumFields() const { return getFieldTypes().size(); }
+    /// The type of the values `ks.struct_extract` reads from field `index`
+    /// and `ks.struct_insert` and `ks.struct_make` write into it: the field
+    /// type, signless (`i32` for `ui32`).
+    ::mlir::Type getFieldValueType(unsigned index) const;
+    /// The index of the field called `name`, if there is one.
+    std::optional<unsigned> getFieldIndex(::llvm::StringRef name) const;
   }];
 }
 
