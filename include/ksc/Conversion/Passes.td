@@ -32,8 +32,8 @@ def ConvertKsToCpu : Pass<"convert-ks-to-cpu", "::mlir::ModuleOp"> {
     and `ks.unsigned` argument and result attributes and the
     `ks.unsigned_names` of kernels and functions are kept (the launcher's
     arguments get `ks.unsigned` too). `ks.load`, `ks.store`,
-    `ks.atomic_rmw`, `ks.dim`, `ks.check_bounds` and the random-number
-    operations stay as they are.
+    `ks.atomic_rmw`, `ks.dim`, `ks.check_bounds`, the random-number
+    operations and the struct operations stay as they are.
 
     ```mlir
     ks.kernel @fill(%v: f32, %y: !ks.array<f32>) {

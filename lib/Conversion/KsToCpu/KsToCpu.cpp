@@ -263,7 +263,9 @@ struct ConvertKsToCpu : public ksc::impl::ConvertKsToCpuBase<ConvertKsToCpu> {
     target.addLegalOp<ModuleOp, ks::LoadOp, ks::StoreOp, ks::AtomicRMWOp,
                       ks::DimOp, ks::CheckBoundsOp, ks::AsConstOp,
                       ks::GridExtentOp, ks::GridSizeOp, ks::RandInitOp,
-                      ks::RandIOp, ks::RandFOp, ks::RandNOp>();
+                      ks::RandIOp, ks::RandFOp, ks::RandNOp,
+                      ks::StructMakeOp, ks::StructExtractOp,
+                      ks::StructInsertOp>();
     target.addIllegalOp<ks::KernelOp, ks::FuncOp, ks::ReturnOp, ks::CallOp,
                         ks::TidOp>();
     RewritePatternSet patterns(&getContext());

@@ -115,7 +115,8 @@ bool Emitter::isExpressionOp(Operation &op) {
              ks::GridExtentOp, ks::GridSizeOp, ks::RandInitOp, ks::DotOp,
              ks::CrossOp, ks::OuterOp, ks::MatmulOp, ks::DeterminantOp,
              ks::InverseOp, ks::QuatMulOp, ks::QuatRotateOp,
-             ks::QuatRotateInvOp, ks::QuatToMatrixOp>(op);
+             ks::QuatRotateInvOp, ks::QuatToMatrixOp, ks::StructMakeOp,
+             ks::StructExtractOp>(op);
 }
 
 /// Whether evaluating `op` where it is printed reads memory.

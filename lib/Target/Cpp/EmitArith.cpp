@@ -47,6 +47,8 @@ FailureOr<std::string> Emitter::typeName(Type type, Location loc) {
   if (auto vector = dyn_cast<VectorType>(type))
     if (std::optional<std::string> name = vectorTypeName(vector))
       return *name;
+  if (auto structType = dyn_cast<ks::StructType>(type))
+    return structType.getName().getValue().str();
   if (auto array = dyn_cast<ks::ArrayType>(type)) {
     FailureOr<std::string> element = typeName(array.getElementType(), loc);
     if (failed(element))

@@ -26,7 +26,7 @@ using namespace ksc::cpp;
 
 static constexpr llvm::StringLiteral kLaunchOfAttr = "ks.launch_of";
 
-static bool isIdentifier(StringRef name) {
+bool ksc::cpp::isCppIdentifier(StringRef name) {
   if (name.empty() || !(isalpha(name[0]) || name[0] == '_'))
     return false;
   return llvm::all_of(name, [](char c) { return isalnum(c) || c == '_'; });
@@ -333,7 +333,7 @@ LogicalResult Emitter::emitModule(ModuleOp m) {
     }
     if (func.isExternal())
       return func.emitError("cannot emit a function declaration as C++");
-    if (!isIdentifier(func.getSymName()))
+    if (!isCppIdentifier(func.getSymName()))
       return func.emitError("function name '")
              << func.getSymName() << "' is not a C++ identifier";
     position[func] = functions.size();
@@ -361,6 +361,9 @@ LogicalResult Emitter::emitModule(ModuleOp m) {
   } else {
     os << "#include \"ksc_runtime.h\"\n\n";
   }
+
+  if (failed(emitStructDeclarations()))
+    return failure();
 
   // C++ needs a declaration before a call; the frontend orders functions
   // that way already, IR from elsewhere may not.

@@ -176,9 +176,10 @@ FailureOr<Expr> Emitter::buildVectorExpr(Operation &op) {
       });
 }
 
-LogicalResult Emitter::emitVectorInsert(vector::InsertOp op) {
-  Value dest = op.getDest(), result = op.getResult();
-  Expr value = valueExpr(op.getValueToStore());
+LogicalResult Emitter::emitComponentUpdate(
+    Operation *op, Value dest, const Expr &value,
+    function_ref<Expr(const Expr &)> component) {
+  Value result = op->getResult(0);
   StringRef name = getSourceName(result);
   // Update the variable of `dest` in place when `dest` dies here and the
   // variable stands for the same source variable; else copy it first.
@@ -195,8 +196,16 @@ LogicalResult Emitter::emitVectorInsert(vector::InsertOp op) {
     os << declare(*var) << " = " << whole.text << ";\n";
   }
   bindVar(result, *var);
-  Expr target = componentOf(*this, Expr(vars[*var].name, kPrimary),
-                            op.getMixedPosition(), op.getDestVectorType().getRank() == 1);
+  Expr target = component(Expr(vars[*var].name, kPrimary));
   os << target.text << " = " << operand(value, kAssign) << ";\n";
   return success();
+}
+
+LogicalResult Emitter::emitVectorInsert(vector::InsertOp op) {
+  return emitComponentUpdate(
+      op, op.getDest(), valueExpr(op.getValueToStore()),
+      [&](const Expr &whole) {
+        return componentOf(*this, whole, op.getMixedPosition(),
+                           op.getDestVectorType().getRank() == 1);
+      });
 }

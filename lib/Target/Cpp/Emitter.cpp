@@ -285,6 +285,8 @@ LogicalResult Emitter::emitOperation(Operation &op) {
     return emitKsStatement(op);
   if (auto insert = dyn_cast<vector::InsertOp>(op))
     return emitVectorInsert(insert);
+  if (isa<ks::StructInsertOp>(op))
+    return emitStructInsert(op);
   if (isa<ks::RandIOp, ks::RandFOp, ks::RandNOp>(op))
     return emitRandom(op);
   if (auto callOp = dyn_cast<func::CallOp>(op)) {
@@ -315,6 +317,8 @@ FailureOr<Expr> Emitter::buildExpr(Operation &op) {
                             ks::DeterminantOp, ks::InverseOp, ks::QuatMulOp,
              ks::QuatRotateOp, ks::QuatRotateInvOp, ks::QuatToMatrixOp>(op))
     return buildVectorExpr(op);
+  if (isa<ks::StructMakeOp, ks::StructExtractOp>(op))
+    return buildStructExpr(op);
   return buildKsExpr(op);
 }
 

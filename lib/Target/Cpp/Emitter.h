@@ -33,7 +33,8 @@
 //
 // The op families are printed in EmitArith.cpp (arith, math), EmitScf.cpp
 // (scf), EmitFunc.cpp (func, launchers and C entry points), EmitKs.cpp
-// (ks arrays and random numbers) and EmitVector.cpp (vectors and matrices).
+// (ks arrays and random numbers), EmitVector.cpp (vectors and matrices) and
+// EmitStruct.cpp (structs).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KSC_LIB_TARGET_CPP_EMITTER_H
@@ -108,6 +109,10 @@ struct Var {
   /// name is commented out, nor a for loop's counter).
   bool reusable = true;
 };
+
+/// Whether `name` is a C++ identifier (letters, digits and `_`, not
+/// starting with a digit).
+bool isCppIdentifier(llvm::StringRef name);
 
 /// `text` as a C++ string literal.
 std::string cppStringLiteral(llvm::StringRef text);
@@ -205,6 +210,18 @@ public:
   /// vector operations and the linear algebra of ks (EmitVector.cpp).
   mlir::FailureOr<Expr> buildVectorExpr(mlir::Operation &op);
   mlir::LogicalResult emitVectorInsert(mlir::vector::InsertOp op);
+  /// Prints the update of one component of `dest` to `value`, the
+  /// operation `op` (which returns the updated whole): in place in the
+  /// variable of `dest` if `dest` dies here, else in a copy. `component`
+  /// gives the component of a whole value (`v.x`, `p.mass`).
+  mlir::LogicalResult
+  emitComponentUpdate(mlir::Operation *op, mlir::Value dest, const Expr &value,
+                      llvm::function_ref<Expr(const Expr &)> component);
+  /// Struct operations (EmitStruct.cpp).
+  mlir::FailureOr<Expr> buildStructExpr(mlir::Operation &op);
+  mlir::LogicalResult emitStructInsert(mlir::Operation &op);
+  /// `struct Particle { ... };` for every struct type the module uses.
+  mlir::LogicalResult emitStructDeclarations();
   /// `ksc::vec3(1.0f, 2.0f, 3.0f)`.
   mlir::FailureOr<Expr> vectorLiteral(mlir::DenseElementsAttr value,
                                       mlir::Location loc);

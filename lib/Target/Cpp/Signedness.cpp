@@ -81,6 +81,11 @@ void Emitter::analyzeSignedness(func::FuncOp func) {
       return anyUnsigned({select.getTrueValue(), select.getFalseValue()});
     if (auto load = dyn_cast<ks::LoadOp>(op))
       return load.getArray().getType().getElementType().isUnsignedInteger(32);
+    if (auto extract = dyn_cast<ks::StructExtractOp>(op))
+      return extract.getInput()
+          .getType()
+          .getFieldTypes()[extract.getIndex()]
+          .isUnsignedInteger(32);
     if (auto atomic = dyn_cast<ks::AtomicRMWOp>(op))
       return atomic.getArray().getType().getElementType().isUnsignedInteger(32);
     // A generator state.
