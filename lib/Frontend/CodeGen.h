@@ -110,6 +110,13 @@ public:
   mlir::FailureOr<mlir::Type> convertVectorType(clang::QualType canonical,
                                                 clang::SourceLocation loc,
                                                 llvm::StringRef what);
+  /// Whether `type` is a struct or class declared in the source (not one
+  /// of the prelude's).
+  static bool isStructType(clang::QualType type);
+  /// The `!ks.struct` of a struct declared in the source; reports (once) at
+  /// the declaration why it is not a struct of the language.
+  mlir::FailureOr<mlir::Type>
+  convertStructType(const clang::CXXRecordDecl *record);
   /// Whether `type` (or the type it references) is `uint32_t` (`unsigned
   /// int`).
   static bool isUnsigned32(clang::QualType type);
@@ -144,6 +151,8 @@ private:
   std::string templateArgumentsSuffix(const clang::FunctionDecl *spec);
   void checkRecursion();
 
+  /// Struct definitions and their types (null for those that failed).
+  llvm::DenseMap<const clang::CXXRecordDecl *, mlir::Type> structTypes;
   unsigned errorCount = 0;
   unsigned errorID, noteID;
   /// Canonical declaration -> ks.kernel / ks.func.
@@ -255,6 +264,27 @@ public:
   /// `vec3()`, `vec3(s)`, `vec3(x, y, z)`, `mat22(a, b, c, d)`, copies.
   mlir::FailureOr<mlir::Value>
   emitVectorConstruct(const clang::CXXConstructExpr *construct);
+  //===--------------------------------------------------------------------===//
+  // Structs (CodeGenStruct.cpp)
+  //===--------------------------------------------------------------------===//
+
+  /// `Particle p;` (zero) and copies.
+  mlir::FailureOr<mlir::Value>
+  emitStructConstruct(const clang::CXXConstructExpr *construct);
+  /// `{pos, 1.0f}`: aggregate initialization.
+  mlir::FailureOr<mlir::Value> emitStructInit(const clang::InitListExpr *list);
+  /// `p = q`.
+  mlir::FailureOr<mlir::Value>
+  emitStructAssign(const clang::CXXOperatorCallExpr *call);
+  /// The component at `path` of `whole`: struct fields (`ks.struct_extract`)
+  /// then vector or matrix positions (`vector.extract`).
+  mlir::Value extractComponent(mlir::Value whole,
+                               llvm::ArrayRef<mlir::OpFoldResult> path,
+                               mlir::Location loc);
+  /// `whole` with the component at `path` replaced by `value`.
+  mlir::Value insertComponent(mlir::Value value, mlir::Value whole,
+                              llvm::ArrayRef<mlir::OpFoldResult> path,
+                              mlir::Location loc);
   /// `quat_identity()`.
   mlir::FailureOr<mlir::Value> emitQuatIdentity(const clang::CallExpr *call);
   /// `identity<mat33>()`.

@@ -35,6 +35,12 @@ mlir::Value FunctionBuilder::constantBool(bool value, mlir::Location loc) {
 }
 
 mlir::Value FunctionBuilder::zero(mlir::Type type, mlir::Location loc) {
+  if (auto structType = mlir::dyn_cast<ks::StructType>(type)) {
+    llvm::SmallVector<mlir::Value> fields;
+    for (unsigned i = 0; i < structType.getNumFields(); ++i)
+      fields.push_back(zero(structType.getFieldValueType(i), loc));
+    return ks::StructMakeOp::create(b, loc, structType, fields).getResult();
+  }
   // Scalars, and vectors and matrices (a splat of zeros).
   return arith::ConstantOp::create(b, loc,
                                    mlir::cast<mlir::TypedAttr>(

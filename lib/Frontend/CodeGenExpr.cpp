@@ -111,6 +111,15 @@ FunctionBuilder::emitLValue(const Expr *expr) {
   lvalue.type = expr->getType();
   if (auto *ref = dyn_cast<DeclRefExpr>(expr)) {
     auto *var = dyn_cast<VarDecl>(ref->getDecl());
+    if (var && !env.count(var) && var->hasGlobalStorage() &&
+        var->isConstexpr()) {
+      mb.error(expr->getExprLoc(),
+               "'" + var->getNameAsString() +
+                   "' cannot be used here: kernel code has constexpr "
+                   "constants of scalar types only; make each field a "
+                   "constant of its own");
+      return mlir::failure();
+    }
     if (!var || !env.count(var)) {
       mb.error(expr->getExprLoc(),
                "'" + ref->getDecl()->getNameAsString() +
@@ -270,9 +279,7 @@ void FunctionBuilder::storeBase(const LValue &lvalue, mlir::Value value,
 
 mlir::Value FunctionBuilder::load(const LValue &lvalue, mlir::Location loc) {
   mlir::Value base = loadBase(lvalue, loc);
-  if (lvalue.components.empty())
-    return base;
-  return mlir::vector::ExtractOp::create(b, loc, base, lvalue.components);
+  return extractComponent(base, lvalue.components, loc);
 }
 
 void FunctionBuilder::store(const LValue &lvalue, mlir::Value value,
@@ -281,9 +288,7 @@ void FunctionBuilder::store(const LValue &lvalue, mlir::Value value,
     return storeBase(lvalue, value, loc);
   // A component: the whole value with that component replaced.
   mlir::Value base = loadBase(lvalue, loc);
-  mlir::Value updated =
-      mlir::vector::InsertOp::create(b, loc, value, base, lvalue.components);
-  storeBase(lvalue, updated, loc);
+  storeBase(lvalue, insertComponent(value, base, lvalue.components, loc), loc);
 }
 
 mlir::Value FunctionBuilder::atomicUpdate(ks::AtomicKind kind,
@@ -403,6 +408,8 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
           return ModuleBuilder::isSmallValueType(arg->getType());
         }))
       return emitVectorOperator(call);
+    if (ModuleBuilder::isStructType(call->getArg(0)->getType()))
+      return emitStructAssign(call);
     // `a = b` for arrays: `a` now views what `b` views.
     if (call->getOperator() == OO_Equal &&
         ModuleBuilder::isArrayType(call->getArg(0)->getType())) {
@@ -462,6 +469,8 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
   if (auto *construct = dyn_cast<CXXConstructExpr>(expr)) {
     if (ModuleBuilder::isSmallValueType(construct->getType()))
       return emitVectorConstruct(construct);
+    if (ModuleBuilder::isStructType(construct->getType()))
+      return emitStructConstruct(construct);
     // Copies of arrays, and array<T> -> array<const T>.
     if (ModuleBuilder::isArrayType(construct->getType()) &&
         construct->getNumArgs() == 1 &&
@@ -482,6 +491,17 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
     return mlir::failure();
   }
 
+  if (auto *list = dyn_cast<InitListExpr>(expr);
+      list && ModuleBuilder::isStructType(expr->getType()))
+    return emitStructInit(list);
+  // A field left out of a brace initializer (`{pos}`, `{.mass = m}`).
+  if (isa<ImplicitValueInitExpr>(expr)) {
+    mlir::FailureOr<mlir::Type> type =
+        mb.convertType(expr->getType(), expr->getExprLoc(), "the field");
+    if (mlir::failed(type))
+      return mlir::failure();
+    return zero(*type, loc);
+  }
   // `int y{6}`, `return {x};`: one value in braces is that value.
   if (auto *list = dyn_cast<InitListExpr>(expr);
       list && expr->getType()->isArithmeticType() && list->getNumInits() <= 1) {

@@ -176,6 +176,16 @@ ModuleBuilder::convertType(QualType type, SourceLocation at, StringRef what) {
     return mlir::Type(
         ks::ArrayType::get(*elementType, rank, element.isConstQualified()));
   }
+  if (isStructType(canonical)) {
+    const CXXRecordDecl *record = canonical->getAsCXXRecordDecl();
+    if (!record->hasDefinition()) {
+      error(at, "struct '" + spell(type) + "' of " + what +
+                    " is declared but not defined; define it before its "
+                    "use");
+      return mlir::failure();
+    }
+    return convertStructType(record);
+  }
   std::string reason;
   if (auto *record = canonical->getAsCXXRecordDecl();
       record && record->isLambda()) {
@@ -195,9 +205,6 @@ ModuleBuilder::convertType(QualType type, SourceLocation at, StringRef what) {
              "use uint32_t (or int)";
   else if (canonical->isUnionType())
     reason = "unions are not supported; use separate variables";
-  else if (canonical->isRecordType())
-    reason = "structs and classes are not supported yet; pass each field "
-             "as a parameter of its own";
   else if (canonical->isEnumeralType())
     reason = "enums are not supported; use int";
   else if (canonical->isArrayType())
@@ -268,9 +275,11 @@ bool ModuleBuilder::checkOtherDecl(const Decl *decl, bool local) {
                 "if/else");
           return false;
         }
-    error(at, "structs and classes are not supported yet; pass each field "
-              "as a parameter of its own (many values as array<T>)");
-    return false;
+    // A struct of the language: checked (and its IR type made) here, so
+    // that what is wrong with it is reported even if it is never used.
+    if (!record->isThisDeclarationADefinition())
+      return true;
+    return mlir::succeeded(convertStructType(record));
   }
   if (isa<FunctionTemplateDecl, ClassTemplateDecl, VarTemplateDecl,
           TypeAliasTemplateDecl, ClassTemplatePartialSpecializationDecl>(

@@ -109,9 +109,10 @@ bool ModuleBuilder::isSmallValueType(QualType type) {
 bool FunctionBuilder::isComponentAccess(const Expr *expr) {
   expr = expr->IgnoreParens();
   if (auto *member = dyn_cast<MemberExpr>(expr))
-    return isa<FieldDecl>(member->getMemberDecl()) &&
+    return isa<FieldDecl>(member->getMemberDecl()) && !member->isArrow() &&
            (ModuleBuilder::isVectorType(member->getBase()->getType()) ||
-            ModuleBuilder::isQuatType(member->getBase()->getType()));
+            ModuleBuilder::isQuatType(member->getBase()->getType()) ||
+            ModuleBuilder::isStructType(member->getBase()->getType()));
   auto *call = dyn_cast<CXXOperatorCallExpr>(expr);
   return call &&
          (call->getOperator() == OO_Subscript ||

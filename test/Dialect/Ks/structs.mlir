@@ -35,16 +35,27 @@ ks.kernel @nested(%a: !ks.array<!ks.struct<"Body", p: !ks.struct<"Particle", pos
 }
 
 // A field read from a struct just built or with that field just replaced
-// folds to the value written.
+// folds to the value written; one read through the replacement of another
+// field does not (it would keep the older struct alive).
 // CANON-LABEL: ks.func @folds(
 // CANON-SAME:      %[[A:.*]]: f32, %[[B:.*]]: f32, %[[C:.*]]: f32)
 // CANON-NEXT:    %[[S:.*]] = arith.addf %[[C]], %[[A]] : f32
 // CANON-NEXT:    ks.return %[[S]] : f32
 ks.func @folds(%a: f32, %b: f32, %c: f32) -> f32 {
   %s = ks.struct_make %a, %b : !ks.struct<"Pair", first: f32, second: f32>
+  %x = ks.struct_extract %s[0] : !ks.struct<"Pair", first: f32, second: f32> -> f32
   %t = ks.struct_insert %c, %s[1] : f32 into !ks.struct<"Pair", first: f32, second: f32>
-  %x = ks.struct_extract %t[0] : !ks.struct<"Pair", first: f32, second: f32> -> f32
   %y = ks.struct_extract %t[1] : !ks.struct<"Pair", first: f32, second: f32> -> f32
   %r = arith.addf %y, %x : f32
   ks.return %r : f32
+}
+
+// CANON-LABEL: ks.func @no_fold_through_other_fields(
+// CANON-SAME:      %[[P:.*]]: !ks.struct<"Pair", first: f32, second: f32>, %[[C:.*]]: f32)
+// CANON-NEXT:    %[[T:.*]] = ks.struct_insert %[[C]], %[[P]][1]
+// CANON-NEXT:    %[[X:.*]] = ks.struct_extract %[[T]][0]
+ks.func @no_fold_through_other_fields(%p: !ks.struct<"Pair", first: f32, second: f32>, %c: f32) -> f32 {
+  %t = ks.struct_insert %c, %p[1] : f32 into !ks.struct<"Pair", first: f32, second: f32>
+  %x = ks.struct_extract %t[0] : !ks.struct<"Pair", first: f32, second: f32> -> f32
+  ks.return %x : f32
 }

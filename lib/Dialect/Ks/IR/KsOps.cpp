@@ -463,20 +463,14 @@ LogicalResult StructExtractOp::verify() {
 }
 
 OpFoldResult StructExtractOp::fold(FoldAdaptor) {
-  // A field of a struct just built or just replaced.
-  int64_t index = getIndex();
-  Value source = getInput();
-  while (auto insert = source.getDefiningOp<StructInsertOp>()) {
-    if (static_cast<int64_t>(insert.getIndex()) == index)
-      return insert.getValue();
-    source = insert.getInput();
-  }
-  if (auto make = source.getDefiningOp<StructMakeOp>())
-    return make.getFields()[index];
-  if (source != getInput()) {
-    getInputMutable().assign(source);
-    return getResult();
-  }
+  // A field just written, or of a struct just built. (Not through inserts
+  // of other fields: that would keep the older struct alive, and emitted
+  // code could no longer update one variable in place.)
+  if (auto insert = getInput().getDefiningOp<StructInsertOp>();
+      insert && insert.getIndex() == getIndex())
+    return insert.getValue();
+  if (auto make = getInput().getDefiningOp<StructMakeOp>())
+    return make.getFields()[getIndex()];
   return {};
 }
 
