@@ -144,6 +144,17 @@ inline void check_bounds(const array<T, N> &a, const char *name,
               shapeText + "]");
 }
 
+/// Stops the launch unless `index` lies in [0, extent): a run-time component
+/// index of a vector or matrix of type `type` (`v[i]`, `m[i][j]`).
+inline void check_index(int64_t index, int64_t extent, const char *type,
+                        const char *where) {
+  if (index >= 0 && index < extent)
+    return;
+  fail_launch(std::string(where) + ": component index " +
+              std::to_string(index) + " is out of range for '" + type +
+              "' (valid: 0 to " + std::to_string(extent - 1) + ")");
+}
+
 /// Argument `T` of a C entry point, from the pointer the caller passed.
 template <typename T> inline T arg(void *pointer) {
   if constexpr (is_array<T>::value)

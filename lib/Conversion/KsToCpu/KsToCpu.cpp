@@ -261,7 +261,7 @@ struct ConvertKsToCpu : public ksc::impl::ConvertKsToCpuBase<ConvertKsToCpu> {
     target.addLegalDialect<arith::ArithDialect, func::FuncDialect,
                            math::MathDialect, scf::SCFDialect>();
     target.addLegalOp<ModuleOp, ks::LoadOp, ks::StoreOp, ks::AtomicRMWOp,
-                      ks::DimOp, ks::CheckBoundsOp, ks::AsConstOp,
+                      ks::DimOp, ks::CheckBoundsOp, ks::CheckIndexOp, ks::AsConstOp,
                       ks::GridExtentOp, ks::GridSizeOp, ks::RandInitOp,
                       ks::RandIOp, ks::RandFOp, ks::RandNOp,
                       ks::StructMakeOp, ks::StructExtractOp,

@@ -25,7 +25,7 @@ using namespace ksc::cpp;
 bool Emitter::hasWriteEffects(Operation &op) {
   if (auto call = dyn_cast<func::CallOp>(op))
     return !isPureFunction(call.getCallee());
-  if (isa<ks::CheckBoundsOp>(op))
+  if (isa<ks::CheckBoundsOp, ks::CheckIndexOp>(op))
     return true;
   if (op.getNumRegions() != 0) {
     // Region operations write what their bodies write (memoized, as for

@@ -123,6 +123,12 @@ LogicalResult Emitter::emitKsStatement(Operation &op) {
        << operandAs(store.getValue(), isUnsignedElement).text << ";\n";
     return success();
   }
+  if (auto check = dyn_cast<ks::CheckIndexOp>(op)) {
+    os << "ksc::check_index(" << operand(valueExpr(check.getIndex()), kAssign)
+       << ", " << check.getExtent() << ", " << stringLiteral(check.getType())
+       << ", " << stringLiteral(check.getWhere()) << ");\n";
+    return success();
+  }
   auto check = cast<ks::CheckBoundsOp>(op);
   SmallVector<Value> args = {check.getArray()};
   llvm::append_range(args, check.getIndices());

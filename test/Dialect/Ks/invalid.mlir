@@ -54,28 +54,28 @@ ks.kernel @returns(%a: f32) -> f32 {
 
 // -----
 
-// expected-error@+1 {{'ks.kernel' op argument type 'f16' is not a scalar, vector, matrix or !ks.array type}}
+// expected-error@+1 {{'ks.kernel' op argument type 'f16' is not a scalar, vector, matrix, struct or !ks.array type}}
 ks.kernel @half(%a: f16) {
   ks.return
 }
 
 // -----
 
-// expected-error@+1 {{'ks.kernel' op argument type 'index' is not a scalar, vector, matrix or !ks.array type}}
+// expected-error@+1 {{'ks.kernel' op argument type 'index' is not a scalar, vector, matrix, struct or !ks.array type}}
 ks.kernel @index_arg(%x: !ks.array<f32>, %i: index) {
   ks.return
 }
 
 // -----
 
-// expected-error@+1 {{'ks.func' op argument type 'memref<4xf32>' is not a scalar, vector, matrix or !ks.array type}}
+// expected-error@+1 {{'ks.func' op argument type 'memref<4xf32>' is not a scalar, vector, matrix, struct or !ks.array type}}
 ks.func @memref_arg(%a: memref<4xf32>) {
   ks.return
 }
 
 // -----
 
-// expected-error@+1 {{'ks.func' op argument type 'i8' is not a scalar, vector, matrix or !ks.array type}}
+// expected-error@+1 {{'ks.func' op argument type 'i8' is not a scalar, vector, matrix, struct or !ks.array type}}
 ks.func @i8_arg(%a: i8) {
   ks.return
 }

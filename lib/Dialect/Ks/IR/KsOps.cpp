@@ -226,7 +226,7 @@ LogicalResult KernelOp::verify() {
   for (Type type : getFunctionType().getInputs())
     if (!isKernelLanguageType(type))
       return emitOpError("argument type ")
-             << type << " is not a scalar, vector, matrix or !ks.array type";
+             << type << " is not a scalar, vector, matrix, struct or !ks.array type";
   return success();
 }
 
@@ -258,7 +258,7 @@ LogicalResult FuncOp::verify() {
   for (Type type : getFunctionType().getInputs())
     if (!isKernelLanguageType(type))
       return emitOpError("argument type ")
-             << type << " is not a scalar, vector, matrix or !ks.array type";
+             << type << " is not a scalar, vector, matrix, struct or !ks.array type";
   for (Type type : getFunctionType().getResults())
     if (isa<ArrayType>(type) || !isKernelLanguageType(type))
       return emitOpError("result type ") << type << " is not a scalar type";

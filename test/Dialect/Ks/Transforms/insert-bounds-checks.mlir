@@ -187,3 +187,24 @@ ks.kernel @histogram(%hist: !ks.array<i32, 2>, %i: i32, %j: i64, %one: i32) {
   %old = ks.atomic_rmw add %hist[%i, %j], %one : !ks.array<i32, 2>, i32, i64 loc("hist.kdsl":5:3)
   ks.return
 }
+
+// Run-time component positions of vector.extract and vector.insert get a
+// ks.check_index against their dimension; constant positions do not.
+
+// CHECK-LABEL: ks.func @components(
+// CHECK-SAME:      %[[V:.*]]: vector<3xf32>, %[[M:.*]]: vector<2x2xf64>, %[[K:.*]]: i32, %[[X:.*]]: f64)
+// CHECK-NEXT:    %[[I:.*]] = arith.index_cast %[[K]] : i32 to index
+// CHECK-NEXT:    ks.check_index %[[I]], 3 {type = "vec3", where = "c.kdsl:2:3"} : index
+// CHECK-NEXT:    %[[E:.*]] = vector.extract %[[V]][%[[I]]] : f32 from vector<3xf32>
+// CHECK-NEXT:    ks.check_index %[[I]], 2 {type = "mat22d", where = "c.kdsl:3:3"} : index
+// CHECK-NEXT:    %[[N:.*]] = vector.insert %[[X]], %[[M]] [1, %[[I]]] : f64 into vector<2x2xf64>
+// CHECK-NEXT:    %[[C:.*]] = vector.extract %[[N]][0, 1] : f64 from vector<2x2xf64>
+ks.func @components(%v: vector<3xf32>, %m: vector<2x2xf64>, %k: i32, %x: f64) -> f64 {
+  %i = arith.index_cast %k : i32 to index
+  %e = vector.extract %v[%i] : f32 from vector<3xf32> loc("c.kdsl":2:3)
+  %n = vector.insert %x, %m [1, %i] : f64 into vector<2x2xf64> loc("c.kdsl":3:3)
+  %c = vector.extract %n[0, 1] : f64 from vector<2x2xf64>
+  %d = arith.extf %e : f32 to f64
+  %r = arith.addf %c, %d : f64
+  ks.return %r : f64
+}

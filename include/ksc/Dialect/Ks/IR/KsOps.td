@@ -396,6 +396,26 @@ def Ks_CheckBoundsOp : Ks_Op<"check_bounds", [
   let hasVerifier = 1;
 }
 
+def Ks_CheckIndexOp : Ks_Op<"check_index", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Stops the launch if a component index is out of range";
+  let description = [{
+    Checks that `index`, a run-time position into a vector or matrix (`v[i]`,
+    `m[i][j]`), lies in `[0, extent)`. If it does not, the launch stops with
+    an error that names the access (`where`, a source location), the index,
+    and the type indexed (`type`, as the source spells it). Like
+    `ks.check_bounds` it has side effects so that it stays before the access
+    it guards. Inserted by `ks-insert-bounds-checks`.
+
+    ```mlir
+    ks.check_index %i, 3 {type = "vec3", where = "k.kdsl:4:9"} : index
+    ```
+  }];
+  let arguments = (ins Index:$index, I64Attr:$extent, StrAttr:$type,
+                       StrAttr:$where);
+  let assemblyFormat = "$index `,` $extent attr-dict `:` type($index)";
+}
+
 include "ksc/Dialect/Ks/IR/KsLinalgOps.td"
 include "ksc/Dialect/Ks/IR/KsStructOps.td"
 

@@ -13,7 +13,9 @@ def KsInsertBoundsChecks : Pass<"ks-insert-bounds-checks", "::mlir::ModuleOp"> {
   let summary = "Guard every array access with a bounds check";
   let description = [{
     Inserts a `ks.check_bounds` before every `ks.load`, `ks.store` and
-    `ks.atomic_rmw`. At run time the check stops the launch with an error
+    `ks.atomic_rmw`, and a `ks.check_index` for every run-time position of
+    a `vector.extract` or `vector.insert` (a component `v[i]` or `m[i][j]`
+    with a non-constant index; constant ones are checked by the frontend). At run time the check stops the launch with an error
     that names the source location of the access, the function, the array,
     the index and the shape of the array. This is `ksc --bounds-check`; `ksc-run` enables it unless
     given `--bounds-check=false`.
