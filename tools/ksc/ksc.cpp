@@ -59,8 +59,9 @@ cl::opt<bool> standalone(
     cl::cat(kscCategory));
 cl::opt<bool> boundsCheck(
     "bounds-check",
-    cl::desc("Check every array index; an out-of-bounds access stops the "
-             "launch with an error"),
+    cl::desc("Check every array index and run-time vector or matrix "
+             "component index; an out-of-range one stops the launch with an "
+             "error"),
     cl::cat(kscCategory));
 cl::list<std::string> includeDirs("I", cl::Prefix,
                                   cl::desc("Add a directory to search for "
