@@ -136,6 +136,14 @@ Expected<Signature> runner::getSignature(ks::KernelOp kernel) {
       llvm::append_range(param.components, vector.getShape());
       scalarType = vector.getElementType();
     }
+    if (auto structType = dyn_cast<ks::StructType>(scalarType))
+      return createStringError(
+          inconvertibleErrorCode(),
+          "kernel '%s': argument '%s' holds struct '%s', which ksc-run cannot "
+          "pass yet; pass the fields as arguments (or arrays) of their own, "
+          "or call the kernel's launcher from C++ (ksc FILE -o FILE.cpp)",
+          sig.kernel.c_str(), param.name.c_str(),
+          structType.getName().getValue().str().c_str());
     std::optional<Scalar> scalar =
         toScalar(scalarType, ks::isUnsignedArg(kernel, index));
     if (!scalar)
