@@ -1,16 +1,18 @@
-//===- Arguments.cpp - Kernel arguments from and to JSON --------------===//
+//===- Arguments.cpp - Kernel arguments from JSON ---------------------===//
 //
-// Part of ksc.
+// Part of ksc. Reads the JSON inputs of ksc-run into bytes laid out as the
+// generated C++ lays out its values (Layout.cpp). Every error names the
+// argument and the place in it: `element [1][2]` of an array,
+// `element [1].pos` of a struct element, `field pos` of a struct argument,
+// `data[3]` of a strided view.
 //
 //===----------------------------------------------------------------------===//
 
-#include "ksc/Dialect/Ks/IR/KsOps.h"
 #include "ksc/Runner/Runner.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
-#include <charconv>
 #include <cmath>
 #include <cstring>
 
@@ -18,164 +20,43 @@ using namespace llvm;
 using namespace ksc;
 using namespace ksc::runner;
 
-StringRef runner::getScalarName(Scalar scalar) {
-  switch (scalar) {
-  case Scalar::F32:
-    return "float";
-  case Scalar::F64:
-    return "double";
-  case Scalar::I1:
-    return "bool";
-  case Scalar::I32:
-    return "int";
-  case Scalar::U32:
-    return "uint32_t";
-  case Scalar::I64:
-    return "int64_t";
-  }
-  llvm_unreachable("unknown scalar");
-}
+namespace {
+/// Reads the values of one argument, `param`.
+class Reader {
+public:
+  explicit Reader(const Param &param) : param(param) {}
 
-size_t runner::getScalarSize(Scalar scalar) {
-  switch (scalar) {
-  case Scalar::F32:
-  case Scalar::I32:
-  case Scalar::U32:
-    return 4;
-  case Scalar::F64:
-  case Scalar::I64:
-    return 8;
-  case Scalar::I1:
-    return 1;
-  }
-  llvm_unreachable("unknown scalar");
-}
+  /// An error about the argument at `path` (empty for the whole argument).
+  Error fail(StringRef path, const Twine &message) const;
 
-/// The scalar of `type`; an i32 is a uint32_t if `isUnsigned` (a parameter
-/// marked ks.unsigned).
-static std::optional<Scalar> toScalar(mlir::Type type, bool isUnsigned) {
-  if (type.isF32())
-    return Scalar::F32;
-  if (type.isF64())
-    return Scalar::F64;
-  if (type.isSignlessInteger(1))
-    return Scalar::I1;
-  if (type.isSignlessInteger(32))
-    return isUnsigned ? Scalar::U32 : Scalar::I32;
-  if (type.isUnsignedInteger(32))
-    return Scalar::U32;
-  if (type.isSignlessInteger(64))
-    return Scalar::I64;
-  return std::nullopt;
-}
+  /// Reads one value of type `type` from `value` into `dest` (type.size()
+  /// bytes, zeroed by the caller).
+  Error readValue(const ValueType &type, const json::Value &value,
+                  uint8_t *dest, const std::string &path) const;
 
-int64_t Param::numComponents() const {
-  int64_t n = 1;
-  for (int64_t extent : components)
-    n *= extent;
-  return n;
-}
+private:
+  Error readScalar(Scalar scalar, const json::Value &value, uint8_t *dest,
+                   StringRef path) const;
+  Error readComponents(const ValueType &type, const json::Value &value,
+                       uint8_t *dest, StringRef path) const;
+  Error readStruct(const ValueType &type, const json::Value &value,
+                   uint8_t *dest, const std::string &path) const;
 
-/// `float`, `vec3`, `mat33d`, `vec2i`.
-static std::string describeValueType(const Param &param) {
-  if (param.components.empty())
-    return getScalarName(param.scalar).str();
-  std::string suffix = param.scalar == Scalar::F64   ? "d"
-                       : param.scalar == Scalar::I32 ? "i"
-                                                     : "";
-  std::string n = std::to_string(param.components[0]);
-  return (param.components.size() == 1 ? "vec" + n : "mat" + n + n) + suffix;
-}
+  const Param &param;
+};
+} // namespace
 
-static std::string describeParam(const Param &param) {
-  if (!param.isArray)
-    return describeValueType(param);
-  std::string text = "array<";
-  if (param.isConst)
-    text += "const ";
-  text += describeValueType(param);
-  if (param.rank != 1)
-    text += ", " + std::to_string(param.rank);
-  return text + ">";
-}
-
-std::string Signature::paramList() const {
-  std::string text;
-  ListSeparator sep;
-  for (const Param &param : params)
-    text += std::string(StringRef(sep)) + param.name;
-  return text;
-}
-
-std::string Signature::describe() const {
-  std::string text = kernel + "(";
-  ListSeparator sep;
-  for (const Param &param : params)
-    text +=
-        std::string(StringRef(sep)) + describeParam(param) + " " + param.name;
-  return text + ")";
-}
-
-Expected<Signature> runner::getSignature(ks::KernelOp kernel) {
-  Signature sig;
-  sig.kernel = kernel.getSymName().str();
-  for (auto [index, type] :
-       llvm::enumerate(kernel.getFunctionType().getInputs())) {
-    Param param;
-    param.name = kernel.getArgName(index).str();
-    if (param.name.empty())
-      param.name = "arg" + std::to_string(index);
-    mlir::Type scalarType = type;
-    if (auto array = dyn_cast<ks::ArrayType>(type)) {
-      param.isArray = true;
-      param.isConst = array.getIsConst();
-      param.rank = array.getRank();
-      scalarType = array.getElementType();
-    }
-    if (auto vector = dyn_cast<mlir::VectorType>(scalarType)) {
-      llvm::append_range(param.components, vector.getShape());
-      scalarType = vector.getElementType();
-    }
-    if (auto structType = dyn_cast<ks::StructType>(scalarType))
-      return createStringError(
-          inconvertibleErrorCode(),
-          "kernel '%s': argument '%s' holds struct '%s', which ksc-run cannot "
-          "pass yet; pass the fields as arguments (or arrays) of their own, "
-          "or call the kernel's launcher from C++ (ksc FILE -o FILE.cpp)",
-          sig.kernel.c_str(), param.name.c_str(),
-          structType.getName().getValue().str().c_str());
-    std::optional<Scalar> scalar =
-        toScalar(scalarType, ks::isUnsignedArg(kernel, index));
-    if (!scalar)
-      return createStringError(inconvertibleErrorCode(),
-                               "kernel '%s': cannot pass argument '%s'",
-                               sig.kernel.c_str(), param.name.c_str());
-    param.scalar = *scalar;
-    sig.params.push_back(std::move(param));
-  }
-  return sig;
-}
-
-int64_t Argument::numStoredElements() const {
-  size_t size = getScalarSize(param.scalar) * param.numComponents();
-  return static_cast<int64_t>(bytes.size() / size);
-}
-
-int64_t Argument::numElements() const {
-  int64_t n = 1;
-  for (int64_t extent : shape)
-    n *= extent;
-  return n;
-}
-
-//===----------------------------------------------------------------------===//
-// Reading arguments
-//===----------------------------------------------------------------------===//
-
-static Error argError(const Param &param, const Twine &message) {
+Error Reader::fail(StringRef path, const Twine &message) const {
+  std::string where;
+  if (path.starts_with("["))
+    where = ("element " + path + ": ").str();
+  else if (path.starts_with("."))
+    where = ("field " + path.drop_front() + ": ").str();
+  else if (!path.empty())
+    where = (path + ": ").str();
   return createStringError(inconvertibleErrorCode(),
                            "argument '" + param.name + "' (" +
-                               describeParam(param) + "): " + message);
+                               param.describe() + "): " + where + message);
 }
 
 static std::string describeJson(const json::Value &value) {
@@ -200,20 +81,16 @@ static std::string describeJson(const json::Value &value) {
   return "a value";
 }
 
-template <typename T> static void append(std::vector<uint8_t> &bytes, T value) {
-  size_t offset = bytes.size();
-  bytes.resize(offset + sizeof(T));
-  std::memcpy(bytes.data() + offset, &value, sizeof(T));
+template <typename T> static void store(uint8_t *dest, T value) {
+  std::memcpy(dest, &value, sizeof(T));
 }
 
-/// Appends one element of type `scalar` read from `value` to `bytes`.
-static Error appendScalar(const Param &param, const json::Value &value,
-                          std::vector<uint8_t> &bytes, const Twine &where) {
-  auto fail = [&](StringRef expected) {
-    return argError(param, where + "expected " + expected + ", got " +
-                               describeJson(value));
+Error Reader::readScalar(Scalar scalar, const json::Value &value,
+                         uint8_t *dest, StringRef path) const {
+  auto expected = [&](StringRef what) {
+    return fail(path, "expected " + what + ", got " + describeJson(value));
   };
-  switch (param.scalar) {
+  switch (scalar) {
   case Scalar::F32:
   case Scalar::F64: {
     double number;
@@ -228,17 +105,18 @@ static Error appendScalar(const Param &param, const json::Value &value,
       else if (*s == "-inf")
         number = -std::numeric_limits<double>::infinity();
       else
-        return fail("a number");
+        return expected("a number");
     } else {
-      return fail("a number");
+      return expected("a number");
     }
-    if (param.scalar == Scalar::F32) {
+    if (scalar == Scalar::F32) {
       if (std::isfinite(number) &&
           std::abs(number) > std::numeric_limits<float>::max())
-        return fail("a number in the range of float");
-      append(bytes, static_cast<float>(number));
-    } else
-      append(bytes, number);
+        return expected("a number in the range of float");
+      store(dest, static_cast<float>(number));
+    } else {
+      store(dest, number);
+    }
     return Error::success();
   }
   case Scalar::I32:
@@ -249,60 +127,59 @@ static Error appendScalar(const Param &param, const json::Value &value,
       // 3.0 is an integer too.
       std::optional<double> d = value.getAsNumber();
       if (!d || std::trunc(*d) != *d || std::abs(*d) > 9.0e15)
-        return fail("an integer");
+        return expected("an integer");
       n = static_cast<int64_t>(*d);
     }
-    if (param.scalar == Scalar::I32) {
+    if (scalar == Scalar::I32) {
       if (*n < INT32_MIN || *n > INT32_MAX)
-        return fail("a 32-bit integer");
-      append(bytes, static_cast<int32_t>(*n));
-    } else if (param.scalar == Scalar::U32) {
+        return expected("a 32-bit integer");
+      store(dest, static_cast<int32_t>(*n));
+    } else if (scalar == Scalar::U32) {
       if (*n < 0 || *n > UINT32_MAX)
-        return fail("an unsigned 32-bit integer (0 to 4294967295)");
-      append(bytes, static_cast<uint32_t>(*n));
+        return expected("an unsigned 32-bit integer (0 to 4294967295)");
+      store(dest, static_cast<uint32_t>(*n));
     } else {
-      append(bytes, *n);
+      store(dest, *n);
     }
     return Error::success();
   }
   case Scalar::I1: {
     if (std::optional<bool> b = value.getAsBoolean()) {
-      append(bytes, static_cast<uint8_t>(*b));
+      store(dest, static_cast<uint8_t>(*b));
       return Error::success();
     }
     std::optional<int64_t> n = value.getAsInteger();
     if (!n || (*n != 0 && *n != 1))
-      return fail("true, false, 0 or 1");
-    append(bytes, static_cast<uint8_t>(*n));
+      return expected("true, false, 0 or 1");
+    store(dest, static_cast<uint8_t>(*n));
     return Error::success();
   }
   }
   llvm_unreachable("unknown scalar");
 }
 
-/// Appends one value of `param` (a scalar, or nested lists of the
-/// components of a vector or matrix) read from `value` to `bytes`.
-static Error appendValue(const Param &param, const json::Value &value,
-                         std::vector<uint8_t> &bytes, const Twine &where) {
-  if (param.components.empty())
-    return appendScalar(param, value, bytes, where);
+/// A vector is a list of numbers, a matrix a list of rows.
+Error Reader::readComponents(const ValueType &type, const json::Value &value,
+                             uint8_t *dest, StringRef path) const {
+  size_t scalarSize = getScalarSize(type.scalar);
   std::function<Error(const json::Value &, unsigned)> walk =
       [&](const json::Value &v, unsigned depth) -> Error {
-    if (depth == param.components.size())
-      return appendScalar(param, v, bytes, where);
+    if (depth == type.components.size()) {
+      Error error = readScalar(type.scalar, v, dest, path);
+      dest += scalarSize;
+      return error;
+    }
     const json::Array *list = v.getAsArray();
-    int64_t extent = param.components[depth];
+    int64_t extent = type.components[depth];
     if (!list || static_cast<int64_t>(list->size()) != extent)
-      return argError(param, where + "expected a " +
-                                 describeValueType(param) + ": " +
-                                 (param.components.size() == 1
-                                      ? "a list of " + Twine(extent) +
-                                            " numbers"
-                                      : Twine(extent) + " lists (rows) of " +
-                                            Twine(extent) + " numbers") +
-                                 ", got " +
-                                 (list ? "a list of " + Twine(list->size())
-                                       : Twine(describeJson(v))));
+      return fail(path, "expected a " + type.describe() + ": " +
+                            (type.components.size() == 1
+                                 ? "a list of " + Twine(extent) + " numbers"
+                                 : Twine(extent) + " lists (rows) of " +
+                                       Twine(extent) + " numbers") +
+                            ", got " +
+                            (list ? "a list of " + Twine(list->size())
+                                  : Twine(describeJson(v))));
     for (const json::Value &element : *list)
       if (Error e = walk(element, depth + 1))
         return e;
@@ -311,16 +188,67 @@ static Error appendValue(const Param &param, const json::Value &value,
   return walk(value, 0);
 }
 
+/// A struct is an object with one entry per field.
+Error Reader::readStruct(const ValueType &type, const json::Value &value,
+                         uint8_t *dest, const std::string &path) const {
+  std::string names;
+  ListSeparator sep;
+  for (const ValueType::Field &field : type.fields)
+    names += std::string(StringRef(sep)) + field.name;
+  const json::Object *object = value.getAsObject();
+  if (!object)
+    return fail(path, "expected a " + type.describe() +
+                          ": an object with the fields " + names + ", got " +
+                          describeJson(value));
+  for (const auto &entry : *object)
+    if (llvm::none_of(type.fields, [&](const ValueType::Field &field) {
+          return field.name == entry.first.str();
+        }))
+      return fail(path, "unknown field '" + entry.first.str() + "' of " +
+                            type.describe() + " (fields: " + names + ")");
+  for (const ValueType::Field &field : type.fields) {
+    const json::Value *fieldValue = object->get(field.name);
+    if (!fieldValue)
+      return fail(path, "missing field '" + field.name + "' of " +
+                            type.describe() + " (fields: " + names + ")");
+    if (Error e = readValue(field.type, *fieldValue, dest + field.offset,
+                            path + "." + field.name))
+      return e;
+  }
+  return Error::success();
+}
+
+Error Reader::readValue(const ValueType &type, const json::Value &value,
+                        uint8_t *dest, const std::string &path) const {
+  if (type.isStruct())
+    return readStruct(type, value, dest, path);
+  if (!type.components.empty())
+    return readComponents(type, value, dest, path);
+  return readScalar(type.scalar, value, dest, path);
+}
+
+/// Makes room for `count` zeroed elements of `param`, refusing sizes no
+/// machine ksc-run runs on could hold.
+static Error allocate(const Reader &reader, const Param &param, int64_t count,
+                      Argument &arg) {
+  constexpr uint64_t limit = uint64_t(1) << 40;
+  uint64_t size = param.type.size();
+  if (count < 0 || static_cast<uint64_t>(count) > limit / size)
+    return reader.fail("", "the array would take more than 1 TiB");
+  arg.bytes.assign(static_cast<size_t>(count) * size, 0);
+  return Error::success();
+}
+
 /// Reads a (nested) list for an array of `param.rank` dimensions.
-static Error readArray(const Param &param, const json::Value &value,
-                       Argument &arg) {
+static Error readArray(const Reader &reader, const Param &param,
+                       const json::Value &value, Argument &arg) {
   // The shape is the lengths of the first list at each depth; every other
   // list must match it.
   const json::Value *probe = &value;
   for (unsigned d = 0; d < param.rank; ++d) {
     const json::Array *list = probe->getAsArray();
     if (!list)
-      return argError(param, "expected " + Twine(param.rank) +
+      return reader.fail("", "expected " + Twine(param.rank) +
                                  "-dimensional nested lists, got " +
                                  describeJson(*probe) +
                                  (d ? " at depth " + Twine(d) : Twine("")));
@@ -331,35 +259,33 @@ static Error readArray(const Param &param, const json::Value &value,
   }
   while (arg.shape.size() < param.rank)
     arg.shape.push_back(0);
+  if (Error e = allocate(reader, param, arg.numElements(), arg))
+    return e;
 
+  size_t size = param.type.size();
+  int64_t index = 0;
   std::function<Error(const json::Value &, unsigned, std::string)> walk =
-      [&](const json::Value &v, unsigned depth, std::string where) -> Error {
+      [&](const json::Value &v, unsigned depth, std::string path) -> Error {
     if (depth == param.rank) {
-      if (!param.components.empty())
-        return appendValue(param, v, arg.bytes, where);
-      if (v.getAsArray())
-        return argError(param, where +
-                                   "expected a number, got a nested "
-                                   "list (the array has " +
-                                   Twine(param.rank) + " dimension" +
-                                   (param.rank == 1 ? "" : "s") + ")");
-      return appendScalar(param, v, arg.bytes, where);
+      bool scalar = !param.type.isStruct() && param.type.components.empty();
+      if (scalar && v.getAsArray())
+        return reader.fail(path, "expected a number, got a nested list (the "
+                                 "array has " +
+                                     Twine(param.rank) + " dimension" +
+                                     (param.rank == 1 ? "" : "s") + ")");
+      return reader.readValue(param.type, v,
+                              arg.bytes.data() + size * index++, path);
     }
     const json::Array *list = v.getAsArray();
     if (!list)
-      return argError(param, where + "expected a list, got " + describeJson(v));
+      return reader.fail(path, "expected a list, got " + describeJson(v));
     if (static_cast<int64_t>(list->size()) != arg.shape[depth])
-      return argError(param, where + "has " + Twine(list->size()) +
-                                 " elements where the shape needs " +
-                                 Twine(arg.shape[depth]) +
-                                 " (lists must not be ragged)");
-    for (auto [index, element] : llvm::enumerate(*list))
-      if (Error e = walk(
-              element, depth + 1,
-              where.empty()
-                  ? formatv("element {0}: ", index).str()
-                  : formatv("{0}[{1}]: ", StringRef(where).drop_back(2), index)
-                        .str()))
+      return reader.fail(path, "has " + Twine(list->size()) +
+                                   " elements where the shape needs " +
+                                   Twine(arg.shape[depth]) +
+                                   " (lists must not be ragged)");
+    for (auto [i, element] : llvm::enumerate(*list))
+      if (Error e = walk(element, depth + 1, formatv("{0}[{1}]", path, i)))
         return e;
     return Error::success();
   };
@@ -369,22 +295,22 @@ static Error readArray(const Param &param, const json::Value &value,
 /// `{"data": [...], "shape": [...], "strides": [...], "offset": k}`: a view
 /// with the given strides (in elements, possibly negative) into the flat
 /// list `data`, starting at element `offset`.
-static Error readStrided(const Param &param, const json::Object &spec,
-                         Argument &arg) {
+static Error readStrided(const Reader &reader, const Param &param,
+                         const json::Object &spec, Argument &arg) {
   static const char *const known[] = {"data", "shape", "strides", "offset"};
   for (const auto &entry : spec)
     if (!llvm::is_contained(known, entry.first.str()))
-      return argError(param, "unknown field '" + entry.first.str() +
+      return reader.fail("", "unknown field '" + entry.first.str() +
                                  "' in a strided input (fields: data, "
                                  "shape, strides, offset)");
   const json::Array *data = spec.getArray("data");
   const json::Array *shape = spec.getArray("shape");
   const json::Array *strides = spec.getArray("strides");
   if (!data || !shape || !strides)
-    return argError(param, "a strided input needs \"data\" (a flat list of "
+    return reader.fail("", "a strided input needs \"data\" (a flat list of "
                            "elements), \"shape\" and \"strides\"");
   if (shape->size() != param.rank || strides->size() != param.rank)
-    return argError(param, "\"shape\" and \"strides\" need " +
+    return reader.fail("", "\"shape\" and \"strides\" need " +
                                Twine(param.rank) + " entr" +
                                (param.rank == 1 ? "y" : "ies") +
                                ", one per dimension");
@@ -392,7 +318,7 @@ static Error readStrided(const Param &param, const json::Object &spec,
   if (const json::Value *v = spec.get("offset")) {
     std::optional<int64_t> n = v->getAsInteger();
     if (!n || *n < 0)
-      return argError(param, "\"offset\" must be a non-negative integer");
+      return reader.fail("", "\"offset\" must be a non-negative integer");
     offset = *n;
   }
   // The lowest and highest element the view reaches must be in `data`.
@@ -402,7 +328,7 @@ static Error readStrided(const Param &param, const json::Object &spec,
     std::optional<int64_t> extent = (*shape)[d].getAsInteger();
     std::optional<int64_t> stride = (*strides)[d].getAsInteger();
     if (!extent || *extent < 0 || !stride)
-      return argError(param, "shape extents must be non-negative integers "
+      return reader.fail("", "shape extents must be non-negative integers "
                              "and strides integers");
     arg.shape.push_back(*extent);
     arg.strides.push_back(*stride);
@@ -411,41 +337,48 @@ static Error readStrided(const Param &param, const json::Object &spec,
       (*stride < 0 ? low : high) += (*extent - 1) * *stride;
   }
   if (!empty && (low < 0 || high >= static_cast<int64_t>(data->size())))
-    return argError(param, "the view reaches element " +
+    return reader.fail("", "the view reaches element " +
                                Twine(low < 0 ? low : high) +
                                " of \"data\", which has " +
                                Twine(data->size()) + " elements");
   arg.offset = offset;
+  if (Error e = allocate(reader, param, data->size(), arg))
+    return e;
+  size_t size = param.type.size();
   for (auto [index, element] : llvm::enumerate(*data))
-    if (Error e = appendValue(param, element, arg.bytes,
-                              formatv("data[{0}]: ", index).str()))
+    if (Error e = reader.readValue(param.type, element,
+                                   arg.bytes.data() + size * index,
+                                   formatv("data[{0}]", index).str()))
       return e;
   return Error::success();
 }
 
 /// `{"random": "uniform"|"normal", "shape": [...], "seed": s, ...}`.
-static Error readRandom(const Param &param, const json::Object &spec,
-                        Argument &arg) {
+static Error readRandom(const Reader &reader, const Param &param,
+                        const json::Object &spec, Argument &arg) {
   static const char *const known[] = {"random", "shape", "seed", "low",
                                       "high",   "mean",  "std"};
   for (const auto &entry : spec)
     if (!llvm::is_contained(known, entry.first.str()))
-      return argError(param, "unknown field '" + entry.first.str() +
+      return reader.fail("", "unknown field '" + entry.first.str() +
                                  "' in a random input (fields: random, "
                                  "shape, seed, low, high, mean, std)");
   std::optional<StringRef> kind = spec.getString("random");
   if (!kind || (*kind != "uniform" && *kind != "normal"))
-    return argError(param, "\"random\" must be \"uniform\" or \"normal\"");
+    return reader.fail("", "\"random\" must be \"uniform\" or \"normal\"");
   const json::Array *shape = spec.getArray("shape");
   if (!shape || shape->size() != param.rank)
-    return argError(param, "a random input needs \"shape\": a list of " +
+    return reader.fail("", "a random input needs \"shape\": a list of " +
                                Twine(param.rank) + " extent" +
                                (param.rank == 1 ? "" : "s"));
+  int64_t count = 1;
   for (const json::Value &extent : *shape) {
     std::optional<int64_t> n = extent.getAsInteger();
     if (!n || *n < 0)
-      return argError(param, "shape extents must be non-negative integers");
+      return reader.fail("", "shape extents must be non-negative integers");
     arg.shape.push_back(*n);
+    // Saturate: allocate() refuses anything this large.
+    count = *n && count > INT64_MAX / *n ? INT64_MAX : count * *n;
   }
   auto number = [&](StringRef field, double fallback) -> Expected<double> {
     const json::Value *v = spec.get(field);
@@ -453,7 +386,7 @@ static Error readRandom(const Param &param, const json::Object &spec,
       return fallback;
     if (std::optional<double> n = v->getAsNumber())
       return *n;
-    return argError(param, "\"" + field + "\" must be a number");
+    return reader.fail("", "\"" + field + "\" must be a number");
   };
   Expected<double> seed = number("seed", 0), low = number("low", 0),
                    high = number("high", 1), mean = number("mean", 0),
@@ -461,46 +394,60 @@ static Error readRandom(const Param &param, const json::Object &spec,
   for (Expected<double> *e : {&seed, &low, &high, &mean, &stddev})
     if (!*e)
       return e->takeError();
-  if (*kind == "normal" && param.scalar != Scalar::F32 &&
-      param.scalar != Scalar::F64)
-    return argError(param, "normal random inputs need a float or double "
-                           "array");
+  bool allFloat = true, anyUnsigned = false;
+  param.type.forEachScalar([&](Scalar scalar, size_t) {
+    allFloat &= scalar == Scalar::F32 || scalar == Scalar::F64;
+    anyUnsigned |= scalar == Scalar::U32;
+  });
+  if (*kind == "normal" && !allFloat)
+    return reader.fail("", param.type.isStruct()
+                               ? "normal random inputs need structs whose "
+                                 "fields are all float or double"
+                               : "normal random inputs need a float or "
+                                 "double array");
   // Integers are floor(low + (high - low) * u), in [low, high).
-  if (param.scalar == Scalar::U32 && (*low < 0 || *high > 4294967296.0))
-    return argError(param, "uniform random uint32_t inputs need 0 <= low "
+  if (anyUnsigned && (*low < 0 || *high > 4294967296.0))
+    return reader.fail("", "uniform random uint32_t inputs need 0 <= low "
                            "and high <= 4294967296");
+  if (Error e = allocate(reader, param, count, arg))
+    return e;
 
   SplitMix64 rng(static_cast<uint64_t>(*seed));
-  // Every component of every element.
-  int64_t count = arg.numElements() * param.numComponents();
+  size_t size = param.type.size();
+  // Every scalar of every element, in order (a struct's field by field).
   for (int64_t i = 0; i < count; ++i) {
-    // One draw per element (two for a normal one): bools are uniform() < 0.5,
-    // numbers low + (high - low) * uniform() or mean + std * normal().
-    if (param.scalar == Scalar::I1) {
-      append(arg.bytes, static_cast<uint8_t>(rng.uniform() < 0.5));
-      continue;
-    }
-    double u = *kind == "normal" ? *mean + *stddev * rng.normal()
-                                 : *low + (*high - *low) * rng.uniform();
-    switch (param.scalar) {
-    case Scalar::F32:
-      append(arg.bytes, static_cast<float>(u));
-      break;
-    case Scalar::F64:
-      append(arg.bytes, u);
-      break;
-    case Scalar::I32:
-      append(arg.bytes, static_cast<int32_t>(std::floor(u)));
-      break;
-    case Scalar::U32:
-      append(arg.bytes, static_cast<uint32_t>(std::floor(u)));
-      break;
-    case Scalar::I64:
-      append(arg.bytes, static_cast<int64_t>(std::floor(u)));
-      break;
-    case Scalar::I1:
-      break;
-    }
+    uint8_t *element = arg.bytes.data() + size * i;
+    param.type.forEachScalar([&](Scalar scalar, size_t offset) {
+      uint8_t *dest = element + offset;
+      // One draw per scalar (two for a normal one): bools are
+      // uniform() < 0.5, numbers low + (high - low) * uniform() or
+      // mean + std * normal().
+      if (scalar == Scalar::I1) {
+        store(dest, static_cast<uint8_t>(rng.uniform() < 0.5));
+        return;
+      }
+      double u = *kind == "normal" ? *mean + *stddev * rng.normal()
+                                   : *low + (*high - *low) * rng.uniform();
+      switch (scalar) {
+      case Scalar::F32:
+        store(dest, static_cast<float>(u));
+        break;
+      case Scalar::F64:
+        store(dest, u);
+        break;
+      case Scalar::I32:
+        store(dest, static_cast<int32_t>(std::floor(u)));
+        break;
+      case Scalar::U32:
+        store(dest, static_cast<uint32_t>(std::floor(u)));
+        break;
+      case Scalar::I64:
+        store(dest, static_cast<int64_t>(std::floor(u)));
+        break;
+      case Scalar::I1:
+        break;
+      }
+    });
   }
   return Error::success();
 }
@@ -529,137 +476,24 @@ runner::parseArguments(const Signature &sig, const json::Value &inputs) {
                                param.name.c_str(), sig.describe().c_str());
     Argument arg;
     arg.param = param;
+    Reader reader(arg.param);
+    const json::Object *spec = value->getAsObject();
     Error error = Error::success();
     if (!param.isArray) {
-      error = appendValue(param, *value, arg.bytes, "");
-    } else if (const json::Object *spec = value->getAsObject();
-               spec && spec->get("random")) {
-      error = readRandom(param, *spec, arg);
+      arg.bytes.assign(param.type.size(), 0);
+      error = reader.readValue(param.type, *value, arg.bytes.data(), "");
+    } else if (spec && spec->get("random")) {
+      error = readRandom(reader, param, *spec, arg);
     } else if (spec && spec->get("data")) {
-      error = readStrided(param, *spec, arg);
+      error = readStrided(reader, param, *spec, arg);
     } else {
-      error = readArray(param, *value, arg);
+      error = readArray(reader, param, *value, arg);
     }
     if (error)
       return std::move(error);
     args.push_back(std::move(arg));
   }
   return args;
-}
-
-//===----------------------------------------------------------------------===//
-// Writing arrays
-//===----------------------------------------------------------------------===//
-
-template <typename T> static void writeFloat(raw_ostream &os, T value) {
-  if (std::isnan(value)) {
-    os << "\"nan\"";
-    return;
-  }
-  if (std::isinf(value)) {
-    os << (value < 0 ? "\"-inf\"" : "\"inf\"");
-    return;
-  }
-  char buffer[64];
-  auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  (void)ec;
-  os << StringRef(buffer, end - buffer);
-}
-
-static void writeElement(raw_ostream &os, Scalar scalar, const uint8_t *p) {
-  switch (scalar) {
-  case Scalar::F32: {
-    float v;
-    std::memcpy(&v, p, sizeof(v));
-    writeFloat(os, v);
-    return;
-  }
-  case Scalar::F64: {
-    double v;
-    std::memcpy(&v, p, sizeof(v));
-    writeFloat(os, v);
-    return;
-  }
-  case Scalar::I32: {
-    int32_t v;
-    std::memcpy(&v, p, sizeof(v));
-    os << v;
-    return;
-  }
-  case Scalar::U32: {
-    uint32_t v;
-    std::memcpy(&v, p, sizeof(v));
-    os << v;
-    return;
-  }
-  case Scalar::I64: {
-    int64_t v;
-    std::memcpy(&v, p, sizeof(v));
-    os << v;
-    return;
-  }
-  case Scalar::I1:
-    os << (*p ? "true" : "false");
-    return;
-  }
-}
-
-void runner::writeArrays(raw_ostream &os, ArrayRef<Argument> args) {
-  os << "{";
-  ListSeparator sep(",");
-  for (const Argument &arg : args) {
-    if (!arg.param.isArray)
-      continue;
-    os << sep << "\n  " << json::Value(arg.param.name) << ": ";
-    size_t size = getScalarSize(arg.param.scalar);
-    int64_t index = 0;
-    // A strided view prints its whole buffer, in the form it was given.
-    if (!arg.strides.empty()) {
-      os << "{\"data\": [";
-      int64_t count = arg.numStoredElements();
-      int64_t components = arg.param.numComponents();
-      bool nested = !arg.param.components.empty();
-      for (int64_t i = 0; i < count * components; ++i) {
-        if (i % components == 0 && nested)
-          os << (i ? "], [" : "[");
-        else if (i)
-          os << ", ";
-        writeElement(os, arg.param.scalar, arg.bytes.data() + size * i);
-      }
-      if (count && nested)
-        os << "]";
-      auto list = [&](ArrayRef<int64_t> values) {
-        os << "[";
-        llvm::interleave(values, os, ", ");
-        os << "]";
-      };
-      os << "], \"shape\": ";
-      list(arg.shape);
-      os << ", \"strides\": ";
-      list(arg.strides);
-      if (arg.offset)
-        os << ", \"offset\": " << arg.offset;
-      os << "}";
-      continue;
-    }
-    // The array's dimensions, then those of a vector or matrix element.
-    std::vector<int64_t> shape = arg.shape;
-    llvm::append_range(shape, arg.param.components);
-    std::function<void(unsigned)> write = [&](unsigned depth) {
-      os << "[";
-      for (int64_t i = 0; i < shape[depth]; ++i) {
-        if (i)
-          os << ", ";
-        if (depth + 1 == shape.size())
-          writeElement(os, arg.param.scalar, arg.bytes.data() + size * index++);
-        else
-          write(depth + 1);
-      }
-      os << "]";
-    };
-    write(0);
-  }
-  os << "\n}\n";
 }
 
 //===----------------------------------------------------------------------===//

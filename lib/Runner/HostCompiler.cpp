@@ -192,8 +192,7 @@ Error runner::launch(StringRef library, StringRef kernel, const Grid &grid,
       pointers.push_back(arg.bytes.data());
       continue;
     }
-    size_t elementSize =
-        getScalarSize(arg.param.scalar) * arg.param.numComponents();
+    size_t elementSize = arg.param.type.size();
     desc.data = arg.bytes.data() + arg.offset * elementSize;
     desc.rank = arg.shape.size();
     int64_t stride = 1;

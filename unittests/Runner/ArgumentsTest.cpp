@@ -8,6 +8,7 @@
 
 #include "gtest/gtest.h"
 
+#include <cstddef>
 #include <cstring>
 
 using namespace llvm;
@@ -17,7 +18,7 @@ namespace {
 Param scalar(const char *name, Scalar type) {
   Param p;
   p.name = name;
-  p.scalar = type;
+  p.type = ValueType::get(type);
   return p;
 }
 
@@ -80,7 +81,7 @@ TEST(ArgumentsTest, NamesTheArgumentInEveryError) {
   EXPECT_EQ(parse(sig, R"({"a": "two", "x": [1], "y": [1]})"),
             "argument 'a' (float): expected a number, got a string");
   EXPECT_EQ(parse(sig, R"({"a": 2, "x": [[1]], "y": [1]})"),
-            "argument 'x' (array<const float>): element 0: expected a "
+            "argument 'x' (array<const float>): element [0]: expected a "
             "number, got a nested list (the array has 1 dimension)");
   EXPECT_EQ(parse(sig, R"({"a": 2, "x": 1, "y": [1]})"),
             "argument 'x' (array<const float>): expected 1-dimensional "
@@ -182,7 +183,7 @@ TEST(ArgumentsTest, ReadsAndWritesUnsignedIntegers) {
             "argument 'seed' (uint32_t): expected an unsigned 32-bit "
             "integer (0 to 4294967295), got -1");
   EXPECT_EQ(parse(sig, R"({"seed": 1, "h": [1, 4294967296]})"),
-            "argument 'h' (array<uint32_t>): element 1: expected an "
+            "argument 'h' (array<uint32_t>): element [1]: expected an "
             "unsigned 32-bit integer (0 to 4294967295), got 4294967296");
   EXPECT_EQ(parse(sig, R"({"seed": 0.5, "h": []})"),
             "argument 'seed' (uint32_t): expected an integer, got 0.5");
@@ -190,4 +191,129 @@ TEST(ArgumentsTest, ReadsAndWritesUnsignedIntegers) {
                       "shape": [2], "low": -1}})"),
             "argument 'h' (array<uint32_t>): uniform random uint32_t inputs "
             "need 0 <= low and high <= 4294967296");
+}
+
+namespace {
+/// struct Particle { vec3 pos; float mass; bool active; };
+ValueType particle() {
+  return ValueType::getStruct(
+      "Particle", {{"pos", ValueType::get(Scalar::F32, {3})},
+                   {"mass", ValueType::get(Scalar::F32)},
+                   {"active", ValueType::get(Scalar::I1)}});
+}
+} // namespace
+
+TEST(LayoutTest, LaysOutStructsAsCxxDoes) {
+  // struct Settings { bool enabled; double scale; vec3 offset;
+  //                   uint32_t seed; int64_t count; };
+  ValueType settings = ValueType::getStruct(
+      "Settings", {{"enabled", ValueType::get(Scalar::I1)},
+                   {"scale", ValueType::get(Scalar::F64)},
+                   {"offset", ValueType::get(Scalar::F32, {3})},
+                   {"seed", ValueType::get(Scalar::U32)},
+                   {"count", ValueType::get(Scalar::I64)}});
+  struct Settings {
+    bool enabled;
+    double scale;
+    float offset[3];
+    uint32_t seed;
+    int64_t count;
+  };
+  ASSERT_EQ(settings.fields.size(), 5u);
+  EXPECT_EQ(settings.fields[0].offset, offsetof(Settings, enabled));
+  EXPECT_EQ(settings.fields[1].offset, offsetof(Settings, scale));
+  EXPECT_EQ(settings.fields[2].offset, offsetof(Settings, offset));
+  EXPECT_EQ(settings.fields[3].offset, offsetof(Settings, seed));
+  EXPECT_EQ(settings.fields[4].offset, offsetof(Settings, count));
+  EXPECT_EQ(settings.size(), sizeof(Settings));
+  EXPECT_EQ(settings.alignment(), alignof(Settings));
+
+  // Tail padding: 17 bytes of fields in 20; nested, then 8-aligned.
+  struct Particle {
+    float pos[3];
+    float mass;
+    bool active;
+  };
+  struct Cell {
+    Particle p;
+    int64_t tag;
+  };
+  ValueType cell = ValueType::getStruct(
+      "Cell", {{"p", particle()}, {"tag", ValueType::get(Scalar::I64)}});
+  EXPECT_EQ(particle().size(), sizeof(Particle));
+  EXPECT_EQ(cell.fields[1].offset, offsetof(Cell, tag));
+  EXPECT_EQ(cell.size(), sizeof(Cell));
+  EXPECT_EQ(cell.describe(), "Cell");
+
+  // Matrices are their rows, without padding.
+  EXPECT_EQ(ValueType::get(Scalar::F64, {3, 3}).size(), 72u);
+  EXPECT_EQ(ValueType::get(Scalar::F64, {3, 3}).describe(), "mat33d");
+}
+
+TEST(ArgumentsTest, ReadsAndWritesStructs) {
+  Signature sig;
+  sig.kernel = "k";
+  Param byValue;
+  byValue.name = "p";
+  byValue.type = particle();
+  Param list = byValue;
+  list.name = "ps";
+  list.isArray = true;
+  list.rank = 1;
+  sig.params = {byValue, list};
+  std::vector<Argument> args;
+  ASSERT_EQ(parse(sig,
+                  R"({"p": {"pos": [1, 2, 3], "mass": 0.5, "active": 1},
+                      "ps": [{"active": false, "mass": 2, "pos": [4, 5, 6]},
+                             {"pos": [7, 8, 9], "mass": 3, "active": true}]})",
+                  &args),
+            "");
+  ASSERT_EQ(args[0].bytes.size(), 20u);
+  EXPECT_EQ(element<float>(args[0], 2), 3.0f);
+  EXPECT_EQ(element<float>(args[0], 3), 0.5f);
+  EXPECT_EQ(args[0].bytes[16], 1);
+  // Padding is zero.
+  EXPECT_EQ(args[0].bytes[17] | args[0].bytes[18] | args[0].bytes[19], 0);
+  ASSERT_EQ(args[1].bytes.size(), 40u);
+  EXPECT_EQ(args[1].numStoredElements(), 2);
+  EXPECT_EQ(element<float>(args[1], 5 + 3), 3.0f); // ps[1].mass
+  EXPECT_EQ(args[1].bytes[20 + 16], 1);            // ps[1].active
+
+  std::string text;
+  raw_string_ostream os(text);
+  writeArrays(os, args);
+  EXPECT_EQ(text, "{\n  \"ps\": [{\"pos\": [4, 5, 6], \"mass\": 2, "
+                  "\"active\": false}, {\"pos\": [7, 8, 9], \"mass\": 3, "
+                  "\"active\": true}]\n}\n");
+
+  EXPECT_EQ(parse(sig, R"({"p": {"pos": [1, 2, 3], "mass": 1, "active": 1},
+                           "ps": [{"pos": [1, 2, 3], "mass": [1],
+                                   "active": true}]})"),
+            "argument 'ps' (array<Particle>): element [0].mass: expected a "
+            "number, got a list");
+}
+
+TEST(ArgumentsTest, GeneratesRandomStructsFieldByField) {
+  Signature sig;
+  sig.kernel = "k";
+  Param ps;
+  ps.name = "ps";
+  ps.type = particle();
+  ps.isArray = true;
+  ps.rank = 1;
+  sig.params = {ps};
+  std::vector<Argument> args;
+  ASSERT_EQ(parse(sig, R"({"ps": {"random": "uniform", "shape": [3],
+                                  "seed": 5, "low": 1, "high": 2}})",
+                  &args),
+            "");
+  ASSERT_EQ(args[0].bytes.size(), 60u);
+  // One draw per number in field order: pos.x, pos.y, pos.z, mass, active.
+  SplitMix64 rng(5);
+  for (int i = 0; i < 3; ++i) {
+    for (int k = 0; k < 4; ++k)
+      EXPECT_EQ(element<float>(args[0], 5 * i + k),
+                static_cast<float>(1.0 + rng.uniform()));
+    EXPECT_EQ(args[0].bytes[20 * i + 16], rng.uniform() < 0.5 ? 1 : 0);
+  }
 }

@@ -10,6 +10,7 @@
 #define KSC_RUNNER_RUNNER_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -36,18 +37,65 @@ enum class Scalar { F32, F64, I1, I32, U32, I64 };
 llvm::StringRef getScalarName(Scalar scalar); // "float", "int", ...
 size_t getScalarSize(Scalar scalar);
 
+/// The type of one value ksc-run passes: a scalar, a vector or matrix of
+/// scalars, or a struct of such values (nested structs allowed), laid out
+/// as the emitted C++ lays it out (fields in order, each at a multiple of
+/// its alignment, the size a multiple of the largest alignment).
+struct ValueType {
+  struct Field;
+
+  /// The scalar of a scalar, vector or matrix; unused for a struct.
+  Scalar scalar = Scalar::F32;
+  /// The shape of a vector or matrix: empty for a scalar, {3} for a vec3,
+  /// {3, 3} for a mat33 (given in JSON as nested lists of numbers).
+  std::vector<int64_t> components;
+  /// The name and fields of a struct (given in JSON as an object).
+  std::string structName;
+  std::vector<Field> fields;
+
+  static ValueType get(Scalar scalar, std::vector<int64_t> components = {});
+  /// A struct whose fields are laid out in order.
+  static ValueType
+  getStruct(std::string name,
+            std::vector<std::pair<std::string, ValueType>> fields);
+
+  bool isStruct() const { return !structName.empty(); }
+  /// The size and alignment of one value in bytes.
+  size_t size() const { return byteSize; }
+  size_t alignment() const { return byteAlignment; }
+  /// `float`, `vec3`, `mat33d`, `vec2i`, or the struct's name.
+  std::string describe() const;
+  /// Calls `fn(scalar, offset)` for every scalar of one value, in order.
+  void forEachScalar(llvm::function_ref<void(Scalar, size_t)> fn,
+                     size_t offset = 0) const;
+
+private:
+  size_t byteSize = 4;
+  size_t byteAlignment = 4;
+};
+
+struct ValueType::Field {
+  std::string name;
+  ValueType type;
+  /// The byte offset of the field in its struct.
+  size_t offset = 0;
+};
+
+/// The type of `type` (a scalar, vector, matrix or !ks.struct type) as
+/// ksc-run passes it; an i32 is a uint32_t where `isUnsigned` (a parameter
+/// marked ks.unsigned). Fails on any other type.
+llvm::Expected<ValueType> getValueType(mlir::Type type, bool isUnsigned);
+
 /// One parameter of a kernel.
 struct Param {
   std::string name;
-  Scalar scalar;
+  /// The type of the parameter, or of an array's elements.
+  ValueType type;
   bool isArray = false;
   bool isConst = false;
   unsigned rank = 0;
-  /// The shape of one value: empty for a scalar, {3} for a vec3, {3, 3} for
-  /// a mat33 (given in JSON as nested lists of numbers).
-  std::vector<int64_t> components;
-  /// The number of scalars in one value.
-  int64_t numComponents() const;
+  /// `float`, `array<const vec3, 2>`, `Particle` for messages.
+  std::string describe() const;
 };
 
 struct Signature {
@@ -62,8 +110,9 @@ struct Signature {
 /// The signature of a kernel, or an error for a type ksc-run cannot pass.
 llvm::Expected<Signature> getSignature(ks::KernelOp kernel);
 
-/// The value of one argument on the host: a scalar, or an array's elements
-/// (contiguous, row-major) and shape.
+/// The value of one argument on the host: a scalar or struct, or an array's
+/// elements (contiguous, row-major) and shape, laid out as C++ lays them
+/// out (padding zeroed).
 struct Argument {
   Param param;
   std::vector<int64_t> shape;
@@ -83,8 +132,9 @@ struct Argument {
 llvm::Expected<std::vector<Argument>>
 parseArguments(const Signature &sig, const llvm::json::Value &inputs);
 
-/// Writes `{"name": [...], ...}` with the contents of every array argument,
-/// each number printed with the fewest digits that read back exactly.
+/// Writes `{"name": [...], ...}` with the contents of every array argument
+/// (structs as objects), each number printed with the fewest digits that
+/// read back exactly.
 void writeArrays(llvm::raw_ostream &os, llvm::ArrayRef<Argument> args);
 
 /// The generator of `{"random": ...}` inputs: SplitMix64 (Steele, Lea and
