@@ -2,6 +2,7 @@
 # lit configuration of the ksc regression tests.
 
 import os
+import shlex
 import shutil
 
 import lit.formats
@@ -66,6 +67,27 @@ config.substitutions.append(
         % (
             config.python_executable,
             os.path.join(config.ksc_src_root, "utils", "lit", "json-close.py"),
+        ),
+    )
+)
+# Compiles the C++ of many .kdsl files with the host compiler and Clang 22,
+# warnings as errors (see utils/lit/compile-all.py).
+compile_flags = "-std=c++17 -O0 -Wall -Wextra -Werror -I%s" % config.ksc_runtime_dir
+config.substitutions.append(
+    (
+        "%compile-all",
+        " ".join(
+            shlex.quote(part)
+            for part in [
+                config.python_executable,
+                os.path.join(config.ksc_src_root, "utils", "lit", "compile-all.py"),
+                "--ksc",
+                os.path.join(config.ksc_tools_dir, "ksc"),
+                "--cxx",
+                "%s %s" % (config.host_cxx, compile_flags),
+                "--cxx",
+                "%s %s" % (clangxx, compile_flags),
+            ]
         ),
     )
 )

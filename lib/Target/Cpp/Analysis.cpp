@@ -172,7 +172,7 @@ void Emitter::analyzeFunction(func::FuncOp func) {
       Value result = op.getResult(0);
       bool readsMemory = readsMemoryAt(op, inlinedReadsMemory);
       auto decide = [&]() {
-        if (op.hasTrait<OpTrait::ConstantLike>())
+        if (op.hasTrait<OpTrait::ConstantLike>() || isZeroStructMake(op))
           return getSourceName(result).empty() ||
                  !llvm::hasNItemsOrMore(result.getUses(), 2);
         if (!result.hasOneUse() || !getSourceName(result).empty())

@@ -18,6 +18,7 @@
 #include "ksc/Dialect/Ks/IR/SourceNames.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Iterators.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
@@ -340,7 +341,26 @@ LogicalResult Emitter::emitModule(ModuleOp m) {
     functions.push_back(func);
     functionsByName[func.getSymName()] = func;
   }
-  m.walk([&](func::CallOp call) { calledFunctions.insert(call.getCallee()); });
+  // The functions the C++ calls: a call is not printed when nothing printed
+  // reads its results and the callee has no effects (`bump(k);`), nor is
+  // anything it alone reads.
+  llvm::DenseSet<Operation *> dead;
+  for (bool changed = true; changed;) {
+    changed = false;
+    m.walk<WalkOrder::PostOrder, mlir::ReverseIterator>([&](Operation *op) {
+      if (dead.contains(op) || op->getNumResults() == 0 ||
+          op->getNumRegions() != 0 || hasWriteEffects(*op) ||
+          !llvm::all_of(op->getUsers(),
+                        [&](Operation *user) { return dead.contains(user); }))
+        return;
+      dead.insert(op);
+      changed = true;
+    });
+  }
+  m.walk([&](func::CallOp call) {
+    if (!dead.contains(call))
+      calledFunctions.insert(call.getCallee());
+  });
   // Private functions go into kKernelNamespace; names that are macros of
   // the C headers get a trailing underscore.
   for (func::FuncOp func : functions) {

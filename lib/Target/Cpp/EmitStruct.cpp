@@ -96,6 +96,10 @@ static bool isZero(Value value) {
   return false;
 }
 
+bool Emitter::isZeroStructMake(Operation &op) {
+  return isa<ks::StructMakeOp>(op) && isZero(op.getResult(0));
+}
+
 /// `base.field`.
 static Expr memberOf(const Expr &base, ks::StructType type, int64_t index) {
   Expr result;

@@ -219,6 +219,9 @@ public:
                       llvm::function_ref<Expr(const Expr &)> component);
   /// Struct operations (EmitStruct.cpp).
   mlir::FailureOr<Expr> buildStructExpr(mlir::Operation &op);
+  /// Whether `op` is a `ks.struct_make` of zeros (printed `T{}`, and like a
+  /// constant printed inline rather than kept in a variable).
+  static bool isZeroStructMake(mlir::Operation &op);
   mlir::LogicalResult emitStructInsert(mlir::Operation &op);
   /// `struct Particle { ... };` for every struct type the module uses.
   mlir::LogicalResult emitStructDeclarations();

@@ -28,6 +28,13 @@
 // CHECK-NEXT:    a[tid] = t;
 // CHECK-NEXT:    a[0] = Body{Particle{}, double(s)};
 // CHECK-NEXT:  }
+// A named zero struct (`Body b;`, whose Particle is zero too) is printed
+// `T{}` where it is used, not kept in variables of its own.
+// CHECK-LABEL: static Body make_body(Particle p) {
+// CHECK-NEXT:    Body b = Body{};
+// CHECK-NEXT:    b.p = p;
+// CHECK-NEXT:    return b;
+// CHECK-NEXT:  }
 // CHECK-LABEL: void launch_k(ksc::grid dim, ksc::array<Body> a, float s) {
 ks.func @scale(%p: !ks.struct<"Particle", pos: vector<3xf32>, mass: f32, id: ui32>, %s: f32) -> !ks.struct<"Particle", pos: vector<3xf32>, mass: f32, id: ui32> attributes {arg_names = ["p", "s"]} {
   %m = ks.struct_extract %p[1] : !ks.struct<"Particle", pos: vector<3xf32>, mass: f32, id: ui32> -> f32
@@ -55,4 +62,15 @@ ks.kernel @k(%a: !ks.array<!ks.struct<"Body", p: !ks.struct<"Particle", pos: vec
   %zb = ks.struct_make %z, %s2 : !ks.struct<"Body", p: !ks.struct<"Particle", pos: vector<3xf32>, mass: f32, id: ui32>, v: f64>
   ks.store %zb, %a[%z2] : !ks.array<!ks.struct<"Body", p: !ks.struct<"Particle", pos: vector<3xf32>, mass: f32, id: ui32>, v: f64>>, i32
   ks.return
+}
+
+ks.func @make_body(%p: !ks.struct<"Particle", pos: vector<3xf32>, mass: f32, id: ui32>) -> !ks.struct<"Body", p: !ks.struct<"Particle", pos: vector<3xf32>, mass: f32, id: ui32>, v: f64> attributes {arg_names = ["p"]} {
+  %z0 = arith.constant dense<0.0> : vector<3xf32>
+  %z1 = arith.constant 0.0 : f32
+  %z2 = arith.constant 0 : i32
+  %zd = arith.constant 0.0 : f64
+  %z = ks.struct_make %z0, %z1, %z2 : !ks.struct<"Particle", pos: vector<3xf32>, mass: f32, id: ui32> loc("b")
+  %zb = ks.struct_make %z, %zd : !ks.struct<"Body", p: !ks.struct<"Particle", pos: vector<3xf32>, mass: f32, id: ui32>, v: f64> loc("b")
+  %b = ks.struct_insert %p, %zb[0] : !ks.struct<"Particle", pos: vector<3xf32>, mass: f32, id: ui32> into !ks.struct<"Body", p: !ks.struct<"Particle", pos: vector<3xf32>, mass: f32, id: ui32>, v: f64> loc("b")
+  ks.return %b : !ks.struct<"Body", p: !ks.struct<"Particle", pos: vector<3xf32>, mass: f32, id: ui32>, v: f64>
 }
