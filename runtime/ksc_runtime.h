@@ -80,9 +80,20 @@ public:
     return n;
   }
 
-  T &operator[](int64_t i) const {
-    static_assert(N == 1, "index a multi-dimensional array with a(i, j)");
-    return data_[i * strides_[0]];
+  /// Element `i` of a 1-D array; of an N-D array, the (N-1)-D view of its
+  /// slice `i` (a row of a 2-D array), sharing its memory.
+  decltype(auto) operator[](int64_t i) const {
+    if constexpr (N == 1) {
+      return data_[i * strides_[0]];
+    } else {
+      array<T, N - 1> slice;
+      slice.data_ = data_ + i * strides_[0];
+      for (int d = 1; d < N; ++d) {
+        slice.shape_[d - 1] = shape_[d];
+        slice.strides_[d - 1] = strides_[d];
+      }
+      return slice;
+    }
   }
 
   template <typename... I> T &operator()(I... indices) const {
@@ -95,6 +106,8 @@ public:
   }
 
 private:
+  template <typename, int> friend class array;
+
   T *data_ = nullptr;
   int64_t shape_[N] = {};
   int64_t strides_[N] = {};
@@ -125,19 +138,23 @@ public:
 template <typename T, int N, typename... I>
 inline void check_bounds(const array<T, N> &a, const char *name,
                          const char *where, I... indices) {
-  static_assert(sizeof...(I) == N, "one index per dimension");
+  // One index per dimension for an element, fewer for a slice (a[i] of a
+  // 2-D array), checked against the leading dimensions.
+  constexpr int count = sizeof...(I);
+  static_assert(count >= 1 && count <= N, "1 to N indices");
   const int64_t index[] = {static_cast<int64_t>(indices)...};
   bool inside = true;
-  for (int d = 0; d < N; ++d)
+  for (int d = 0; d < count; ++d)
     inside = inside && index[d] >= 0 && index[d] < a.shape(d);
   if (inside)
     return;
   std::string indexText, shapeText;
   for (int d = 0; d < N; ++d) {
-    indexText += (d ? ", " : "") + std::to_string(index[d]);
+    if (d < count)
+      indexText += (d ? ", " : "") + std::to_string(index[d]);
     shapeText += (d ? ", " : "") + std::to_string(a.shape(d));
   }
-  if (N > 1)
+  if (count > 1)
     indexText = "(" + indexText + ")";
   fail_launch(std::string(where) + ": index " + indexText +
               " is out of bounds for array '" + name + "' of shape [" +

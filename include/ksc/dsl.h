@@ -54,8 +54,8 @@ template <> struct atomic_element<long long> { using type = long long; };
 /// the launch's caller owns, with a shape and strides, passed to kernels and
 /// functions by value (the view is copied, not the data). `array<const T, N>`
 /// is read-only, and an `array<T, N>` can be passed where one is expected.
-/// Element (i, j, ...) is `a(i, j, ...)` or `a[i][j]...`; `a.shape(d)` is the
-/// extent of dimension d. Indices are not checked unless ksc runs with
+/// Element (i, j, ...) is `a(i, j, ...)` or `a[i][j]...`; `a[i]` of an N-D
+/// array is a view of one slice; `a.shape(d)` is the extent of dimension d. Indices are not checked unless ksc runs with
 /// --bounds-check.
 template <typename T, int N = 1> class array {
 public:
@@ -66,9 +66,11 @@ public:
                             detail::same_type<const U, T>::value>::type>
   array(const array<U, N> &other);
 
-  /// `a[i]` of a multi-dimensional array is only valid indexed further, as
-  /// in `a[i][j]`.
+  /// `a[i]` of a multi-dimensional array is the (N-1)-D view of its slice
+  /// i (a row of a 2-D array), sharing its memory; `a[i][j]` indexes it
+  /// further.
   template <typename Index> array<T, N - 1> operator[](Index i) const;
+  /// Element (i, j, ...): one index per dimension.
   template <typename... Index> T &operator()(Index... indices) const;
   /// The number of elements along dimension `dim` (a constant in [0, N)).
   int shape(int dim) const;

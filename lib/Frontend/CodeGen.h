@@ -240,9 +240,21 @@ public:
   mlir::FailureOr<mlir::Value> emitNamedRValue(const clang::Expr *expr,
                                                llvm::StringRef name);
   mlir::FailureOr<LValue> emitLValue(const clang::Expr *expr);
+  /// The array and indices of `a[i][j]...` or `a(i, j, ...)`: the chain of
+  /// subscripts of arrays ending at `access`, outermost last.
+  struct Subscripts {
+    mlir::Value array;
+    llvm::SmallVector<mlir::Value, 4> indices;
+  };
+  mlir::FailureOr<Subscripts>
+  emitSubscripts(const clang::CXXOperatorCallExpr *access);
   /// The element `a[i]`, `a[i][j]` or `a(i, j)` of an array.
   mlir::FailureOr<LValue>
   emitArrayElement(const clang::CXXOperatorCallExpr *access);
+  /// The view `a[i]` of a multi-dimensional array with fewer indices than
+  /// dimensions (a row of a 2-D array).
+  mlir::FailureOr<mlir::Value>
+  emitArraySlice(const clang::CXXOperatorCallExpr *access);
   /// `a.shape(d)`.
   mlir::FailureOr<mlir::Value>
   emitArrayShape(const clang::CXXMemberCallExpr *call);

@@ -160,8 +160,8 @@ FunctionBuilder::emitLValue(const Expr *expr) {
   return mlir::failure();
 }
 
-mlir::FailureOr<FunctionBuilder::LValue>
-FunctionBuilder::emitArrayElement(const CXXOperatorCallExpr *access) {
+mlir::FailureOr<FunctionBuilder::Subscripts>
+FunctionBuilder::emitSubscripts(const CXXOperatorCallExpr *access) {
   // `a(i, j)`, or `a[i][j]`: a chain of subscripts, outermost last.
   llvm::SmallVector<const Expr *, 4> indexExprs;
   const Expr *object = access->getArg(0);
@@ -179,32 +179,84 @@ FunctionBuilder::emitArrayElement(const CXXOperatorCallExpr *access) {
       object = inner->getArg(0);
     }
   }
+  Subscripts result;
   mlir::FailureOr<mlir::Value> array = emitRValue(object);
   if (mlir::failed(array))
     return mlir::failure();
+  result.array = *array;
   unsigned rank = cast<ks::ArrayType>(array->getType()).getRank();
-  if (indexExprs.size() != rank) {
+  if (indexExprs.size() > rank) {
     mb.error(access->getExprLoc(),
              "a " + std::to_string(rank) + "-D array needs " +
                  std::to_string(rank) + " indices, got " +
-                 std::to_string(indexExprs.size()) +
-                 (indexExprs.size() < rank
-                      ? "; views of rows and slices are not supported, index "
-                        "every dimension (a[i][j] or a(i, j))"
-                      : ""),
+                 std::to_string(indexExprs.size()),
+             access->getSourceRange());
+    return mlir::failure();
+  }
+  for (const Expr *index : indexExprs) {
+    mlir::FailureOr<mlir::Value> indexValue = emitIndex(index);
+    if (mlir::failed(indexValue))
+      return mlir::failure();
+    result.indices.push_back(*indexValue);
+  }
+  return result;
+}
+
+mlir::FailureOr<FunctionBuilder::LValue>
+FunctionBuilder::emitArrayElement(const CXXOperatorCallExpr *access) {
+  mlir::FailureOr<Subscripts> subscripts = emitSubscripts(access);
+  if (mlir::failed(subscripts))
+    return mlir::failure();
+  unsigned rank = cast<ks::ArrayType>(subscripts->array.getType()).getRank();
+  if (subscripts->indices.size() < rank &&
+      access->getOperator() == OO_Call) {
+    mb.error(access->getExprLoc(),
+             "a(i, ...) of a " + std::to_string(rank) + "-D array needs " +
+                 std::to_string(rank) + " indices, got " +
+                 std::to_string(subscripts->indices.size()) +
+                 "; for the view of a slice write a[i] (a[i][j] for two "
+                 "indices)",
+             access->getSourceRange());
+    return mlir::failure();
+  }
+  if (subscripts->indices.size() < rank) {
+    // Only an element can be assigned; a slice is a view (a value).
+    mb.error(access->getExprLoc(),
+             "a slice of a " + std::to_string(rank) +
+                 "-D array (with " +
+                 std::to_string(subscripts->indices.size()) + " of its " +
+                 std::to_string(rank) +
+                 " indices) is a view and cannot be assigned to; assign its "
+                 "elements (a[i][j] = v), or assign the view to an array "
+                 "variable (array<float> row = a[i])",
              access->getSourceRange());
     return mlir::failure();
   }
   LValue lvalue;
   lvalue.type = access->getType();
-  lvalue.array = *array;
-  for (const Expr *index : indexExprs) {
-    mlir::FailureOr<mlir::Value> indexValue = emitIndex(index);
-    if (mlir::failed(indexValue))
-      return mlir::failure();
-    lvalue.indices.push_back(*indexValue);
-  }
+  lvalue.array = subscripts->array;
+  lvalue.indices = std::move(subscripts->indices);
   return lvalue;
+}
+
+mlir::FailureOr<mlir::Value>
+FunctionBuilder::emitArraySlice(const CXXOperatorCallExpr *access) {
+  mlir::FailureOr<Subscripts> subscripts = emitSubscripts(access);
+  if (mlir::failed(subscripts))
+    return mlir::failure();
+  auto type = cast<ks::ArrayType>(subscripts->array.getType());
+  unsigned count = subscripts->indices.size();
+  if (count >= type.getRank()) {
+    mb.error(access->getExprLoc(), "expected a slice of an array",
+             access->getSourceRange());
+    return mlir::failure();
+  }
+  auto resultType = ks::ArrayType::get(type.getElementType(),
+                                       type.getRank() - count,
+                                       type.getIsConst());
+  return ks::SliceOp::create(b, mb.loc(access->getExprLoc()), resultType,
+                             subscripts->array, subscripts->indices)
+      .getResult();
 }
 
 mlir::FailureOr<mlir::Value> FunctionBuilder::emitIndex(const Expr *index) {
@@ -416,6 +468,12 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
       mlir::FailureOr<mlir::Value> value = emitRValue(call->getArg(1));
       if (mlir::failed(value))
         return mlir::failure();
+      // `a[i] = b` assigns to a temporary view: emitArrayElement explains.
+      if (auto *slice = dyn_cast<CXXOperatorCallExpr>(
+              stripTemporaries(call->getArg(0))))
+        if (ModuleBuilder::isArrayType(slice->getArg(0)->getType()) &&
+            mlir::failed(emitArrayElement(slice)))
+          return mlir::failure();
       mlir::FailureOr<LValue> target = emitLValue(call->getArg(0));
       if (mlir::failed(target))
         return mlir::failure();
@@ -424,14 +482,13 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
       store(*target, *value, loc);
       return *value;
     }
-    // A partial subscript of a multi-dimensional array (`a[i]` of a 2-D
-    // array) is a prvalue view: emitArrayElement explains.
+    // A subscript of a multi-dimensional array with fewer indices than
+    // dimensions (`a[i]` of a 2-D array) is a view: an array value.
     if ((call->getOperator() == OO_Subscript ||
          call->getOperator() == OO_Call) &&
-        ModuleBuilder::isArrayType(call->getArg(0)->getType())) {
-      if (mlir::failed(emitArrayElement(call)))
-        return mlir::failure();
-    }
+        ModuleBuilder::isArrayType(call->getArg(0)->getType()) &&
+        ModuleBuilder::isArrayType(call->getType()))
+      return emitArraySlice(call);
     return exprError(expr, "overloaded operators are not supported in "
                            "kernel code; call a KSC_FUNC instead");
   }

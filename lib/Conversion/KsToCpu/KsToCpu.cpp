@@ -261,7 +261,8 @@ struct ConvertKsToCpu : public ksc::impl::ConvertKsToCpuBase<ConvertKsToCpu> {
     target.addLegalDialect<arith::ArithDialect, func::FuncDialect,
                            math::MathDialect, scf::SCFDialect>();
     target.addLegalOp<ModuleOp, ks::LoadOp, ks::StoreOp, ks::AtomicRMWOp,
-                      ks::DimOp, ks::CheckBoundsOp, ks::CheckIndexOp, ks::AsConstOp,
+                      ks::DimOp, ks::SliceOp, ks::CheckBoundsOp, ks::CheckIndexOp,
+                      ks::AsConstOp,
                       ks::GridExtentOp, ks::GridSizeOp, ks::RandInitOp,
                       ks::RandIOp, ks::RandFOp, ks::RandNOp,
                       ks::StructMakeOp, ks::StructExtractOp,

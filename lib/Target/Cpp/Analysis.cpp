@@ -111,7 +111,7 @@ bool Emitter::isExpressionOp(Operation &op) {
   // vector.insert assigns a component of a variable.
   if (ns == "vector")
     return !isa<vector::InsertOp>(op);
-  return isa<ks::LoadOp, ks::AtomicRMWOp, ks::DimOp, ks::AsConstOp,
+  return isa<ks::LoadOp, ks::AtomicRMWOp, ks::DimOp, ks::SliceOp, ks::AsConstOp,
              ks::GridExtentOp, ks::GridSizeOp, ks::RandInitOp, ks::DotOp,
              ks::CrossOp, ks::OuterOp, ks::MatmulOp, ks::DeterminantOp,
              ks::InverseOp, ks::QuatMulOp, ks::QuatRotateOp,

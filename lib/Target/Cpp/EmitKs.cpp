@@ -1,7 +1,8 @@
 //===- EmitKs.cpp - ks array operations as C++ ------------------------===//
 //
 // Part of ksc. `ks.load`/`ks.store` become subscripts of `ksc::array`
-// (`x[i]` in 1-D, `x(i, j)` otherwise), `ks.dim` a call of `shape`,
+// (`x[i]` in 1-D, `x(i, j)` otherwise), `ks.slice` subscripts of a
+// multi-dimensional array (`a[i]`, a view), `ks.dim` a call of `shape`,
 // `ks.check_bounds` a call of the runtime's `ksc::check_bounds`,
 // `ks.atomic_rmw` a call of `ksc::atomic_add` (`_sub`, `_min`, `_max`), and
 // `ks.grid_extent`/`ks.grid_size` the members of `ksc::grid`.
@@ -76,6 +77,20 @@ FailureOr<Expr> Emitter::buildKsExpr(Operation &op) {
              args);
     result.readsMemory = true;
     result.isUnsigned = isUnsignedElement;
+    return result;
+  }
+  // `a[i]`, `a[i][j]`: the runtime's subscript of a multi-dimensional array
+  // is the view of a slice.
+  if (auto slice = dyn_cast<ks::SliceOp>(op)) {
+    Expr result = valueExpr(slice.getArray());
+    result.text = operand(result, kPostfix);
+    for (Value index : slice.getIndices()) {
+      Expr e = operandAs(index, false);
+      result.text += "[" + operand(e, kAssign) + "]";
+      result.merge(e);
+    }
+    result.prec = kPostfix;
+    result.isUnsigned = false;
     return result;
   }
   // array<T> converts to array<const T> implicitly in C++.

@@ -375,17 +375,49 @@ ks.kernel @store_value_type(%x: !ks.array<f32>, %i: i32, %v: f64) {
 
 // -----
 
-ks.kernel @check_bounds_too_few_indices(%x: !ks.array<f32, 2>, %i: i32) {
-  // expected-error@+1 {{'ks.check_bounds' op expects 2 indices for '!ks.array<f32, 2>', got 1}}
-  ks.check_bounds %x[%i] {name = "x", where = "k.kdsl:1:1"} : !ks.array<f32, 2>, i32
+ks.kernel @check_bounds_no_indices(%x: !ks.array<f32, 2>) {
+  // expected-error@+1 {{'ks.check_bounds' op expects 1 to 2 indices for '!ks.array<f32, 2>', got 0}}
+  "ks.check_bounds"(%x) {name = "x", where = "k.kdsl:1:1"} : (!ks.array<f32, 2>) -> ()
   ks.return
 }
 
 // -----
 
 ks.kernel @check_bounds_too_many_indices(%x: !ks.array<const i64>, %i: i64) {
-  // expected-error@+1 {{'ks.check_bounds' op expects 1 indices for '!ks.array<const i64>', got 3}}
+  // expected-error@+1 {{'ks.check_bounds' op expects 1 index for '!ks.array<const i64>', got 3}}
   ks.check_bounds %x[%i, %i, %i] {name = "x", where = "k.kdsl:1:1"} : !ks.array<const i64>, i64, i64, i64
+  ks.return
+}
+
+// -----
+
+ks.kernel @slice_every_dimension(%x: !ks.array<f32, 2>, %i: i32) {
+  // expected-error@+1 {{'ks.slice' op fixes 1 to 1 leading dimensions of '!ks.array<f32, 2>', got 2 indices}}
+  %s = ks.slice %x[%i, %i] : !ks.array<f32, 2>, i32, i32 -> !ks.array<f32>
+  ks.return
+}
+
+// -----
+
+ks.kernel @slice_of_1d(%x: !ks.array<f32>, %i: i32) {
+  // expected-error@+1 {{'ks.slice' op needs an array of 2 or more dimensions, got '!ks.array<f32>'}}
+  %s = ks.slice %x[%i] : !ks.array<f32>, i32 -> !ks.array<f32>
+  ks.return
+}
+
+// -----
+
+ks.kernel @slice_rank(%x: !ks.array<f32, 3>, %i: i32) {
+  // expected-error@+1 {{'ks.slice' op result must be '!ks.array<f32, 2>', got '!ks.array<f32>'}}
+  %s = ks.slice %x[%i] : !ks.array<f32, 3>, i32 -> !ks.array<f32>
+  ks.return
+}
+
+// -----
+
+ks.kernel @slice_const(%x: !ks.array<const f32, 2>, %i: i32) {
+  // expected-error@+1 {{'ks.slice' op result must be '!ks.array<const f32>', got '!ks.array<f32>'}}
+  %s = ks.slice %x[%i] : !ks.array<const f32, 2>, i32 -> !ks.array<f32>
   ks.return
 }
 

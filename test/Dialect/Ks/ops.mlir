@@ -92,6 +92,20 @@ ks.func @first(%x: !ks.array<const f32>) -> f32 {
   ks.return %v : f32
 }
 
+// CHECK-LABEL: ks.func @slices(
+// CHECK-SAME:      %[[A:.*]]: !ks.array<const f32, 3>, %[[I:.*]]: i32, %[[J:.*]]: i64) -> f32 {
+// CHECK-NEXT:    %[[P:.*]] = ks.slice %[[A]][%[[I]]] : !ks.array<const f32, 3>, i32 -> !ks.array<const f32, 2>
+// CHECK-NEXT:    %[[R:.*]] = ks.slice %[[P]][%[[J]]] : !ks.array<const f32, 2>, i64 -> !ks.array<const f32>
+// CHECK-NEXT:    %[[R2:.*]] = ks.slice %[[A]][%[[I]], %[[J]]] : !ks.array<const f32, 3>, i32, i64 -> !ks.array<const f32>
+// CHECK-NEXT:    %[[V:.*]] = ks.load %[[R2]][%[[J]]] : !ks.array<const f32>, i64
+ks.func @slices(%a: !ks.array<const f32, 3>, %i: i32, %j: i64) -> f32 {
+  %plane = ks.slice %a[%i] : !ks.array<const f32, 3>, i32 -> !ks.array<const f32, 2>
+  %row = ks.slice %plane[%j] : !ks.array<const f32, 2>, i64 -> !ks.array<const f32>
+  %row2 = ks.slice %a[%i, %j] : !ks.array<const f32, 3>, i32, i64 -> !ks.array<const f32>
+  %v = ks.load %row2[%j] : !ks.array<const f32>, i64
+  ks.return %v : f32
+}
+
 // Grid coordinates, and the grid of a launch.
 // CHECK-LABEL: ks.kernel @coords(
 // CHECK-NEXT:    %[[X:.*]] = ks.tid 0 : i32

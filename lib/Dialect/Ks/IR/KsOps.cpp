@@ -379,7 +379,34 @@ LogicalResult AtomicRMWOp::verify() {
 }
 
 LogicalResult CheckBoundsOp::verify() {
-  return verifyIndices(*this, getArray().getType(), getIndices());
+  ArrayType type = getArray().getType();
+  if (getIndices().empty() || getIndices().size() > type.getRank()) {
+    if (type.getRank() == 1)
+      return emitOpError("expects 1 index for ")
+             << type << ", got " << getIndices().size();
+    return emitOpError("expects 1 to ")
+           << type.getRank() << " indices for " << type << ", got "
+           << getIndices().size();
+  }
+  return success();
+}
+
+LogicalResult SliceOp::verify() {
+  ArrayType type = getArray().getType();
+  unsigned count = getIndices().size();
+  if (type.getRank() == 1)
+    return emitOpError("needs an array of 2 or more dimensions, got ")
+           << type;
+  if (count == 0 || count >= type.getRank())
+    return emitOpError("fixes 1 to ")
+           << type.getRank() - 1 << " leading dimensions of " << type
+           << ", got " << count << " indices";
+  ArrayType expected = ArrayType::get(getContext(), type.getElementType(),
+                                      type.getRank() - count,
+                                      type.getIsConst());
+  if (getType() != expected)
+    return emitOpError("result must be ") << expected << ", got " << getType();
+  return success();
 }
 
 OpFoldResult AsConstOp::fold(FoldAdaptor) {

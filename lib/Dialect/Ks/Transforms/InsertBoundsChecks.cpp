@@ -78,6 +78,8 @@ struct InsertBoundsChecks
         guard(op, store.getArray(), store.getIndices());
       else if (auto atomic = dyn_cast<AtomicRMWOp>(op))
         guard(op, atomic.getArray(), atomic.getIndices());
+      else if (auto slice = dyn_cast<SliceOp>(op))
+        guard(op, slice.getArray(), slice.getIndices());
     });
   }
 };

@@ -59,6 +59,22 @@ ks.kernel @matrix(%m: !ks.array<f64, 2>, %i: i64, %j: i32) {
   ks.return
 }
 
+// A slice checks the indices of the dimensions it fixes; accesses through
+// the view are checked against the view's own shape.
+
+// CHECK-LABEL: ks.kernel @slice(
+// CHECK-SAME:      %a: !ks.array<f32, 3>, %i: i32) {
+// CHECK-NEXT:    ks.check_bounds %a[%i, %i] {name = "a", where = "k.kdsl:2:7"} : !ks.array<f32, 3>, i32, i32
+// CHECK-NEXT:    %[[ROW:.*]] = ks.slice %a[%i, %i] : !ks.array<f32, 3>, i32, i32 -> !ks.array<f32>
+// CHECK:         ks.check_bounds %[[ROW]][%i] {name = "row", where = "k.kdsl:3:3"} : !ks.array<f32>, i32
+// CHECK-NEXT:    ks.store
+ks.kernel @slice(%a: !ks.array<f32, 3>, %i: i32) {
+  %row = ks.slice %a[%i, %i] : !ks.array<f32, 3>, i32, i32 -> !ks.array<f32> loc("row"("k.kdsl":2:7))
+  %v = arith.constant 1.0 : f32
+  ks.store %v, %row[%i] : !ks.array<f32>, i32 loc("k.kdsl":3:3)
+  ks.return
+}
+
 // An unknown location.
 
 // CHECK-LABEL: ks.kernel @unknown_loc(

@@ -357,6 +357,34 @@ def Ks_AsConstOp : Ks_Op<"as_const", [Pure,
   let hasFolder = 1;
 }
 
+def Ks_SliceOp : Ks_Op<"slice", [Pure]> {
+  let summary = "A view of an array with its leading dimensions fixed";
+  let description = [{
+    The view of `array` at `indices` in its leading dimensions: `a[i]` of a
+    2-D array is row `i`, a 1-D view; `a[i]` of a 3-D array is a 2-D view
+    and `a[i][j]` a 1-D one. The result has the remaining dimensions' shape
+    and strides, the element type and read-only-ness of `array`, and
+    shares its memory: writing an element of the view writes `array`.
+    Indices are checked like element indices (against the leading
+    dimensions' extents) by `ks-insert-bounds-checks`; out of range without
+    the check, the view points outside the array (undefined behaviour on
+    access).
+
+    ```mlir
+    %row = ks.slice %a[%i] : !ks.array<f32, 2>, i32 -> !ks.array<f32>
+    %col = ks.slice %v[%i, %j] : !ks.array<const vector<3xf32>, 3>, i32, i64 -> !ks.array<const vector<3xf32>>
+    ```
+  }];
+  let arguments = (ins Ks_ArrayType:$array,
+                       Variadic<AnySignlessInteger>:$indices);
+  let results = (outs Ks_ArrayType:$result);
+  let assemblyFormat = [{
+    $array `[` $indices `]` attr-dict `:` qualified(type($array)) `,`
+    type($indices) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 def Ks_DimOp : Ks_Op<"dim", [Pure]> {
   let summary = "The extent of one dimension of an array";
   let description = [{
@@ -377,7 +405,9 @@ def Ks_CheckBoundsOp : Ks_Op<"check_bounds", [
     MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "Stops the launch if an index is outside an array";
   let description = [{
-    Checks that `indices` lie inside the shape of `array`. If one does not,
+    Checks that `indices` lie inside the shape of `array` (one index per
+    dimension for an element, fewer for a `ks.slice`, checked against the
+    leading dimensions). If one does not,
     the launch stops with an error that names the access (`where`, a source
     location), the array (`name`), the index and the shape. The operation
     has side effects so that it is neither removed nor moved past the access
