@@ -246,7 +246,7 @@ template <int N, typename T> vec<N, T> operator*(const mat<N, T> &m, const vec<N
 template <int N, typename T> vec<N, T> operator*(const vec<N, T> &v, const mat<N, T> &m);
 
 // The math library: the scalar math of NVIDIA Warp's kernel language, for
-// float and double (some functions also for int and int64_t). The table in
+// float and double (some also for int, int64_t and uint32_t). The table in
 // docs/language.md ("Builtins") gives the exact semantics.
 //
 // Each builtin is a function template with a defaulted parameter. C++ prefers
@@ -380,20 +380,31 @@ KSC_BUILTIN float smoothstep(float edge0, float edge1, float x);
 KSC_BUILTIN double smoothstep(double edge0, double edge1, double x);
 
 // Vector and matrix functions (for float and double components; dot,
-// cw_mul and cw_div also for int). The table in docs/language.md gives the
-// formulas.
+// length_sq, cw_mul and cw_div also for int). The table in docs/language.md
+// gives the formulas.
+namespace detail {
+/// `floating<T>::type` exists for float and double only: it keeps the
+/// functions that need a square root or a matrix from matching int vectors.
+template <typename T> struct floating {};
+template <> struct floating<float> { using type = float; };
+template <> struct floating<double> { using type = double; };
+} // namespace detail
 #define KSC_VEC_BUILTIN template <int N, typename T, bool ksc_builtin = true>
+#define KSC_FLOAT_VEC_BUILTIN                                                  \
+  template <int N, typename T, bool ksc_builtin = true,                        \
+            typename = typename detail::floating<T>::type>
 /// The sum of the products of the components.
 KSC_VEC_BUILTIN T dot(const vec<N, T> &a, const vec<N, T> &b);
-template <typename T, bool ksc_builtin = true>
+template <typename T, bool ksc_builtin = true,
+          typename = typename detail::floating<T>::type>
 vec<3, T> cross(const vec<3, T> &a, const vec<3, T> &b);
 /// sqrt(dot(v, v)) and dot(v, v).
-KSC_VEC_BUILTIN T length(const vec<N, T> &v);
+KSC_FLOAT_VEC_BUILTIN T length(const vec<N, T> &v);
 KSC_VEC_BUILTIN T length_sq(const vec<N, T> &v);
 /// v / length(v); the zero vector when length(v) is 0 (as in Warp).
-KSC_VEC_BUILTIN vec<N, T> normalize(const vec<N, T> &v);
+KSC_FLOAT_VEC_BUILTIN vec<N, T> normalize(const vec<N, T> &v);
 /// The matrix a b^T: element (i, j) is a[i] * b[j].
-KSC_VEC_BUILTIN mat<N, T> outer(const vec<N, T> &a, const vec<N, T> &b);
+KSC_FLOAT_VEC_BUILTIN mat<N, T> outer(const vec<N, T> &a, const vec<N, T> &b);
 KSC_VEC_BUILTIN vec<N, T> cw_mul(const vec<N, T> &a, const vec<N, T> &b);
 KSC_VEC_BUILTIN vec<N, T> cw_div(const vec<N, T> &a, const vec<N, T> &b);
 KSC_VEC_BUILTIN mat<N, T> cw_mul(const mat<N, T> &a, const mat<N, T> &b);
@@ -406,7 +417,7 @@ KSC_VEC_BUILTIN mat<N, T> inverse(const mat<N, T> &m);
 /// The sum of the diagonal.
 KSC_VEC_BUILTIN T trace(const mat<N, T> &m);
 /// The matrix with v on its diagonal and zeros elsewhere.
-KSC_VEC_BUILTIN mat<N, T> diag(const vec<N, T> &v);
+KSC_FLOAT_VEC_BUILTIN mat<N, T> diag(const vec<N, T> &v);
 // Quaternions (docs/language.md gives the formulas, which are Warp's).
 #define KSC_QUAT_BUILTIN template <typename T, bool ksc_builtin = true>
 KSC_QUAT_BUILTIN T dot(const quat_t<T> &a, const quat_t<T> &b);
@@ -431,6 +442,7 @@ template <typename T = float, bool ksc_builtin = true> quat_t<T> quat_identity()
 /// The identity matrix of type M: `identity<mat33>()`.
 template <typename M, bool ksc_builtin = true> M identity();
 #undef KSC_VEC_BUILTIN
+#undef KSC_FLOAT_VEC_BUILTIN
 // Random numbers: NVIDIA Warp's generator, bit for bit. A stream's state is
 // a uint32_t variable (or array element) that randi, randf and randn advance
 // through their reference parameter:

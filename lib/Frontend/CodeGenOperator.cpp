@@ -320,7 +320,7 @@ FunctionBuilder::emitAtomicCompound(const CompoundAssignOperator *expr,
                  " on an element of an array<bool> is not supported: "
                  "on array elements it is an atomic " +
                  (isAdd ? "add" : "subtraction") +
-                 ", and atomics work on float, double, int and int64_t "
+                 ", and atomics work on float, double, int, uint32_t and int64_t "
                  "elements; assign the element instead (a[i] = ...)",
              expr->getSourceRange());
     return mlir::failure();

@@ -83,14 +83,18 @@ ModuleBuilder::convertVectorType(QualType canonical, SourceLocation at,
            element->isSpecificBuiltinType(BuiltinType::Int))
     elementType = builder.getI32Type();
   if (!elementType || element.hasQualifiers()) {
+    // Name the types of the same size: mat22 for a mat<2, int>.
+    std::string size = std::to_string(n);
     error(at, "type '" + spell(canonical) + "' of " + what +
                   " is not supported: " +
                   (isQuat ? "quaternions have float or double components; "
                             "use quat or quatd"
                    : isMatrix ? "matrices have float or double elements; use "
-                                "mat33 or mat33d"
-                            : "vectors have float, double or int components; "
-                              "use vec3, vec3d or vec3i"));
+                                "mat" + size + size + " or mat" + size + size +
+                                "d"
+                              : "vectors have float, double or int "
+                                "components; use vec" + size + ", vec" + size +
+                                "d or vec" + size + "i"));
     return mlir::failure();
   }
   if (isMatrix)

@@ -151,6 +151,13 @@ public:
   }
 
 private:
+  /// The builtins that take float and double vectors but not int ones.
+  static constexpr llvm::StringLiteral kFloatVectorBuiltins[] = {
+      "length", "normalize", "cross", "outer", "diag"};
+  /// Integer types of the C and C++ libraries the prelude does not declare.
+  static constexpr llvm::StringLiteral kLibraryIntegerTypes[] = {
+      "size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t"};
+
   /// The name of a declaration argument of `info` (`call to %0`).
   static std::string nameArg(const Diagnostic &info, unsigned index) {
     if (index >= info.getNumArgs())
@@ -173,11 +180,20 @@ private:
                       std::string &advice) {
     switch (info.getID()) {
     case diag::err_undeclared_var_use:
-      if (nameArg(info, 0) == "std")
+    case diag::err_undeclared_var_use_suggest:
+    case diag::err_unknown_typename:
+    case diag::err_unknown_typename_suggest: {
+      std::string name = nameArg(info, 0);
+      if (name == "std")
         advice = "kernel code has no C++ standard library; call the "
                  "kernel-language builtins (sqrt, min, abs, ...) without "
                  "'std::'";
+      else if (llvm::is_contained(kLibraryIntegerTypes, name))
+        advice = name + " is not a type of the kernel language (it has no "
+                        "standard library): use int for sizes and indices, "
+                        "int64_t for large ones, uint32_t for bit patterns";
       return;
+    }
     case diag::err_typecheck_assign_const: {
       // "cannot assign to return value because function %1 returns a const
       // value": %1 is the prelude's operator[] or operator() of a read-only
@@ -216,9 +232,17 @@ private:
                  "randf and randn take the state as a uint32_t variable they "
                  "advance (uint32_t s = rand_init(seed); float r = randf(s);), "
                  "then int or float bounds";
+      else if (llvm::is_contained(kFloatVectorBuiltins, name))
+        advice = name + " takes " +
+                 (name == "cross" ? "two 3-vectors" : "vectors") +
+                 " of float or double (vec3, vec3d)" +
+                 (name == "length" || name == "normalize" ? " or a quaternion"
+                                                          : "") +
+                 ", not int vectors: convert the components first, as in "
+                 "vec3(float(v.x), float(v.y), float(v.z))";
       else if (ksc::frontend::isBuiltin(name))
         advice = "the builtins take arguments of one type (float, double, "
-                 "and for some int or int64_t); write literals of that type "
+                 "and for some int, int64_t or uint32_t); write literals of that type "
                  "(1.0f for a float) or convert with a cast";
       return;
     }
