@@ -128,6 +128,10 @@ public:
   /// Whether `decl` is declared by the prelude (a builtin).
   bool isPreludeDecl(const clang::Decl *decl) const;
   std::optional<FunctionKind> getKind(const clang::FunctionDecl *decl) const;
+  /// Whether the emitted code itself uses `name` at file scope (`ksc`,
+  /// `std`, `size_t`, names starting with `ksc_`), so that no function or
+  /// struct of the source may take it.
+  static bool isReservedName(llvm::StringRef name);
 
   /// The ks function declared for `decl`, if any.
   mlir::Operation *lookupFunction(const clang::FunctionDecl *decl) const;

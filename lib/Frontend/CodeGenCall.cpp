@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "clang/AST/DeclCXX.h"
 
 using namespace clang;
@@ -116,9 +117,22 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitCall(const CallExpr *expr) {
     mlir::FailureOr<LValue> target = emitLValue(arg);
     if (mlir::failed(target))
       return mlir::failure();
-    if (target->var && llvm::any_of(inout, [&](const LValue &other) {
-          return other.var == target->var;
-        })) {
+    // Two parts of one variable may be passed (p.lo and p.hi, v.x and
+    // v.y): each is written back into the variable in turn. Overlapping ones
+    // (p and p.lo, v[i] and v[j]) would lose a write.
+    auto overlaps = [&](const LValue &other) {
+      if (!target->var || other.var != target->var)
+        return false;
+      for (auto [mine, theirs] :
+           llvm::zip(target->components, other.components)) {
+        std::optional<int64_t> a = mlir::getConstantIntValue(mine);
+        std::optional<int64_t> b = mlir::getConstantIntValue(theirs);
+        if (a && b && *a != *b)
+          return false;
+      }
+      return true;
+    };
+    if (llvm::any_of(inout, overlaps)) {
       mb.error(arg->getExprLoc(),
                "'" + nameOf(target->var) +
                    "' is passed to two reference parameters of the same "

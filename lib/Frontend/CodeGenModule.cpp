@@ -318,6 +318,11 @@ bool ModuleBuilder::checkOtherDecl(const Decl *decl, bool local) {
   return false;
 }
 
+bool ModuleBuilder::isReservedName(StringRef name) {
+  return name.starts_with("ksc_") || name == "ksc" || name == "std" ||
+         name == "size_t";
+}
+
 void ModuleBuilder::handleTopLevelDecl(Decl *decl) {
   if (decl->isImplicit() ||
       isProvidedHeader(sourceManager, decl->getLocation()))
@@ -333,8 +338,7 @@ void ModuleBuilder::handleTopLevelDecl(Decl *decl) {
     if (function->getDeclName().isIdentifier()) {
       StringRef name = function->getName();
       // Names the emitted code itself uses.
-      if (name.starts_with("ksc_") || name == "ksc" || name == "std" ||
-          name == "size_t") {
+      if (isReservedName(name)) {
         error(at, "the name '" + name + "' is reserved by ksc; rename the "
                                          "function");
         return;

@@ -277,6 +277,13 @@ mlir::LogicalResult FunctionBuilder::emitStmt(const Stmt *stmt) {
   }
   if (auto *declStmt = dyn_cast<DeclStmt>(stmt)) {
     for (const Decl *d : declStmt->decls()) {
+      if (isa<DecompositionDecl>(d)) {
+        mb.error(d->getLocation(),
+                 "structured bindings are not supported in kernel code; copy "
+                 "the value into a variable and read its fields (Particle p "
+                 "= ps[i]; float m = p.mass;)");
+        return mlir::failure();
+      }
       if (auto *var = dyn_cast<VarDecl>(d)) {
         if (mlir::failed(emitDecl(var)))
           return mlir::failure();

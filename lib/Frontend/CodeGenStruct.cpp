@@ -14,6 +14,7 @@
 #include "CodeGen.h"
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
 
 using namespace clang;
@@ -44,6 +45,44 @@ checkStructShape(ModuleBuilder &mb, const CXXRecordDecl *record) {
                     record->getNameAsString() + "' out of the " +
                     (record->getDeclContext()->isRecord() ? "struct"
                                                           : "function")};
+  StringRef name = record->getName();
+  if (ModuleBuilder::isReservedName(name))
+    return {at, "the name '" + name.str() +
+                    "' is reserved by ksc; rename the struct"};
+  // The launcher of kernel `k` is `launch_k`, at file scope as structs are.
+  if (name.starts_with("launch_"))
+    for (const NamedDecl *other : record->getDeclContext()->lookup(
+             &record->getASTContext().Idents.get(name.drop_front(7))))
+      if (auto *function = dyn_cast<FunctionDecl>(other);
+          function && mb.getKind(function) == FunctionKind::Kernel)
+        return {at, "the name '" + name.str() +
+                        "' is reserved for the launcher of kernel '" +
+                        function->getNameAsString() + "'; rename the struct"};
+  // Emitted structs have the natural layout, which ksc-run relies on.
+  auto layoutAttr = [](const Decl *decl) -> const Attr * {
+    if (auto *attr = decl->getAttr<AlignedAttr>())
+      return attr;
+    if (auto *attr = decl->getAttr<PackedAttr>())
+      return attr;
+    return decl->getAttr<MaxFieldAlignmentAttr>();
+  };
+  auto layoutProblem = [](const Attr *attr) -> std::string {
+    if (isa<AlignedAttr>(attr))
+      return "alignment attributes (alignas, aligned) are not supported in "
+             "kernel code: structs have the natural layout of their fields; "
+             "remove the attribute";
+    return "packed structs are not supported in kernel code: structs have "
+           "the natural layout of their fields; remove the packed attribute "
+           "or the #pragma pack";
+  };
+  if (const Attr *attr = layoutAttr(record))
+    return {attr->getLocation().isValid() ? attr->getLocation() : at,
+            layoutProblem(attr)};
+  for (const FieldDecl *field : record->fields())
+    if (const Attr *attr = layoutAttr(field))
+      return {attr->getLocation().isValid() ? attr->getLocation()
+                                            : field->getLocation(),
+              layoutProblem(attr)};
   if (record->getNumBases() != 0)
     return {record->bases_begin()->getBeginLoc(),
             "base classes are not supported in kernel code; make the base a "

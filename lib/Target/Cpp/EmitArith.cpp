@@ -48,7 +48,7 @@ FailureOr<std::string> Emitter::typeName(Type type, Location loc) {
     if (std::optional<std::string> name = vectorTypeName(vector))
       return *name;
   if (auto structType = dyn_cast<ks::StructType>(type))
-    return structType.getName().getValue().str();
+    return structName(structType);
   if (auto array = dyn_cast<ks::ArrayType>(type)) {
     FailureOr<std::string> element = typeName(array.getElementType(), loc);
     if (failed(element))

@@ -25,6 +25,29 @@ using namespace ksc::cpp;
 /// Adds the struct types `type` contains (array elements, fields), and
 /// `type` itself if it is one, to `structs`, each after the structs it
 /// contains.
+std::string ksc::cpp::structName(ks::StructType type) {
+  std::string name = type.getName().getValue().str();
+  if (isMacroOfRuntimeHeaders(name))
+    name += "_";
+  return name;
+}
+
+std::string ksc::cpp::fieldName(ks::StructType type, unsigned index) {
+  std::string name = type.getFieldNames()[index].getValue().str();
+  if (!isMacroOfRuntimeHeaders(name))
+    return name;
+  // `M_PI_` may be the name of another field: add `_` until none has it.
+  auto taken = [&](StringRef candidate) {
+    return llvm::any_of(type.getFieldNames(), [&](StringAttr field) {
+      return field.getValue() == candidate;
+    });
+  };
+  do
+    name += "_";
+  while (taken(name));
+  return name;
+}
+
 static void collectStructs(Type type, llvm::SetVector<ks::StructType> &structs) {
   if (auto array = dyn_cast<ks::ArrayType>(type))
     return collectStructs(array.getElementType(), structs);
@@ -52,7 +75,7 @@ LogicalResult Emitter::emitStructDeclarations() {
   Location loc = module.getLoc();
   llvm::StringMap<ks::StructType> byName;
   for (ks::StructType type : structs) {
-    StringRef name = type.getName().getValue();
+    std::string name = structName(type);
     if (!isCppIdentifier(name))
       return emitError(loc) << "struct name '" << name
                             << "' is not a C++ identifier";
@@ -62,16 +85,15 @@ LogicalResult Emitter::emitStructDeclarations() {
                             << "': " << it->second << " and " << type;
     reservedNames.insert(name);
     os << "struct " << name << " {\n";
-    for (auto [fieldName, fieldType] :
-         llvm::zip(type.getFieldNames(), type.getFieldTypes())) {
-      if (!isCppIdentifier(fieldName.getValue()))
-        return emitError(loc) << "field name '" << fieldName.getValue()
-                              << "' of struct '" << name
-                              << "' is not a C++ identifier";
+    for (auto [index, fieldType] : llvm::enumerate(type.getFieldTypes())) {
+      std::string field = fieldName(type, index);
+      if (!isCppIdentifier(field))
+        return emitError(loc) << "field name '" << field << "' of struct '"
+                              << name << "' is not a C++ identifier";
       FailureOr<std::string> cppType = typeName(fieldType, loc);
       if (failed(cppType))
         return failure();
-      os << "  " << *cppType << " " << fieldName.getValue() << ";\n";
+      os << "  " << *cppType << " " << field << ";\n";
     }
     os << "};\n\n";
   }
@@ -105,7 +127,7 @@ static Expr memberOf(const Expr &base, ks::StructType type, int64_t index) {
   Expr result;
   result.merge(base);
   result.text = Emitter::operand(base, kPostfix) + "." +
-                type.getFieldNames()[index].getValue().str();
+                fieldName(type, index);
   result.prec = kPostfix;
   result.isUnsigned = type.getFieldTypes()[index].isUnsignedInteger(32);
   return result;
@@ -115,7 +137,7 @@ FailureOr<Expr> Emitter::buildStructExpr(Operation &op) {
   return llvm::TypeSwitch<Operation *, FailureOr<Expr>>(&op)
       .Case([&](ks::StructMakeOp o) -> FailureOr<Expr> {
         ks::StructType type = o.getType();
-        std::string name = type.getName().getValue().str();
+        std::string name = structName(type);
         // Value initialization zeroes every field.
         if (isZero(o.getResult()))
           return Expr(name + "{}", kPostfix);

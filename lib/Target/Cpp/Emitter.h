@@ -40,6 +40,7 @@
 #ifndef KSC_LIB_TARGET_CPP_EMITTER_H
 #define KSC_LIB_TARGET_CPP_EMITTER_H
 
+#include "ksc/Dialect/Ks/IR/KsTypes.h"
 #include "ksc/Target/Cpp/CppEmitter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -124,6 +125,12 @@ bool executesAfter(mlir::Operation *site, mlir::Operation *point);
 
 /// Whether `name` is a macro of the headers emitted code includes.
 bool isMacroOfRuntimeHeaders(llvm::StringRef name);
+
+/// The C++ names of a struct and of its field `index`: the source's names,
+/// with a trailing `_` where they are macros of the runtime headers
+/// (`INFINITY_`), as for functions and variables.
+std::string structName(ks::StructType type);
+std::string fieldName(ks::StructType type, unsigned index);
 
 /// The runtime's name of a vector or matrix type (`ksc::vec3`,
 /// `ksc::mat33d`), or none for other vector types.
