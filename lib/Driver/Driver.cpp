@@ -54,6 +54,18 @@ void ksc::addKsCleanupPasses(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
+void ksc::addReverseADPasses(OpPassManager &pm, ArrayRef<std::string> wrt,
+                             bool printActivity) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  ks::KsReverseADOptions options;
+  options.wrt = llvm::to_vector(wrt);
+  options.printActivity = printActivity;
+  pm.addPass(ks::createKsReverseAD(options));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
 void ksc::addCpuLoweringPasses(OpPassManager &pm,
                                const CpuPipelineOptions &options) {
   if (options.boundsCheck)

@@ -70,6 +70,26 @@ cl::list<std::string> includeDirs("I", cl::Prefix,
 cl::list<std::string> defines("D", cl::Prefix,
                               cl::desc("Define a macro (NAME or NAME=VALUE)"),
                               cl::value_desc("macro"), cl::cat(kscCategory));
+enum class Grad { None, Reverse };
+cl::opt<Grad> grad(
+    "grad",
+    cl::desc("Also emit the adjoint kernel K_adj of every kernel K "
+             "(reverse mode; see docs/autodiff.md)"),
+    cl::ValueOptional,
+    cl::values(clEnumValN(Grad::Reverse, "reverse",
+                          "reverse mode: vector-Jacobian products (default)"),
+               clEnumValN(Grad::Reverse, "", "")),
+    cl::init(Grad::None), cl::cat(kscCategory));
+cl::list<std::string>
+    wrt("wrt",
+        cl::desc("With --grad: differentiate with respect to these kernel "
+                 "arguments only (default: every float argument)"),
+        cl::CommaSeparated, cl::value_desc("arg,..."), cl::cat(kscCategory));
+cl::opt<bool> printActivity(
+    "print-activity",
+    cl::desc("With --grad: print which arguments and values are active "
+             "(to stderr)"),
+    cl::cat(kscCategory));
 cl::opt<bool> verifyDiagnostics(
     "verify-diagnostics",
     cl::desc("Check diagnostics against expected-* comments in the input "
@@ -169,8 +189,14 @@ static int compile(int argc, char **argv) {
       loadModule(context, sourceMgr, inputFile, frontendOptions, "ksc");
   if (!module)
     return 1;
+  if (grad == Grad::None && (!wrt.empty() || printActivity)) {
+    errs() << "ksc: error: --wrt and --print-activity need --grad\n";
+    return 1;
+  }
   mlir::PassManager cleanup(&context);
   addKsCleanupPasses(cleanup);
+  if (grad == Grad::Reverse)
+    addReverseADPasses(cleanup, wrt, printActivity);
   if (mlir::failed(cleanup.run(*module)))
     return 1;
 

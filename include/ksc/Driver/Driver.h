@@ -36,6 +36,13 @@ bool isMlirFile(llvm::StringRef path);
 /// The cleanups run on ks IR straight from the frontend.
 void addKsCleanupPasses(mlir::OpPassManager &pm);
 
+/// The passes of `ksc --grad`: cleanup, the reverse-mode pass (adjoint
+/// kernels `K_adj`, differentiated with respect to the arguments in `wrt`,
+/// or all differentiable ones when it is empty), cleanup again.
+void addReverseADPasses(mlir::OpPassManager &pm,
+                        llvm::ArrayRef<std::string> wrt,
+                        bool printActivity = false);
+
 struct CpuPipelineOptions {
   /// Insert bounds checks on every array access.
   bool boundsCheck = false;

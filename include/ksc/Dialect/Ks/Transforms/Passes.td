@@ -47,4 +47,72 @@ def KsInsertBoundsChecks : Pass<"ks-insert-bounds-checks", "::mlir::ModuleOp"> {
   let dependentDialects = ["::ksc::ks::KsDialect"];
 }
 
+def KsReverseAD : Pass<"ks-reverse-ad", "::mlir::ModuleOp"> {
+  let summary = "Add the adjoint kernel K_adj of every kernel K (reverse mode)";
+  let description = [{
+    For every `ks.kernel @K`, adds `ks.kernel @K_adj`, the vector-Jacobian
+    product of a launch of K: K's arguments followed by one adjoint array
+    per argument that has an adjoint (an active input, see `wrt`, or an
+    array of float, double, vector or matrix elements that K writes). An
+    array's adjoint is a non-const array of the same shape; a scalar's is a
+    one-element array that receives the sum over all threads. On entry the
+    adjoint arrays hold the adjoints of the values after the launch, on exit
+    those of the values before it. `ks.adjoint_of` names the primal kernel
+    and `ks.adjoint_args` lists, per adjoint argument, the index of its
+    primal argument. docs/autodiff.md describes the semantics and what
+    cannot be differentiated yet.
+
+    The body is K's body (the forward sweep) followed by the reverse sweep.
+    Only active values (depending on an active input and reaching a store
+    into an array with an adjoint) get adjoint code. A read accumulates into
+    the adjoint array, with `ks.atomic_rmw add` unless its index is
+    `c * tid() + d` with `c != 0` (then no other thread reads the element).
+
+    ```mlir
+    ks.kernel @sq(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
+      %i = ks.tid : i32
+      %v = ks.load %x[%i] : !ks.array<const f32>, i32
+      %w = arith.mulf %v, %v : f32
+      ks.store %w, %y[%i] : !ks.array<f32>, i32
+      ks.return
+    }
+    ```
+
+    gets, after canonicalization:
+
+    ```mlir
+    ks.kernel @sq_adj(%x: !ks.array<const f32>, %y: !ks.array<f32>,
+                      %adj_x: !ks.array<f32>, %adj_y: !ks.array<f32>)
+        attributes {ks.adjoint_args = array<i64: 0, 1>, ks.adjoint_of = @sq} {
+      %cst = arith.constant 0.000000e+00 : f32
+      %i = ks.tid : i32
+      %v = ks.load %x[%i] : !ks.array<const f32>, i32
+      %w = arith.mulf %v, %v : f32
+      ks.store %w, %y[%i] : !ks.array<f32>, i32
+      %adj_w = ks.load %adj_y[%i] : !ks.array<f32>, i32
+      ks.store %cst, %adj_y[%i] : !ks.array<f32>, i32
+      %0 = arith.mulf %adj_w, %v : f32
+      %adj_v = arith.addf %0, %0 : f32
+      %1 = ks.load %adj_x[%i] : !ks.array<f32>, i32
+      %2 = arith.addf %1, %adj_v : f32
+      ks.store %2, %adj_x[%i] : !ks.array<f32>, i32
+      ks.return
+    }
+    ```
+  }];
+  let options = [
+    ListOption<"wrt", "wrt", "std::string",
+               "Differentiate with respect to these arguments only (by "
+               "name; default: every argument with a derivative)">,
+    Option<"printActivity", "print-activity", "bool", "false",
+           "Print, per kernel, which arguments and values are active "
+           "(to stderr)">
+  ];
+  let dependentDialects = ["::ksc::ks::KsDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 #endif // KSC_DIALECT_KS_TRANSFORMS_PASSES_TD

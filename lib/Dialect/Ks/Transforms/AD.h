@@ -1,0 +1,90 @@
+//===- AD.h - Reverse-mode differentiation of ks kernels ----*- C++ -*-===//
+//
+// Part of ksc. What the pieces of the reverse-mode pass (ReverseAD.cpp)
+// share: which types carry derivatives, building zeros and sums of them,
+// the activity analysis (Activity.cpp) and the derivative rules of pure
+// operations (DerivativeRules.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KSC_DIALECT_KS_TRANSFORMS_AD_H
+#define KSC_DIALECT_KS_TRANSFORMS_AD_H
+
+#include "ksc/Dialect/Ks/IR/KsOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace ksc::ks::ad {
+
+/// Whether values of `type` carry derivatives: `f32`, `f64` and vectors and
+/// matrices of them (quaternions are `vector<4xf32>`).
+bool isDifferentiable(mlir::Type type);
+
+/// The zero of a differentiable type.
+mlir::Value zero(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type);
+
+/// Which values of a kernel carry derivatives that matter: those that
+/// depend on an active input (varied) and reach a store or an atomic update
+/// of an array that has an adjoint (useful).
+class Activity {
+public:
+  /// `activeInputs`: per argument of `kernel`, whether its value before the
+  /// launch is differentiated (an argument in --wrt); `adjointArrays`:
+  /// per argument, whether it has an adjoint (the active inputs and the
+  /// arrays the kernel writes).
+  Activity(KernelOp kernel, llvm::ArrayRef<bool> activeInputs,
+           llvm::ArrayRef<bool> adjointArrays);
+
+  bool isVaried(mlir::Value value) const { return varied.contains(value); }
+  bool isActive(mlir::Value value) const {
+    return varied.contains(value) && useful.contains(value);
+  }
+  /// Whether `array` is (a view of) an argument with an adjoint.
+  bool hasAdjoint(mlir::Value array) const;
+  /// Whether `op` or an operation nested in it needs adjoint code: it has
+  /// an active result, or writes an array with an adjoint.
+  bool needsAdjoint(mlir::Operation *op) const;
+
+  /// Prints, per operation with results, which results are active.
+  void print(llvm::raw_ostream &os) const;
+
+private:
+  /// The argument `array` is a view of, if any.
+  mlir::BlockArgument rootArgument(mlir::Value array) const;
+  bool propagateVaried();
+  bool propagateUseful();
+
+  /// Mutable: ops' accessors are not const.
+  mutable KernelOp kernel;
+  llvm::SmallVector<bool> activeInputs, adjointArrays;
+  llvm::DenseSet<mlir::Value> varied, useful;
+};
+
+/// The derivative rule of a pure operation at work: `op` is the operation
+/// of the kernel being differentiated, `operands` and `results` its values
+/// as the reverse sweep sees them (their copies in the adjoint kernel),
+/// `resultAdjoints` the adjoints of its results (null where a result has
+/// none). The rule sets `operandAdjoints[i]` to what operand i's adjoint
+/// gets, or leaves it null for nothing.
+struct RuleContext {
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  mlir::Operation *op;
+  mlir::ValueRange operands;
+  mlir::ValueRange results;
+  llvm::ArrayRef<mlir::Value> resultAdjoints;
+  llvm::SmallVectorImpl<mlir::Value> &operandAdjoints;
+};
+
+/// Applies the derivative rule of `ctx.op`; fails (without a diagnostic)
+/// when the operation has none.
+mlir::LogicalResult applyDerivativeRule(RuleContext &ctx);
+
+/// Whether the operation only ever has zero derivatives (comparisons,
+/// rounding, integer operations): active operands contribute nothing.
+bool hasZeroDerivative(mlir::Operation *op);
+
+} // namespace ksc::ks::ad
+
+#endif // KSC_DIALECT_KS_TRANSFORMS_AD_H

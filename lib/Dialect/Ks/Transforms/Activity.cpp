@@ -1,0 +1,212 @@
+//===- Activity.cpp - Which values of a kernel carry derivatives -------===//
+//
+// Part of ksc. A value is active when it is varied (it depends on the value
+// of an active input: an active scalar argument, or an element read from
+// an array argument that is an active input) and useful (it reaches a store
+// or an atomic update of an array that has an adjoint). Only active values
+// get adjoints; everything else is left out of the reverse sweep. Both
+// properties are propagated through the structured control flow (scf.if
+// results from their yields, loop-carried values from the initial and the
+// yielded values) until nothing changes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AD.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Iterators.h"
+
+using namespace mlir;
+using namespace ksc;
+using namespace ksc::ks;
+
+ad::Activity::Activity(KernelOp kernel, ArrayRef<bool> activeInputs,
+                       ArrayRef<bool> adjointArrays)
+    : kernel(kernel), activeInputs(activeInputs),
+      adjointArrays(adjointArrays) {
+  for (BlockArgument arg : kernel.getBody().getArguments())
+    if (activeInputs[arg.getArgNumber()] &&
+        isDifferentiable(arg.getType()))
+      varied.insert(arg);
+  while (propagateVaried()) {
+  }
+  while (propagateUseful()) {
+  }
+}
+
+BlockArgument ad::Activity::rootArgument(Value array) const {
+  while (Operation *def = array.getDefiningOp()) {
+    if (auto slice = dyn_cast<SliceOp>(def))
+      array = slice.getArray();
+    else if (auto asConst = dyn_cast<AsConstOp>(def))
+      array = asConst.getArray();
+    else
+      return nullptr;
+  }
+  auto arg = dyn_cast<BlockArgument>(array);
+  if (!arg || arg.getOwner()->getParentOp() != kernel)
+    return nullptr;
+  return arg;
+}
+
+bool ad::Activity::hasAdjoint(Value array) const {
+  BlockArgument arg = rootArgument(array);
+  return arg && adjointArrays[arg.getArgNumber()];
+}
+
+/// The values a region-holding operation passes to `result`'s position:
+/// the operands of the terminators that yield into it and, for loops, the
+/// initial value.
+static void forEachSource(Operation *op, unsigned index,
+                          llvm::function_ref<void(Value)> fn) {
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      if (auto yield = dyn_cast<scf::YieldOp>(block.getTerminator()))
+        fn(yield.getOperand(index));
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    fn(loop.getInitArgs()[index]);
+}
+
+bool ad::Activity::propagateVaried() {
+  bool changed = false;
+  auto mark = [&](Value value) {
+    if (isDifferentiable(value.getType()) && varied.insert(value).second)
+      changed = true;
+  };
+  kernel.walk([&](Operation *op) {
+    if (auto load = dyn_cast<LoadOp>(op)) {
+      BlockArgument root = rootArgument(load.getArray());
+      if (root && activeInputs[root.getArgNumber()])
+        mark(load.getResult());
+      return;
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      for (unsigned i = 0; i < loop.getNumResults(); ++i)
+        forEachSource(op, i, [&](Value source) {
+          if (varied.contains(source)) {
+            mark(loop.getRegionIterArgs()[i]);
+            mark(loop.getResult(i));
+          }
+        });
+      return;
+    }
+    if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+      // before(args) -> condition(args') -> after(args') -> yield -> before.
+      for (unsigned i = 0; i < loop.getInits().size(); ++i)
+        if (varied.contains(loop.getInits()[i]) ||
+            varied.contains(loop.getYieldOp().getOperand(i)))
+          mark(loop.getBeforeArguments()[i]);
+      for (unsigned i = 0; i < loop.getNumResults(); ++i)
+        if (varied.contains(loop.getConditionOp().getArgs()[i])) {
+          mark(loop.getAfterArguments()[i]);
+          mark(loop.getResult(i));
+        }
+      return;
+    }
+    if (op->getNumRegions() != 0) {
+      for (unsigned i = 0; i < op->getNumResults(); ++i)
+        forEachSource(op, i, [&](Value source) {
+          if (varied.contains(source))
+            mark(op->getResult(i));
+        });
+      return;
+    }
+    if (llvm::any_of(op->getOperands(),
+                     [&](Value v) { return varied.contains(v); }))
+      for (Value result : op->getResults())
+        mark(result);
+  });
+  return changed;
+}
+
+bool ad::Activity::propagateUseful() {
+  bool changed = false;
+  auto mark = [&](Value value) {
+    if (isDifferentiable(value.getType()) && useful.insert(value).second)
+      changed = true;
+  };
+  // Backwards, so that most values are settled in one sweep.
+  kernel.walk<WalkOrder::PostOrder, ReverseIterator>([&](Operation *op) {
+    if (auto store = dyn_cast<StoreOp>(op)) {
+      if (hasAdjoint(store.getArray()))
+        mark(store.getValue());
+      return;
+    }
+    if (auto atomic = dyn_cast<AtomicRMWOp>(op)) {
+      if (hasAdjoint(atomic.getArray()))
+        mark(atomic.getValue());
+      return;
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      for (unsigned i = 0; i < loop.getNumResults(); ++i)
+        if (useful.contains(loop.getResult(i)) ||
+            useful.contains(loop.getRegionIterArgs()[i])) {
+          mark(loop.getInitArgs()[i]);
+          mark(loop.getYieldedValues()[i]);
+          mark(loop.getRegionIterArgs()[i]);
+        }
+      return;
+    }
+    if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+      for (unsigned i = 0; i < loop.getNumResults(); ++i)
+        if (useful.contains(loop.getResult(i)) ||
+            useful.contains(loop.getAfterArguments()[i]))
+          mark(loop.getConditionOp().getArgs()[i]);
+      for (unsigned i = 0; i < loop.getInits().size(); ++i)
+        if (useful.contains(loop.getBeforeArguments()[i])) {
+          mark(loop.getInits()[i]);
+          mark(loop.getYieldOp().getOperand(i));
+        }
+      return;
+    }
+    if (op->getNumRegions() != 0) {
+      for (unsigned i = 0; i < op->getNumResults(); ++i)
+        if (useful.contains(op->getResult(i)))
+          forEachSource(op, i, mark);
+      return;
+    }
+    if (llvm::any_of(op->getResults(),
+                     [&](Value v) { return useful.contains(v); }))
+      for (Value operand : op->getOperands())
+        mark(operand);
+  });
+  // Block arguments of loop bodies are marked through their loop above;
+  // an argument useful inside a loop body also makes the loop's values
+  // useful on the next sweep.
+  return changed;
+}
+
+bool ad::Activity::needsAdjoint(Operation *op) const {
+  WalkResult result = op->walk([&](Operation *inner) {
+    if (auto store = dyn_cast<StoreOp>(inner);
+        store && hasAdjoint(store.getArray()))
+      return WalkResult::interrupt();
+    if (auto atomic = dyn_cast<AtomicRMWOp>(inner);
+        atomic && hasAdjoint(atomic.getArray()))
+      return WalkResult::interrupt();
+    if (llvm::any_of(inner->getResults(),
+                     [&](Value v) { return isActive(v); }))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+void ad::Activity::print(llvm::raw_ostream &os) const {
+  os << "activity of @" << kernel.getSymName() << ":\n";
+  for (BlockArgument arg : kernel.getBody().getArguments()) {
+    StringRef name = kernel.getArgName(arg.getArgNumber());
+    os << "  argument " << name << ": "
+       << (activeInputs[arg.getArgNumber()] ? "active input" : "inactive")
+       << (adjointArrays[arg.getArgNumber()] ? ", has an adjoint" : "")
+       << "\n";
+  }
+  kernel.walk([&](Operation *op) {
+    if (op->getNumResults() == 0 || op == kernel)
+      return;
+    bool any = llvm::any_of(op->getResults(),
+                            [&](Value v) { return isActive(v); });
+    os << "  " << (any ? "active   " : "inactive ") << op->getName() << " at "
+       << op->getLoc() << "\n";
+  });
+}
