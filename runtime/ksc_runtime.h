@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 extern "C" {
 /// How the C entry points (`ksc_launch_<kernel>`) receive an array: its data,
@@ -267,8 +268,19 @@ template <typename T> inline T maximum(T a, T b) {
 // GCC has no atomic arithmetic on floats and neither compiler has atomic
 // min/max in both, so those are compare-exchange loops on the element.
 
+template <int N, typename T> struct vec;
+template <int N, typename T> struct mat;
+
 namespace detail {
 enum class atomic_kind { add, sub, min, max };
+
+/// Adds (subtracts) a vector or matrix component by component, each
+/// component atomically (adjoint kernels accumulate into vector elements
+/// with them). The old value returned is not one atomic snapshot.
+template <atomic_kind Kind, int N, typename T>
+vec<N, T> atomic_update(vec<N, T> *p, vec<N, T> v);
+template <atomic_kind Kind, int N, typename T>
+mat<N, T> atomic_update(mat<N, T> *p, mat<N, T> v);
 
 template <typename T> struct identity { using type = T; };
 
@@ -419,6 +431,25 @@ template <int N, typename T> struct mat {
   T &operator()(int64_t i, int64_t j) { return rows[i][j]; }
   const T &operator()(int64_t i, int64_t j) const { return rows[i][j]; }
 };
+
+namespace detail {
+template <atomic_kind Kind, int N, typename T>
+vec<N, T> atomic_update(vec<N, T> *p, vec<N, T> v) {
+  static_assert(Kind == atomic_kind::add || Kind == atomic_kind::sub,
+                "vectors are only added to and subtracted from atomically");
+  vec<N, T> old;
+  for (int c = 0; c < N; ++c)
+    old[c] = atomic_update<Kind>(&(*p)[c], v[c]);
+  return old;
+}
+template <atomic_kind Kind, int N, typename T>
+mat<N, T> atomic_update(mat<N, T> *p, mat<N, T> v) {
+  mat<N, T> old;
+  for (int r = 0; r < N; ++r)
+    old[r] = atomic_update<Kind>(&(*p)[r], v[r]);
+  return old;
+}
+} // namespace detail
 
 using vec2 = vec<2, float>;
 using vec3 = vec<3, float>;
@@ -687,6 +718,43 @@ inline float randn(uint32_t &state) {
   float radius = std::sqrt(-2.0f * std::log(u1 + 5.96e-8f));
   float angle = 2.0f * 3.14159265358979323846f * u2;
   return radius * std::cos(angle);
+}
+
+// The tape of adjoint kernels (`ks.tape_push`, `ks.tape_pop`): a last-in,
+// first-out stack of values per thread. An adjoint kernel's forward sweep
+// pushes what its loops compute and its reverse sweep pops it back, so the
+// tape is empty again when a thread ends. Threads of a CPU launch run on
+// one OS thread one after another and reuse its tape's memory.
+class tape {
+public:
+  template <typename T> void push(const T &value) {
+    static_assert(std::is_trivially_copyable_v<T>, "tape values are plain");
+    std::size_t at = bytes_.size();
+    bytes_.resize(at + sizeof(T));
+    std::memcpy(bytes_.data() + at, &value, sizeof(T));
+  }
+  template <typename T> T pop() {
+    T value;
+    std::size_t at = bytes_.size() - sizeof(T);
+    std::memcpy(&value, bytes_.data() + at, sizeof(T));
+    bytes_.resize(at);
+    return value;
+  }
+
+private:
+  std::vector<unsigned char> bytes_;
+};
+
+/// The running thread's tape.
+inline tape &thread_tape() {
+  static thread_local tape instance;
+  return instance;
+}
+template <typename T> inline void tape_push(const T &value) {
+  thread_tape().push(value);
+}
+template <typename T> inline T tape_pop() {
+  return thread_tape().template pop<T>();
 }
 
 } // namespace ksc

@@ -266,7 +266,7 @@ struct ConvertKsToCpu : public ksc::impl::ConvertKsToCpuBase<ConvertKsToCpu> {
                       ks::GridExtentOp, ks::GridSizeOp, ks::RandInitOp,
                       ks::RandIOp, ks::RandFOp, ks::RandNOp,
                       ks::StructMakeOp, ks::StructExtractOp,
-                      ks::StructInsertOp>();
+                      ks::StructInsertOp, ks::TapePushOp, ks::TapePopOp>();
     target.addIllegalOp<ks::KernelOp, ks::FuncOp, ks::ReturnOp, ks::CallOp,
                         ks::TidOp>();
     RewritePatternSet patterns(&getContext());

@@ -111,7 +111,8 @@ bool Emitter::isExpressionOp(Operation &op) {
   // vector.insert assigns a component of a variable.
   if (ns == "vector")
     return !isa<vector::InsertOp>(op);
-  return isa<ks::LoadOp, ks::AtomicRMWOp, ks::DimOp, ks::SliceOp, ks::AsConstOp,
+  return isa<ks::LoadOp, ks::AtomicRMWOp, ks::TapePopOp, ks::DimOp,
+             ks::SliceOp, ks::AsConstOp,
              ks::GridExtentOp, ks::GridSizeOp, ks::RandInitOp, ks::DotOp,
              ks::CrossOp, ks::OuterOp, ks::MatmulOp, ks::DeterminantOp,
              ks::InverseOp, ks::QuatMulOp, ks::QuatRotateOp,
@@ -122,11 +123,11 @@ bool Emitter::isExpressionOp(Operation &op) {
 /// Whether evaluating `op` where it is printed reads memory.
 static bool readsMemoryAt(Operation &op,
                           const llvm::DenseMap<Operation *, bool> &memo) {
-  if (isa<ks::LoadOp, ks::AtomicRMWOp, func::CallOp>(op))
+  if (isa<ks::LoadOp, ks::AtomicRMWOp, ks::TapePopOp, func::CallOp>(op))
     return true;
   bool reads = false;
   op.walk([&](Operation *inner) {
-    if (inner != &op && isa<ks::LoadOp, ks::AtomicRMWOp, func::CallOp>(inner))
+    if (inner != &op && isa<ks::LoadOp, ks::AtomicRMWOp, ks::TapePopOp, func::CallOp>(inner))
       reads = true;
   });
   for (Value operand : op.getOperands())

@@ -5,7 +5,8 @@
 // multi-dimensional array (`a[i]`, a view), `ks.dim` a call of `shape`,
 // `ks.check_bounds` a call of the runtime's `ksc::check_bounds`,
 // `ks.atomic_rmw` a call of `ksc::atomic_add` (`_sub`, `_min`, `_max`), and
-// `ks.grid_extent`/`ks.grid_size` the members of `ksc::grid`.
+// `ks.grid_extent`/`ks.grid_size` the members of `ksc::grid`, and
+// `ks.tape_push`/`ks.tape_pop` calls of the runtime's thread tape.
 //
 //===----------------------------------------------------------------------===//
 
@@ -119,6 +120,16 @@ FailureOr<Expr> Emitter::buildKsExpr(Operation &op) {
     result.isUnsigned = true;
     return result;
   }
+  // `ksc::tape_pop<float>()`: ordered like an atomic update.
+  if (auto pop = dyn_cast<ks::TapePopOp>(op)) {
+    FailureOr<std::string> type = typeName(pop.getType(), op.getLoc());
+    if (failed(type))
+      return failure();
+    Expr result("ksc::tape_pop<" + *type + ">()", kPostfix);
+    result.readsMemory = true;
+    result.isUnsigned = false;
+    return result;
+  }
   if (auto size = dyn_cast<ks::GridSizeOp>(op)) {
     Expr base = valueExpr(size.getGrid());
     Expr result(operand(base, kPostfix) + ".size()", kPostfix);
@@ -136,6 +147,11 @@ LogicalResult Emitter::emitKsStatement(Operation &op) {
         store.getArray().getType().getElementType().isUnsignedInteger(32);
     os << target.text << " = "
        << operandAs(store.getValue(), isUnsignedElement).text << ";\n";
+    return success();
+  }
+  if (auto push = dyn_cast<ks::TapePushOp>(op)) {
+    os << "ksc::tape_push(" << operand(valueExpr(push.getValue()), kAssign)
+       << ");\n";
     return success();
   }
   if (auto check = dyn_cast<ks::CheckIndexOp>(op)) {

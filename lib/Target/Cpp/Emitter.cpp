@@ -281,7 +281,7 @@ LogicalResult Emitter::emitOperation(Operation &op) {
   }
   if (isa<scf::IfOp, scf::ForOp, scf::WhileOp>(op))
     return emitScfOp(op);
-  if (isa<ks::StoreOp, ks::CheckBoundsOp, ks::CheckIndexOp>(op))
+  if (isa<ks::StoreOp, ks::CheckBoundsOp, ks::CheckIndexOp, ks::TapePushOp>(op))
     return emitKsStatement(op);
   if (auto insert = dyn_cast<vector::InsertOp>(op))
     return emitVectorInsert(insert);

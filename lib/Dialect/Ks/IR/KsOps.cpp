@@ -372,9 +372,20 @@ LogicalResult AtomicRMWOp::verify() {
   ArrayType type = getArray().getType();
   if (type.getIsConst())
     return emitOpError("cannot update read-only array of type ") << type;
-  if (type.getElementType().isSignlessInteger(1))
+  Type element = type.getElementType();
+  if (element.isSignlessInteger(1) || isa<StructType>(element))
     return emitOpError("needs an f32, f64, i32, ui32 or i64 element type, got ")
            << type;
+  if (auto vector = dyn_cast<VectorType>(element)) {
+    if (!vector.getElementType().isF32() && !vector.getElementType().isF64())
+      return emitOpError("updates vectors and matrices of f32 or f64 only, "
+                         "got ")
+             << type;
+    if (getKind() != AtomicKind::add && getKind() != AtomicKind::sub)
+      return emitOpError("updates vectors and matrices with add and sub "
+                         "only, got ")
+             << stringifyAtomicKind(getKind());
+  }
   return verifyIndices(*this, type, getIndices());
 }
 

@@ -81,6 +81,10 @@ struct RuleContext {
 /// when the operation has none.
 mlir::LogicalResult applyDerivativeRule(RuleContext &ctx);
 
+/// Whether the derivative rule of `op` reads its result (exp does, mulf
+/// does not): only then does the reverse sweep need the result.
+bool ruleUsesResult(mlir::Operation *op);
+
 /// Whether the operation only ever has zero derivatives (comparisons,
 /// rounding, integer operations): active operands contribute nothing.
 bool hasZeroDerivative(mlir::Operation *op);

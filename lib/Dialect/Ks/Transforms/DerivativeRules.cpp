@@ -220,6 +220,14 @@ static BinaryRule findBinaryRule(StringRef name) {
   return nullptr;
 }
 
+bool ad::ruleUsesResult(Operation *op) {
+  static const llvm::StringLiteral users[] = {
+      "math.tan",  "math.tanh", "math.exp",   "math.exp2",
+      "math.sqrt", "math.cbrt", "arith.divf", "math.powf"};
+  return llvm::is_contained(users, op->getName().getStringRef()) ||
+         isa<DeterminantOp, InverseOp>(op);
+}
+
 bool ad::hasZeroDerivative(Operation *op) {
   return isa<arith::CmpFOp, arith::FPToSIOp, arith::FPToUIOp, math::FloorOp,
              math::CeilOp, math::RoundOp, math::RoundEvenOp, math::TruncOp,

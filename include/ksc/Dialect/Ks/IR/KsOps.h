@@ -23,6 +23,14 @@
 
 #include "ksc/Dialect/Ks/IR/KsEnums.h.inc"
 
+namespace ksc::ks {
+/// The running thread's tape (`ks.tape_push`, `ks.tape_pop`), as a resource
+/// of memory effects: tape operations are ordered among themselves only.
+struct TapeResource : public mlir::SideEffects::Resource::Base<TapeResource> {
+  llvm::StringRef getName() final { return "ks.tape"; }
+};
+} // namespace ksc::ks
+
 #define GET_OP_CLASSES
 #include "ksc/Dialect/Ks/IR/KsOps.h.inc"
 

@@ -295,8 +295,11 @@ def Ks_AtomicRMWOp : Ks_Op<"atomic_rmw", [
     back, and returns the value it read, all as one atomic step: concurrent
     `ks.atomic_rmw` operations on the same element never lose an update.
     The array must not be `const` and its element type must be `f32`, `f64`,
-    `i32`, `ui32` or `i64` (not `i1`); `value` and the result have the
-    array's value type (`i32` for `ui32` elements).
+    `i32`, `ui32` or `i64` (not `i1`), or for `add` and `sub` a vector or
+    matrix of `f32` or `f64`, which is updated component by component, each
+    component atomically (adjoint kernels accumulate vector adjoints so);
+    `value` and the result have the array's value type (`i32` for `ui32`
+    elements).
     The source builtins `atomic_add`, `atomic_sub`, `atomic_min` and
     `atomic_max`, and `a[i] += v`, `a[i] -= v`, `++a[i]` and `a[i]--`,
     become this operation.
@@ -448,6 +451,47 @@ def Ks_CheckIndexOp : Ks_Op<"check_index", [
 
 include "ksc/Dialect/Ks/IR/KsLinalgOps.td"
 include "ksc/Dialect/Ks/IR/KsStructOps.td"
+
+//===----------------------------------------------------------------------===//
+// The tape of adjoint kernels
+//===----------------------------------------------------------------------===//
+
+def Ks_TapeResource : Resource<"::ksc::ks::TapeResource">;
+
+def Ks_TapePushOp : Ks_Op<"tape_push",
+    [MemoryEffects<[MemWrite<Ks_TapeResource>]>]> {
+  let summary = "Saves a value on the running thread's tape";
+  let description = [{
+    Every thread has a tape: a last-in, first-out stack of values, empty when
+    the thread starts. `ks.tape_push` puts `value` on top of it. The adjoint
+    kernels that `ks-reverse-ad` builds push, in the forward sweep, the values
+    a loop iteration computed that the reverse sweep needs, and pop them in
+    the reverse sweep, in the opposite order, leaving the tape empty.
+
+    ```mlir
+    ks.tape_push %p : f32
+    %q = ks.tape_pop : f32   // %q is %p
+    ```
+  }];
+  let arguments = (ins AnyType:$value);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
+}
+
+def Ks_TapePopOp : Ks_Op<"tape_pop",
+    [MemoryEffects<[MemRead<Ks_TapeResource>, MemWrite<Ks_TapeResource>]>]> {
+  let summary = "Takes the value on top of the running thread's tape";
+  let description = [{
+    Removes the value on top of the running thread's tape (see
+    `ks.tape_push`) and returns it. The value must have been pushed with the
+    result's type; popping an empty tape is undefined behaviour.
+
+    ```mlir
+    %q = ks.tape_pop : f32
+    ```
+  }];
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
 
 //===----------------------------------------------------------------------===//
 // Random numbers

@@ -1,0 +1,278 @@
+//===- DifferentiateLoops.cpp - Adjoints of scf.for and scf.while ------===//
+//
+// Part of ksc. Loops whose trip count is known only at run time are
+// differentiated exactly with a tape (see docs/autodiff.md):
+//
+//  - the forward sweep runs the loop as the kernel does and, at the end of
+//    every iteration, pushes onto the thread's tape the values of the
+//    iteration that the reverse sweep needs (loop-carried values, values
+//    read from arrays, intermediate results the derivative rules use);
+//    an `scf.while` also counts its iterations and pushes the count;
+//  - the reverse sweep runs a loop of as many iterations that pops them back
+//    (the last iteration's first) and runs the reverse sweep of the body on
+//    them, carrying the adjoints of the loop-carried values and of the
+//    values from outside the loop that the body updates.
+//
+// An `scf.while` is a sequence before(0) after(0) before(1) ... after(n-1)
+// before(n) of its two regions; its reverse is before(n) reversed, then n
+// times after reversed followed by before reversed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Differentiator.h"
+
+#include "ksc/Dialect/Ks/IR/SourceNames.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace ksc;
+using namespace ksc::ks;
+using namespace ksc::ks::ad;
+
+/// A block with the argument types and locations of `like`.
+static Block *newBlockLike(Block &like, Region &region,
+                           TypeRange extraTypes = {}) {
+  Block *block = new Block();
+  region.push_back(block);
+  for (BlockArgument arg : like.getArguments())
+    block->addArgument(arg.getType(), arg.getLoc());
+  for (Type type : extraTypes)
+    block->addArgument(type, region.getLoc());
+  return block;
+}
+
+FailureOr<SmallVector<Value>>
+KernelDifferentiator::cloneTapedBody(Block &body, Block &target) {
+  OpBuilder inner = OpBuilder::atBlockEnd(&target);
+  SmallVector<Value> defined(body.getArguments().begin(),
+                             body.getArguments().end());
+  if (failed(cloneForward(body, inner, defined)))
+    return failure();
+  SmallVector<Value> taped;
+  for (Value v : defined) {
+    if (!needed.contains(v) || isa<ArrayType, StructType>(v.getType()))
+      continue;
+    TapePushOp::create(inner, plain(v.getLoc()), primalValue(v));
+    taped.push_back(v);
+  }
+  return taped;
+}
+
+void KernelDifferentiator::popTaped(ArrayRef<Value> taped, OpBuilder &b) {
+  for (Value v : llvm::reverse(taped)) {
+    Value popped = TapePopOp::create(b, plain(v.getLoc()), v.getType());
+    // The popped value is the primal value: it keeps the source name.
+    if (Operation *def = popped.getDefiningOp())
+      if (StringRef name = getSourceName(v); !name.empty())
+        def->setLoc(NameLoc::get(b.getStringAttr(name), def->getLoc()));
+    fwd.map(v, popped);
+  }
+}
+
+void KernelDifferentiator::forgetInner(Operation *op) {
+  SmallVector<Value> inner;
+  for (auto &[value, adj] : adjoints)
+    if (op->isProperAncestor(value.getParentRegion()->getParentOp()) ||
+        value.getParentRegion()->getParentOp() == op)
+      inner.push_back(value);
+  for (Value v : inner)
+    adjoints.erase(v);
+}
+
+//===----------------------------------------------------------------------===//
+// scf.for
+//===----------------------------------------------------------------------===//
+
+LogicalResult KernelDifferentiator::cloneFor(scf::ForOp op, OpBuilder &b) {
+  auto loop = cast<scf::ForOp>(b.cloneWithoutRegions(*op, fwd));
+  Block &body = *op.getBody();
+  Block *target = newBlockLike(body, loop.getRegion());
+  fwd.map(body.getArguments(), target->getArguments());
+  FailureOr<SmallVector<Value>> taped = cloneTapedBody(body, *target);
+  if (failed(taped))
+    return failure();
+  OpBuilder::atBlockEnd(target).clone(*body.getTerminator(), fwd);
+  tapedValues[&body] = std::move(*taped);
+  return success();
+}
+
+LogicalResult KernelDifferentiator::reverseFor(scf::ForOp op, OpBuilder &b) {
+  Location loc = plain(op.getLoc());
+  Block &body = *op.getBody();
+  auto yield = cast<scf::YieldOp>(body.getTerminator());
+  llvm::SetVector<Value> outer = outerActiveValues(op);
+  // The loop-carried values with adjoints, then the values from outside.
+  SmallVector<unsigned> carried;
+  for (auto [i, arg] : llvm::enumerate(op.getRegionIterArgs()))
+    if (activity.isActive(arg))
+      carried.push_back(i);
+  SmallVector<Value> inits, named;
+  for (unsigned i : carried) {
+    inits.push_back(adjointOrZero(op.getResult(i), b, loc));
+    named.push_back(op.getResult(i));
+  }
+  for (Value u : outer) {
+    inits.push_back(adjointOrZero(u, b, loc));
+    named.push_back(u);
+  }
+  LogicalResult status = success();
+  auto buildBody = [&](OpBuilder &inner, Location, Value, ValueRange args) {
+    llvm::DenseMap<Value, Value> saved = adjoints;
+    popTaped(tapedValues[&body], inner);
+    for (auto [k, u] : llvm::enumerate(outer))
+      adjoints[u] = args[carried.size() + k];
+    // The adjoints at the end of the iteration are those of what it yields.
+    for (auto [k, i] : llvm::enumerate(carried))
+      addAdjoint(yield.getOperand(i), args[k], inner);
+    if (failed(reverseBlock(body, inner)))
+      status = failure();
+    SmallVector<Value> next;
+    for (unsigned i : carried)
+      next.push_back(adjointOrZero(op.getRegionIterArgs()[i], inner, loc));
+    for (Value u : outer)
+      next.push_back(adjointOrZero(u, inner, loc));
+    scf::YieldOp::create(inner, loc, next);
+    adjoints = std::move(saved);
+  };
+  auto reversed = scf::ForOp::create(
+      b, loc, primalValue(op.getLowerBound()), primalValue(op.getUpperBound()),
+      primalValue(op.getStep()), inits, buildBody);
+  if (failed(status))
+    return failure();
+  if (!named.empty())
+    reversed->setAttr(kNamesAttr, adjointNames(named, b));
+  for (auto [k, u] : llvm::enumerate(outer))
+    adjoints[u] = reversed.getResult(carried.size() + k);
+  for (auto [k, i] : llvm::enumerate(carried))
+    addAdjoint(op.getInitArgs()[i], reversed.getResult(k), b);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// scf.while
+//===----------------------------------------------------------------------===//
+
+LogicalResult KernelDifferentiator::cloneWhile(scf::WhileOp op,
+                                               OpBuilder &b) {
+  Location loc = plain(op.getLoc());
+  // The same loop, counting its iterations in one more carried value.
+  Type i32 = b.getI32Type();
+  SmallVector<Value> inits = primalValues(op.getInits());
+  inits.push_back(arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+  SmallVector<Type> types(op.getResultTypes());
+  types.push_back(i32);
+  auto loop = scf::WhileOp::create(b, op.getLoc(), types, inits);
+  if (auto names = op->getAttrOfType<ArrayAttr>(kNamesAttr)) {
+    SmallVector<Attribute> all(names.begin(), names.end());
+    all.push_back(b.getStringAttr("iterations"));
+    loop->setAttr(kNamesAttr, b.getArrayAttr(all));
+  }
+  Block &before = op.getBefore().front(), &after = op.getAfter().front();
+  Block *newBefore = newBlockLike(before, loop.getBefore(), {i32});
+  Block *newAfter = newBlockLike(after, loop.getAfter(), {i32});
+  fwd.map(before.getArguments(),
+          newBefore->getArguments().drop_back());
+  fwd.map(after.getArguments(), newAfter->getArguments().drop_back());
+
+  FailureOr<SmallVector<Value>> taped = cloneTapedBody(before, *newBefore);
+  if (failed(taped))
+    return failure();
+  tapedValues[&before] = std::move(*taped);
+  scf::ConditionOp condition = op.getConditionOp();
+  SmallVector<Value> args = primalValues(condition.getArgs());
+  args.push_back(newBefore->getArguments().back());
+  OpBuilder beforeEnd = OpBuilder::atBlockEnd(newBefore);
+  scf::ConditionOp::create(beforeEnd, condition.getLoc(),
+                           primalValue(condition.getCondition()), args);
+
+  taped = cloneTapedBody(after, *newAfter);
+  if (failed(taped))
+    return failure();
+  tapedValues[&after] = std::move(*taped);
+  OpBuilder afterEnd = OpBuilder::atBlockEnd(newAfter);
+  SmallVector<Value> next = primalValues(op.getYieldOp().getOperands());
+  Value one = arith::ConstantOp::create(afterEnd, loc, b.getI32IntegerAttr(1));
+  next.push_back(arith::AddIOp::create(afterEnd, loc,
+                                       newAfter->getArguments().back(), one));
+  scf::YieldOp::create(afterEnd, op.getYieldOp().getLoc(), next);
+
+  for (auto [result, copy] : llvm::zip(op.getResults(), loop.getResults()))
+    fwd.map(result, copy);
+  // The count goes on the tape after everything the loop pushed.
+  TapePushOp::create(b, loc, loop.getResults().back());
+  return success();
+}
+
+LogicalResult KernelDifferentiator::reverseWhile(scf::WhileOp op,
+                                                 OpBuilder &b) {
+  Location loc = plain(op.getLoc());
+  Block &before = op.getBefore().front(), &after = op.getAfter().front();
+  scf::ConditionOp condition = op.getConditionOp();
+  scf::YieldOp yield = op.getYieldOp();
+  llvm::SetVector<Value> outer = outerActiveValues(op);
+  Value count = TapePopOp::create(b, loc, b.getI32Type());
+
+  // before(n): the results are its condition's arguments.
+  popTaped(tapedValues[&before], b);
+  for (auto [result, arg] : llvm::zip(op.getResults(), condition.getArgs()))
+    if (Value adj = adjoints.lookup(result))
+      addAdjoint(arg, adj, b);
+  if (failed(reverseBlock(before, b)))
+    return failure();
+
+  SmallVector<unsigned> carried;
+  for (auto [i, arg] : llvm::enumerate(before.getArguments()))
+    if (activity.isActive(arg))
+      carried.push_back(i);
+  SmallVector<Value> inits, named;
+  for (unsigned i : carried) {
+    inits.push_back(adjointOrZero(before.getArgument(i), b, loc));
+    named.push_back(before.getArgument(i));
+  }
+  for (Value u : outer) {
+    inits.push_back(adjointOrZero(u, b, loc));
+    named.push_back(u);
+  }
+  forgetInner(op);
+
+  // n times: after(k) then before(k), for k = n - 1 down to 0.
+  LogicalResult status = success();
+  auto buildBody = [&](OpBuilder &inner, Location, Value, ValueRange args) {
+    llvm::DenseMap<Value, Value> saved = adjoints;
+    for (auto [k, u] : llvm::enumerate(outer))
+      adjoints[u] = args[carried.size() + k];
+    popTaped(tapedValues[&after], inner);
+    for (auto [k, i] : llvm::enumerate(carried))
+      addAdjoint(yield.getOperand(i), args[k], inner);
+    if (failed(reverseBlock(after, inner)))
+      status = failure();
+    popTaped(tapedValues[&before], inner);
+    for (auto [arg, conditionArg] :
+         llvm::zip(after.getArguments(), condition.getArgs()))
+      if (Value adj = adjoints.lookup(arg))
+        addAdjoint(conditionArg, adj, inner);
+    if (failed(reverseBlock(before, inner)))
+      status = failure();
+    SmallVector<Value> next;
+    for (unsigned i : carried)
+      next.push_back(adjointOrZero(before.getArgument(i), inner, loc));
+    for (Value u : outer)
+      next.push_back(adjointOrZero(u, inner, loc));
+    scf::YieldOp::create(inner, loc, next);
+    adjoints = std::move(saved);
+  };
+  Value zeroIndex = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+  Value oneIndex = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
+  auto reversed =
+      scf::ForOp::create(b, loc, zeroIndex, count, oneIndex, inits, buildBody);
+  if (failed(status))
+    return failure();
+  if (!named.empty())
+    reversed->setAttr(kNamesAttr, adjointNames(named, b));
+  for (auto [k, u] : llvm::enumerate(outer))
+    adjoints[u] = reversed.getResult(carried.size() + k);
+  for (auto [k, i] : llvm::enumerate(carried))
+    addAdjoint(op.getInits()[i], reversed.getResult(k), b);
+  return success();
+}

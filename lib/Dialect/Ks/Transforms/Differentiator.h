@@ -1,0 +1,111 @@
+//===- Differentiator.h - The sweeps of an adjoint kernel ---*- C++ -*-===//
+//
+// Part of ksc. Builds the body of one adjoint kernel `K_adj` from a kernel
+// `K` (with its device functions inlined): the forward sweep, a copy of K's
+// body that keeps what the reverse sweep needs (in the results of `scf.if`
+// ops, and on the thread's tape in loops), then the reverse sweep.
+// Differentiator.cpp has straight-line code and `scf.if`,
+// DifferentiateLoops.cpp has `scf.for` and `scf.while`.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KSC_DIALECT_KS_TRANSFORMS_DIFFERENTIATOR_H
+#define KSC_DIALECT_KS_TRANSFORMS_DIFFERENTIATOR_H
+
+#include "AD.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace ksc::ks::ad {
+
+/// The source position of `loc` without its variable names: adjoint code
+/// must not be named after the primal variables it is computed for.
+mlir::Location plain(mlir::Location loc);
+
+class KernelDifferentiator {
+public:
+  /// `adjointArgOf[j]` is the index of the argument of `primal` whose
+  /// adjoint is argument `numPrimal + j` of `adjoint`, an empty kernel.
+  KernelDifferentiator(KernelOp primal, const Activity &activity,
+                       llvm::ArrayRef<int> adjointArgOf, KernelOp adjoint);
+
+  /// Fills the body of the adjoint kernel.
+  mlir::LogicalResult run();
+
+private:
+  // Forward sweep: copies `block`'s operations (not its terminator) at `b`
+  // and lists in `defined` the values of `block` (at any depth, as far as
+  // they are kept) that the copies make available after them.
+  mlir::LogicalResult cloneForward(mlir::Block &block, mlir::OpBuilder &b,
+                                   llvm::SmallVectorImpl<mlir::Value> &defined);
+  mlir::LogicalResult cloneIf(mlir::scf::IfOp op, mlir::OpBuilder &b,
+                              llvm::SmallVectorImpl<mlir::Value> &defined);
+  mlir::LogicalResult cloneFor(mlir::scf::ForOp op, mlir::OpBuilder &b);
+  mlir::LogicalResult cloneWhile(mlir::scf::WhileOp op, mlir::OpBuilder &b);
+  /// Clones `body` (not its terminator) at the end of `target`, whose
+  /// arguments `fwd` maps `body`'s to, with the forward sweep, then pushes
+  /// onto the tape the values of `body` the reverse sweep needs; returns
+  /// them, in push order.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  cloneTapedBody(mlir::Block &body, mlir::Block &target);
+  /// Pops the values `cloneTapedBody` pushed and makes them the primal
+  /// values of the reverse sweep.
+  void popTaped(llvm::ArrayRef<mlir::Value> taped, mlir::OpBuilder &b);
+  /// Drops the adjoints of the values defined in `op`'s regions.
+  void forgetInner(mlir::Operation *op);
+
+  // Reverse sweep.
+  mlir::LogicalResult reverseBlock(mlir::Block &block, mlir::OpBuilder &b);
+  mlir::LogicalResult reverseOp(mlir::Operation *op, mlir::OpBuilder &b);
+  mlir::LogicalResult reverseIf(mlir::scf::IfOp op, mlir::OpBuilder &b);
+  mlir::LogicalResult reverseFor(mlir::scf::ForOp op, mlir::OpBuilder &b);
+  mlir::LogicalResult reverseWhile(mlir::scf::WhileOp op, mlir::OpBuilder &b);
+  mlir::LogicalResult reverseStore(StoreOp op, mlir::OpBuilder &b);
+  mlir::LogicalResult reverseAtomic(AtomicRMWOp op, mlir::OpBuilder &b);
+  mlir::LogicalResult reverseLoad(LoadOp op, mlir::OpBuilder &b);
+  mlir::LogicalResult reversePure(mlir::Operation *op, mlir::OpBuilder &b);
+
+  /// The active values defined outside `op` that operations in it use:
+  /// the adjoints a reversed region operation carries out.
+  llvm::SetVector<mlir::Value> outerActiveValues(mlir::Operation *op);
+  /// The adjoint of `value` so far, or a zero of its type.
+  mlir::Value adjointOrZero(mlir::Value value, mlir::OpBuilder &b,
+                            mlir::Location loc);
+  /// `ks.names` for region results that carry the adjoints of `values`.
+  mlir::ArrayAttr adjointNames(llvm::ArrayRef<mlir::Value> values,
+                               mlir::OpBuilder &b);
+
+  /// The forward sweep's copy of `value`, usable in the reverse sweep.
+  mlir::Value primalValue(mlir::Value value) {
+    return fwd.lookupOrDefault(value);
+  }
+  llvm::SmallVector<mlir::Value> primalValues(mlir::ValueRange values) {
+    return llvm::map_to_vector(values,
+                               [&](mlir::Value v) { return primalValue(v); });
+  }
+  /// The adjoint array of the array `array` (an argument or a view of one),
+  /// built at `b` for views.
+  mlir::Value shadow(mlir::Value array, mlir::OpBuilder &b);
+  /// Adds `contribution` to the adjoint of `value`.
+  void addAdjoint(mlir::Value value, mlir::Value contribution,
+                  mlir::OpBuilder &b);
+
+  KernelOp primal;
+  const Activity &activity;
+  KernelOp adjoint;
+  /// Original values -> their forward-sweep copies (in loops: the values
+  /// popped from the tape in the reverse sweep).
+  mlir::IRMapping fwd;
+  /// Values of `primal` that the reverse sweep reads.
+  llvm::DenseSet<mlir::Value> needed;
+  llvm::DenseMap<mlir::Value, mlir::Value> adjoints;
+  llvm::DenseMap<mlir::Value, mlir::Value> shadows;
+  /// Per loop body (`scf.for` body, `scf.while` region), the values its
+  /// forward sweep pushes on the tape, in order.
+  llvm::DenseMap<mlir::Block *, llvm::SmallVector<mlir::Value>> tapedValues;
+};
+
+} // namespace ksc::ks::ad
+
+#endif // KSC_DIALECT_KS_TRANSFORMS_DIFFERENTIATOR_H
