@@ -1,0 +1,36 @@
+// RUN: ksc-opt %s --ks-reverse-ad -split-input-file -verify-diagnostics
+
+// What reverse mode refuses, each at the operation it cannot differentiate.
+
+ks.kernel @old_value(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
+  %c0 = arith.constant 0 : i32
+  %i = ks.tid : i32
+  %v = ks.load %x[%i] : !ks.array<const f32>, i32
+  // expected-error@+1 {{cannot differentiate the value an atomic update returns: it depends on the order of the threads; read the element with a[i] instead}}
+  %old = ks.atomic_rmw add %y[%c0], %v : !ks.array<f32>, i32
+  ks.store %old, %y[%i] : !ks.array<f32>, i32
+  ks.return
+}
+
+// -----
+
+ks.kernel @minimum(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
+  %c0 = arith.constant 0 : i32
+  %i = ks.tid : i32
+  %v = ks.load %x[%i] : !ks.array<const f32>, i32
+  // expected-error@+1 {{cannot differentiate atomic_min yet}}
+  %old = ks.atomic_rmw min %y[%c0], %v : !ks.array<f32>, i32
+  ks.return
+}
+
+// -----
+
+ks.kernel @through_struct(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
+  %i = ks.tid : i32
+  %v = ks.load %x[%i] : !ks.array<const f32>, i32
+  // expected-error@+1 {{cannot differentiate through a struct yet: keep the differentiated values in scalars, vectors or arrays}}
+  %s = ks.struct_make %v : !ks.struct<"S", m: f32>
+  %m = ks.struct_extract %s[0] : !ks.struct<"S", m: f32> -> f32
+  ks.store %m, %y[%i] : !ks.array<f32>, i32
+  ks.return
+}

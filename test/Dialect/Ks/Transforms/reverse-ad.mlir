@@ -1,0 +1,178 @@
+// RUN: ksc-opt %s --ks-reverse-ad --canonicalize --cse | FileCheck %s
+// RUN: ksc-opt %s --ks-reverse-ad="wrt=x1" --canonicalize --cse | FileCheck %s --check-prefix=WRT
+
+// Straight-line code: the forward sweep is the primal body; the reverse
+// sweep takes the stored element's adjoint (and zeroes it), applies the
+// rules of mulf and sin, and accumulates into adj_x: with a plain += at
+// x[tid()], atomically at x[0], which every thread reads.
+
+// CHECK-LABEL: ks.kernel @straight_adj(
+// CHECK-SAME:      %[[X:.*]]: !ks.array<const f32>, %[[Y:.*]]: !ks.array<f32>, %[[ADJ_X:.*]]: !ks.array<f32>, %[[ADJ_Y:.*]]: !ks.array<f32>)
+// CHECK-SAME:      attributes {ks.adjoint_args = array<i64: 0, 1>, ks.adjoint_of = @straight}
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : i32
+// CHECK:         %[[I:.*]] = ks.tid : i32
+// CHECK-NEXT:    %[[V:.*]] = ks.load %[[X]][%[[I]]]
+// CHECK-NEXT:    %[[S:.*]] = math.sin %[[V]]
+// CHECK-NEXT:    %[[X0:.*]] = ks.load %[[X]][%[[C0]]]
+// CHECK-NEXT:    %[[W:.*]] = arith.mulf %[[S]], %[[X0]]
+// CHECK-NEXT:    ks.store %[[W]], %[[Y]][%[[I]]]
+// CHECK-NEXT:    %[[DW:.*]] = ks.load %[[ADJ_Y]][%[[I]]]
+// CHECK-NEXT:    ks.store %[[ZERO]], %[[ADJ_Y]][%[[I]]]
+// CHECK-NEXT:    %[[DX0:.*]] = arith.mulf %[[DW]], %[[S]]
+// CHECK-NEXT:    %[[DS:.*]] = arith.mulf %[[DW]], %[[X0]]
+// CHECK-NEXT:    ks.atomic_rmw add %[[ADJ_X]][%[[C0]]], %[[DX0]]
+// CHECK-NEXT:    %[[COS:.*]] = math.cos %[[V]]
+// CHECK-NEXT:    %[[DV:.*]] = arith.mulf %[[DS]], %[[COS]]
+// CHECK-NEXT:    %[[OLD:.*]] = ks.load %[[ADJ_X]][%[[I]]]
+// CHECK-NEXT:    %[[NEW:.*]] = arith.addf %[[OLD]], %[[DV]]
+// CHECK-NEXT:    ks.store %[[NEW]], %[[ADJ_X]][%[[I]]]
+// CHECK-NEXT:    ks.return
+ks.kernel @straight(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
+  %c0 = arith.constant 0 : i32
+  %i = ks.tid : i32
+  %v = ks.load %x[%i] : !ks.array<const f32>, i32
+  %s = math.sin %v : f32
+  %x0 = ks.load %x[%c0] : !ks.array<const f32>, i32
+  %w = arith.mulf %s, %x0 : f32
+  ks.store %w, %y[%i] : !ks.array<f32>, i32
+  ks.return
+}
+
+// An index 2 * tid() + 1 is unique per thread (plain +=); tid() / 2 is
+// not (atomic), nor is tid(0) (threads of a 2-D launch share it).
+
+// CHECK-LABEL: ks.kernel @indices_adj(
+// CHECK-SAME:      %[[ADJ_X:[^:]*]]: !ks.array<f32>, %[[ADJ_Y:[^:]*]]: !ks.array<f32>)
+// CHECK:         %[[T0:.*]] = ks.tid 0 : i32
+// CHECK:         %[[ODD:.*]] = arith.addi
+// CHECK-NEXT:    %[[HALF:.*]] = arith.divsi
+// CHECK:         %[[D:.*]] = ks.load %[[ADJ_Y]]
+// CHECK:         %[[OLD:.*]] = ks.load %[[ADJ_X]][%[[ODD]]]
+// CHECK-NEXT:    %[[SUM:.*]] = arith.addf %[[OLD]], %[[D]]
+// CHECK-NEXT:    ks.store %[[SUM]], %[[ADJ_X]][%[[ODD]]]
+// CHECK-NEXT:    ks.atomic_rmw add %[[ADJ_X]][%[[HALF]]], %[[D]]
+// CHECK-NEXT:    ks.atomic_rmw add %[[ADJ_X]][%[[T0]]], %[[D]]
+// CHECK-NEXT:    ks.return
+ks.kernel @indices(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %i = ks.tid : i32
+  %t0 = ks.tid 0 : i32
+  %double = arith.muli %i, %c2 : i32
+  %odd = arith.addi %double, %c1 : i32
+  %half = arith.divsi %i, %c2 : i32
+  %a = ks.load %x[%t0] : !ks.array<const f32>, i32
+  %b = ks.load %x[%half] : !ks.array<const f32>, i32
+  %c = ks.load %x[%odd] : !ks.array<const f32>, i32
+  %ab = arith.addf %a, %b : f32
+  %abc = arith.addf %ab, %c : f32
+  ks.store %abc, %y[%i] : !ks.array<f32>, i32
+  ks.return
+}
+
+// if/else: the forward scf.if also yields what its branches computed (the
+// exp, which the exp rule reads); the reverse sweep is an scf.if on the
+// same condition whose branches are the reverse sweeps of the branches.
+
+// CHECK-LABEL: ks.kernel @branch_adj(
+// CHECK:         %[[V:.*]] = ks.load
+// CHECK:         %[[COND:.*]] = arith.cmpf ogt, %[[V]], %{{.*}}
+// CHECK:         %[[R:.*]]:2 = scf.if %[[COND]] -> (f32, f32) {
+// CHECK-NEXT:      %[[E:.*]] = math.exp %[[V]]
+// CHECK-NEXT:      scf.yield %[[E]], %[[E]]
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      %[[Q:.*]] = arith.mulf %[[V]], %[[V]]
+// CHECK-NEXT:      scf.yield %[[Q]], %{{.*}}
+// CHECK-NEXT:    }
+// CHECK:         ks.store %[[R]]#0
+// CHECK:         %[[DR:.*]] = ks.load %[[ADJ_Y:.*]][%{{.*}}]
+// CHECK:         %[[DV:.*]] = scf.if %[[COND]] -> (f32) {
+// CHECK-NEXT:      %[[D1:.*]] = arith.mulf %[[DR]], %[[R]]#1
+// CHECK-NEXT:      scf.yield %[[D1]]
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[DR]], %[[V]]
+// CHECK-NEXT:      %[[D2:.*]] = arith.addf %[[P]], %[[P]]
+// CHECK-NEXT:      scf.yield %[[D2]]
+// CHECK-NEXT:    }
+// CHECK:         arith.addf %{{.*}}, %[[DV]]
+ks.kernel @branch(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
+  %zero = arith.constant 0.0 : f32
+  %i = ks.tid : i32
+  %v = ks.load %x[%i] : !ks.array<const f32>, i32
+  %cond = arith.cmpf ogt, %v, %zero : f32
+  %r = scf.if %cond -> (f32) {
+    %e = math.exp %v : f32
+    scf.yield %e : f32
+  } else {
+    %q = arith.mulf %v, %v : f32
+    scf.yield %q : f32
+  }
+  ks.store %r, %y[%i] : !ks.array<f32>, i32
+  ks.return
+}
+
+// A loop with a run-time trip count: the forward loop pushes what the
+// reverse sweep reads (the index and the loop-carried product and the
+// element read), the reverse loop pops it back and carries adj_p.
+
+// CHECK-LABEL: ks.kernel @product_adj(
+// CHECK:         %[[P:.*]] = scf.for %[[K:.*]] = %{{.*}} to %[[N:.*]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
+// CHECK-NEXT:      %[[XK:.*]] = ks.load %{{.*}}[%[[K]]]
+// CHECK-NEXT:      %[[NEXT:.*]] = arith.mulf %[[ACC]], %[[XK]]
+// CHECK-NEXT:      ks.tape_push %[[K]] : i32
+// CHECK-NEXT:      ks.tape_push %[[ACC]] : f32
+// CHECK-NEXT:      ks.tape_push %[[XK]] : f32
+// CHECK-NEXT:      scf.yield %[[NEXT]]
+// CHECK:         ks.store %[[P]]
+// CHECK:         %[[DP:.*]] = ks.load
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[DACC:.*]] = %[[DP]]) -> (f32)
+// CHECK-NEXT:      %[[XK2:.*]] = ks.tape_pop : f32
+// CHECK-NEXT:      %[[ACC2:.*]] = ks.tape_pop : f32
+// CHECK-NEXT:      %[[K2:.*]] = ks.tape_pop : i32
+// CHECK-NEXT:      %[[DXK:.*]] = arith.mulf %[[DACC]], %[[ACC2]]
+// CHECK-NEXT:      %[[DNEXT:.*]] = arith.mulf %[[DACC]], %[[XK2]]
+// CHECK-NEXT:      ks.atomic_rmw add %{{.*}}[%[[K2]]], %[[DXK]]
+// CHECK-NEXT:      scf.yield %[[DNEXT]]
+ks.kernel @product(%x: !ks.array<const f32>, %y: !ks.array<f32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %one = arith.constant 1.0 : f32
+  %i = ks.tid : i32
+  %p = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %one) -> (f32) : i32 {
+    %xk = ks.load %x[%k] : !ks.array<const f32>, i32
+    %next = arith.mulf %acc, %xk : f32
+    scf.yield %next : f32
+  }
+  ks.store %p, %y[%i] : !ks.array<f32>, i32
+  ks.return
+}
+
+// --wrt=x1: the adjoint has no code for x2 (no adj_x2 argument, no rule
+// applied to x2's value), but keeps adj_y, which brings the output
+// adjoints in.
+
+// WRT-LABEL: ks.kernel @two_inputs_adj(
+// WRT-SAME:      %[[X1:[^:]*]]: !ks.array<const f32>, %[[X2:[^:]*]]: !ks.array<const f32>, %[[Y:[^:]*]]: !ks.array<f32>, %[[ADJ_X1:[^:]*]]: !ks.array<f32>, %[[ADJ_Y:[^:]*]]: !ks.array<f32>)
+// WRT-SAME:      ks.adjoint_args = array<i64: 0, 2>
+// WRT:           %[[A:.*]] = ks.load %[[X1]]
+// WRT-NEXT:      %[[B:.*]] = ks.load %[[X2]]
+// WRT-NEXT:      %[[E:.*]] = math.exp %[[B]]
+// WRT-NEXT:      %[[M:.*]] = arith.mulf %[[A]], %[[E]]
+// WRT-NEXT:      ks.store %[[M]], %[[Y]]
+// WRT-NEXT:      %[[D:.*]] = ks.load %[[ADJ_Y]]
+// WRT-NEXT:      ks.store %{{.*}}, %[[ADJ_Y]]
+// WRT-NEXT:      %[[DA:.*]] = arith.mulf %[[D]], %[[E]]
+// WRT-NEXT:      %[[OLD:.*]] = ks.load %[[ADJ_X1]]
+// WRT-NEXT:      %[[NEW:.*]] = arith.addf %[[OLD]], %[[DA]]
+// WRT-NEXT:      ks.store %[[NEW]], %[[ADJ_X1]]
+// WRT-NEXT:      ks.return
+ks.kernel @two_inputs(%x1: !ks.array<const f32>, %x2: !ks.array<const f32>, %y: !ks.array<f32>) {
+  %i = ks.tid : i32
+  %a = ks.load %x1[%i] : !ks.array<const f32>, i32
+  %b = ks.load %x2[%i] : !ks.array<const f32>, i32
+  %e = math.exp %b : f32
+  %m = arith.mulf %a, %e : f32
+  ks.store %m, %y[%i] : !ks.array<f32>, i32
+  ks.return
+}
