@@ -85,6 +85,12 @@ mlir::LogicalResult applyDerivativeRule(RuleContext &ctx);
 /// does not): only then does the reverse sweep need the result.
 bool ruleUsesResult(mlir::Operation *op);
 
+/// Whether the derivative rule of `op` reads its operand `index`, given
+/// which values are active (mulf reads x2 only for x1's adjoint; addf reads
+/// neither operand).
+bool ruleReadsOperand(mlir::Operation *op, unsigned index,
+                      llvm::function_ref<bool(mlir::Value)> isActive);
+
 /// Whether the operation only ever has zero derivatives (comparisons,
 /// rounding, integer operations): active operands contribute nothing.
 bool hasZeroDerivative(mlir::Operation *op);

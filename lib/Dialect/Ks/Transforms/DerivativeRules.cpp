@@ -228,6 +228,26 @@ bool ad::ruleUsesResult(Operation *op) {
          isa<DeterminantOp, InverseOp>(op);
 }
 
+bool ad::ruleReadsOperand(Operation *op, unsigned index,
+                          llvm::function_ref<bool(Value)> isActive) {
+  if (isa<arith::AddFOp, arith::SubFOp, arith::NegFOp, arith::ExtFOp,
+          arith::TruncFOp, vector::BroadcastOp, vector::FromElementsOp,
+          vector::TransposeOp>(op))
+    return false;
+  // The condition of a select, not the values.
+  if (isa<arith::SelectOp>(op))
+    return index == 0;
+  // Positions of components, not the vectors.
+  if (isa<vector::ExtractOp>(op))
+    return index >= 1;
+  if (isa<vector::InsertOp>(op))
+    return index >= 2;
+  // A product reads each factor for the other's adjoint.
+  if (isa<arith::MulFOp, DotOp, CrossOp, OuterOp, MatmulOp>(op))
+    return op->getNumOperands() == 2 && isActive(op->getOperand(1 - index));
+  return true;
+}
+
 bool ad::hasZeroDerivative(Operation *op) {
   return isa<arith::CmpFOp, arith::FPToSIOp, arith::FPToUIOp, math::FloorOp,
              math::CeilOp, math::RoundOp, math::RoundEvenOp, math::TruncOp,

@@ -194,7 +194,8 @@ LogicalResult KernelDifferentiator::cloneWhile(scf::WhileOp op,
   SmallVector<Value> next = primalValues(op.getYieldOp().getOperands());
   Value one = arith::ConstantOp::create(afterEnd, loc, b.getI32IntegerAttr(1));
   next.push_back(arith::AddIOp::create(afterEnd, loc,
-                                       newAfter->getArguments().back(), one));
+                                       newAfter->getArguments().back(), one,
+                                       arith::IntegerOverflowFlags::nsw));
   scf::YieldOp::create(afterEnd, op.getYieldOp().getLoc(), next);
 
   for (auto [result, copy] : llvm::zip(op.getResults(), loop.getResults()))
@@ -211,7 +212,8 @@ LogicalResult KernelDifferentiator::reverseWhile(scf::WhileOp op,
   scf::ConditionOp condition = op.getConditionOp();
   scf::YieldOp yield = op.getYieldOp();
   llvm::SetVector<Value> outer = outerActiveValues(op);
-  Value count = TapePopOp::create(b, loc, b.getI32Type());
+  Value count = TapePopOp::create(
+      b, NameLoc::get(b.getStringAttr("iterations"), loc), b.getI32Type());
 
   // before(n): the results are its condition's arguments.
   popTaped(tapedValues[&before], b);

@@ -21,6 +21,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace ksc;
@@ -97,20 +98,39 @@ LogicalResult KernelDifferentiator::run() {
   Block &body = primal.getBody().front();
   OpBuilder b = OpBuilder::atBlockEnd(&adjoint.getBody().front());
   SmallVector<Value> defined;
-  // What the reverse sweep reads: the operands of the operations that
-  // need adjoint code (and the results their rules read), and the indices
-  // of the array views they use.
+  // What the reverse sweep reads: the indices of array accesses, the
+  // conditions and bounds of region operations, and the operands (and
+  // results) that derivative rules read; and the indices of the array
+  // views these use.
   primal.walk([&](Operation *op) {
     if (!activity.needsAdjoint(op))
       return;
-    for (Value operand : op->getOperands()) {
-      needed.insert(operand);
-      Value view = operand;
-      while (Operation *def = view.getDefiningOp()) {
+    SmallVector<Value> reads;
+    if (auto load = dyn_cast<LoadOp>(op))
+      reads = {load.getArray()}, llvm::append_range(reads, load.getIndices());
+    else if (auto store = dyn_cast<StoreOp>(op))
+      reads = {store.getArray()}, llvm::append_range(reads, store.getIndices());
+    else if (auto atomic = dyn_cast<AtomicRMWOp>(op))
+      reads = {atomic.getArray()},
+      llvm::append_range(reads, atomic.getIndices());
+    else if (auto ifOp = dyn_cast<scf::IfOp>(op))
+      reads = {ifOp.getCondition()};
+    else if (auto loop = dyn_cast<scf::ForOp>(op))
+      reads = {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
+    else if (!isa<scf::WhileOp>(op))
+      for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+        if (ruleReadsOperand(op, i, [&](Value v) {
+              return activity.isActive(v);
+            }))
+          reads.push_back(operand);
+    for (Value value : reads) {
+      needed.insert(value);
+      // Views are rebuilt in the reverse sweep from their indices.
+      while (Operation *def = value.getDefiningOp()) {
         if (!isa<SliceOp, AsConstOp>(def))
           break;
         needed.insert(def->getOperands().begin(), def->getOperands().end());
-        view = def->getOperand(0);
+        value = def->getOperand(0);
       }
     }
     if (ruleUsesResult(op))
@@ -455,6 +475,24 @@ LogicalResult KernelDifferentiator::reverseIf(scf::IfOp op, OpBuilder &b) {
   return success();
 }
 
+/// Erases the pure operations computing `value` that nothing uses: what a
+/// rule built for an inactive operand (reading primal values the reverse
+/// sweep does not keep).
+static void eraseIfDead(Value value) {
+  SmallVector<Operation *> worklist;
+  if (Operation *def = value.getDefiningOp())
+    worklist.push_back(def);
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!op->use_empty() || !isMemoryEffectFree(op))
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        worklist.push_back(def);
+    op->erase();
+  }
+}
+
 LogicalResult KernelDifferentiator::reversePure(Operation *op, OpBuilder &b) {
   SmallVector<Value> resultAdjoints;
   bool any = false;
@@ -472,8 +510,12 @@ LogicalResult KernelDifferentiator::reversePure(Operation *op, OpBuilder &b) {
   if (failed(ad::applyDerivativeRule(ctx)))
     return op->emitError("cannot differentiate '")
            << op->getName() << "' yet (no derivative rule)";
-  for (auto [operand, adj] : llvm::zip(op->getOperands(), operandAdjoints))
-    addAdjoint(operand, adj, b);
+  for (auto [operand, adj] : llvm::zip(op->getOperands(), operandAdjoints)) {
+    if (activity.isActive(operand))
+      addAdjoint(operand, adj, b);
+    else if (adj)
+      eraseIfDead(adj);
+  }
   return success();
 }
 
