@@ -435,6 +435,17 @@ LogicalResult ad::applyDerivativeRule(RuleContext &ctx) {
         ctx.b, ctx.loc, ctx.operands[0].getType(), dy);
     return success();
   }
+  // randf(s, lo, hi) = (hi - lo) * r + lo with r = randf(s), the same draw.
+  if (auto rand = dyn_cast<RandFOp>(op)) {
+    if (!dy || ctx.operands.size() != 3)
+      return success();
+    Value r = RandFOp::create(ctx.b, ctx.loc, dy.getType(),
+                              ctx.b.getI32Type(), ctx.operands[0], ValueRange())
+                  .getValue();
+    ctx.operandAdjoints[1] = m.mul(dy, m.sub(m.c(1), r));
+    ctx.operandAdjoints[2] = m.mul(dy, r);
+    return success();
+  }
   // math.fpowi: x^n with an integer n.
   if (auto powi = dyn_cast<math::FPowIOp>(op)) {
     Value n = arith::SIToFPOp::create(ctx.b, ctx.loc, dy.getType(),

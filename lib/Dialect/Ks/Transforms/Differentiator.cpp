@@ -475,20 +475,36 @@ LogicalResult KernelDifferentiator::reverseIf(scf::IfOp op, OpBuilder &b) {
   return success();
 }
 
-/// Erases the pure operations computing `value` that nothing uses: what a
-/// rule built for an inactive operand (reading primal values the reverse
+namespace {
+/// Records the operations a builder creates.
+struct CreatedOps : public OpBuilder::Listener {
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint) override {
+    ops.insert(op);
+  }
+  llvm::SmallPtrSet<Operation *, 8> ops;
+};
+} // namespace
+
+/// Erases the operations among `created` that compute `value` and that
+/// nothing uses, but not those computing a value in `keep`: what a rule
+/// built for an inactive operand (which may read primal values the reverse
 /// sweep does not keep).
-static void eraseIfDead(Value value) {
+static void eraseIfDead(Value value, CreatedOps &created,
+                        const llvm::DenseSet<Value> &keep) {
   SmallVector<Operation *> worklist;
   if (Operation *def = value.getDefiningOp())
     worklist.push_back(def);
   while (!worklist.empty()) {
     Operation *op = worklist.pop_back_val();
-    if (!op->use_empty() || !isMemoryEffectFree(op))
+    if (!created.ops.contains(op) || !op->use_empty() ||
+        llvm::any_of(op->getResults(),
+                     [&](Value v) { return keep.contains(v); }))
       continue;
     for (Value operand : op->getOperands())
       if (Operation *def = operand.getDefiningOp())
         worklist.push_back(def);
+    created.ops.erase(op);
     op->erase();
   }
 }
@@ -507,14 +523,23 @@ LogicalResult KernelDifferentiator::reversePure(Operation *op, OpBuilder &b) {
   SmallVector<Value> operandAdjoints;
   ad::RuleContext ctx{b,       plain(op->getLoc()), op,
                       operands, results, resultAdjoints, operandAdjoints};
-  if (failed(ad::applyDerivativeRule(ctx)))
+  CreatedOps created;
+  OpBuilder::Listener *listener = b.getListener();
+  b.setListener(&created);
+  LogicalResult applied = ad::applyDerivativeRule(ctx);
+  b.setListener(listener);
+  if (failed(applied))
     return op->emitError("cannot differentiate '")
            << op->getName() << "' yet (no derivative rule)";
+  llvm::DenseSet<Value> keep(resultAdjoints.begin(), resultAdjoints.end());
+  for (auto [operand, adj] : llvm::zip(op->getOperands(), operandAdjoints))
+    if (adj && activity.isActive(operand))
+      keep.insert(adj);
   for (auto [operand, adj] : llvm::zip(op->getOperands(), operandAdjoints)) {
     if (activity.isActive(operand))
       addAdjoint(operand, adj, b);
     else if (adj)
-      eraseIfDead(adj);
+      eraseIfDead(adj, created, keep);
   }
   return success();
 }
