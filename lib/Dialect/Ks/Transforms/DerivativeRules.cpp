@@ -242,6 +242,16 @@ bool ad::ruleReadsOperand(Operation *op, unsigned index,
     return index >= 1;
   if (isa<vector::InsertOp>(op))
     return index >= 2;
+  // Rules written with the result only: exp's is dy * y.
+  static const llvm::StringLiteral resultOnly[] = {
+      "math.tan", "math.tanh", "math.exp", "math.exp2", "math.sqrt",
+      "math.cbrt"};
+  if (llvm::is_contained(resultOnly, op->getName().getStringRef()) ||
+      isa<InverseOp>(op))
+    return false;
+  // x1 / x2: dy / x2 and -(dy / x2) * y.
+  if (isa<arith::DivFOp>(op))
+    return index == 1;
   // A product reads each factor for the other's adjoint.
   if (isa<arith::MulFOp, DotOp, CrossOp, OuterOp, MatmulOp>(op))
     return op->getNumOperands() == 2 && isActive(op->getOperand(1 - index));
