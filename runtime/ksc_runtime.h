@@ -272,6 +272,23 @@ template <int N, typename T> struct vec;
 template <int N, typename T> struct mat;
 
 namespace detail {
+/// How many sequential launches the running OS thread is inside.
+inline thread_local int sequential_launches = 0;
+} // namespace detail
+
+/// Marks the running OS thread, while it lives, as running the threads of a
+/// launch one after another (the launchers of the CPU target do). Their
+/// atomic updates then need no atomic instructions: no other thread of the
+/// launch runs at the same time.
+class sequential_launch {
+public:
+  sequential_launch() { ++detail::sequential_launches; }
+  ~sequential_launch() { --detail::sequential_launches; }
+  sequential_launch(const sequential_launch &) = delete;
+  sequential_launch &operator=(const sequential_launch &) = delete;
+};
+
+namespace detail {
 enum class atomic_kind { add, sub, min, max };
 
 /// Adds (subtracts) a vector or matrix component by component, each
@@ -300,6 +317,16 @@ template <atomic_kind Kind, typename T> inline T atomic_update(T *p, T v) {
                     std::is_floating_point_v<T>,
                 "atomics work on int, uint32_t, int64_t, float and double "
                 "elements");
+  if (sequential_launches > 0) {
+    T old = *p;
+    if constexpr (Kind == atomic_kind::add)
+      *p = T(old + v);
+    else if constexpr (Kind == atomic_kind::sub)
+      *p = T(old - v);
+    else if (replaces<Kind>(old, v))
+      *p = v;
+    return old;
+  }
   if constexpr (std::is_integral_v<T> && Kind == atomic_kind::add)
     return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
   else if constexpr (std::is_integral_v<T> && Kind == atomic_kind::sub)
@@ -727,22 +754,40 @@ inline float randn(uint32_t &state) {
 // one OS thread one after another and reuse its tape's memory.
 class tape {
 public:
+  tape() = default;
+  tape(const tape &) = delete;
+  tape &operator=(const tape &) = delete;
+  ~tape() { std::free(begin_); }
+
   template <typename T> void push(const T &value) {
     static_assert(std::is_trivially_copyable_v<T>, "tape values are plain");
-    std::size_t at = bytes_.size();
-    bytes_.resize(at + sizeof(T));
-    std::memcpy(bytes_.data() + at, &value, sizeof(T));
+    if (std::size_t(end_ - top_) < sizeof(T))
+      grow(sizeof(T));
+    std::memcpy(top_, &value, sizeof(T));
+    top_ += sizeof(T);
   }
   template <typename T> T pop() {
     T value;
-    std::size_t at = bytes_.size() - sizeof(T);
-    std::memcpy(&value, bytes_.data() + at, sizeof(T));
-    bytes_.resize(at);
+    top_ -= sizeof(T);
+    std::memcpy(&value, top_, sizeof(T));
     return value;
   }
 
 private:
-  std::vector<unsigned char> bytes_;
+  void grow(std::size_t more) {
+    std::size_t used = std::size_t(top_ - begin_);
+    std::size_t size = std::max<std::size_t>(
+        4096, 2 * std::size_t(end_ - begin_) + more);
+    auto *bytes = static_cast<unsigned char *>(std::realloc(begin_, size));
+    if (!bytes)
+      fail_launch("out of memory for the tape of an adjoint kernel (" +
+                  std::to_string(size) + " bytes)");
+    begin_ = bytes;
+    top_ = bytes + used;
+    end_ = bytes + size;
+  }
+
+  unsigned char *begin_ = nullptr, *top_ = nullptr, *end_ = nullptr;
 };
 
 /// The running thread's tape.

@@ -274,6 +274,8 @@ LogicalResult Emitter::emitFunction(func::FuncOp func) {
        << ", one after another.\n";
   os << *sig << " {\n";
   os.indent();
+  if (func->hasAttr(kLaunchOfAttr))
+    os << "ksc::sequential_launch in_order;\n";
   LogicalResult result = emitBlock(entry);
   if (succeeded(result))
     result = emitReturn(cast<func::ReturnOp>(entry.getTerminator()));
