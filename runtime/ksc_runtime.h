@@ -8,6 +8,14 @@
 #ifndef KSC_RUNTIME_H
 #define KSC_RUNTIME_H
 
+// 1 when every launch in this translation unit runs its threads one after
+// another on one OS thread (as the launchers ksc emits for the CPU do, which
+// define it): atomic updates are then plain updates. Otherwise atomic
+// instructions.
+#ifndef KSC_SEQUENTIAL_LAUNCHES
+#define KSC_SEQUENTIAL_LAUNCHES 0
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -272,23 +280,6 @@ template <int N, typename T> struct vec;
 template <int N, typename T> struct mat;
 
 namespace detail {
-/// How many sequential launches the running OS thread is inside.
-inline thread_local int sequential_launches = 0;
-} // namespace detail
-
-/// Marks the running OS thread, while it lives, as running the threads of a
-/// launch one after another (the launchers of the CPU target do). Their
-/// atomic updates then need no atomic instructions: no other thread of the
-/// launch runs at the same time.
-class sequential_launch {
-public:
-  sequential_launch() { ++detail::sequential_launches; }
-  ~sequential_launch() { --detail::sequential_launches; }
-  sequential_launch(const sequential_launch &) = delete;
-  sequential_launch &operator=(const sequential_launch &) = delete;
-};
-
-namespace detail {
 enum class atomic_kind { add, sub, min, max };
 
 /// Adds (subtracts) a vector or matrix component by component, each
@@ -317,7 +308,9 @@ template <atomic_kind Kind, typename T> inline T atomic_update(T *p, T v) {
                     std::is_floating_point_v<T>,
                 "atomics work on int, uint32_t, int64_t, float and double "
                 "elements");
-  if (sequential_launches > 0) {
+  // In a launch whose threads run one after another (the CPU launchers
+  // ksc emits), no other thread runs during the update.
+  if constexpr (KSC_SEQUENTIAL_LAUNCHES) {
     T old = *p;
     if constexpr (Kind == atomic_kind::add)
       *p = T(old + v);

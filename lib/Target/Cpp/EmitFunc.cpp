@@ -274,8 +274,6 @@ LogicalResult Emitter::emitFunction(func::FuncOp func) {
        << ", one after another.\n";
   os << *sig << " {\n";
   os.indent();
-  if (func->hasAttr(kLaunchOfAttr))
-    os << "ksc::sequential_launch in_order;\n";
   LogicalResult result = emitBlock(entry);
   if (succeeded(result))
     result = emitReturn(cast<func::ReturnOp>(entry.getTerminator()));
@@ -377,6 +375,8 @@ LogicalResult Emitter::emitModule(ModuleOp m) {
   if (!options.sourceName.empty())
     os << " from " << options.sourceName;
   os << ". Do not edit.\n";
+  // The launchers below run the threads of a launch one after another.
+  os << "#define KSC_SEQUENTIAL_LAUNCHES 1\n";
   if (options.standalone) {
     os << "// The ksc runtime header is included below (--standalone).\n\n";
     os << getCpuRuntimeHeader() << "\n\n";

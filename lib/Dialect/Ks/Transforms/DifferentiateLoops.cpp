@@ -24,6 +24,8 @@
 #include "ksc/Dialect/Ks/IR/SourceNames.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace ksc;
@@ -42,25 +44,69 @@ static Block *newBlockLike(Block &like, Region &region,
   return block;
 }
 
-FailureOr<SmallVector<Value>>
-KernelDifferentiator::cloneTapedBody(Block &body, Block &target) {
+/// Whether the reverse sweep may run `op` again instead of keeping its
+/// results on the tape: a cheap operation without effects (arithmetic,
+/// vector and matrix operations, not the math library's functions), or a
+/// read of an array the kernel cannot write (`array<const T>`).
+static bool isCheapToRecompute(Operation *op) {
+  if (op->getNumRegions() != 0 || isa<TapePopOp>(op))
+    return false;
+  if (auto load = dyn_cast<LoadOp>(op))
+    return load.getArray().getType().getIsConst();
+  if (!isMemoryEffectFree(op))
+    return false;
+  if (isa<math::MathDialect>(op->getDialect()))
+    return isa<math::AbsFOp, math::AbsIOp, math::FloorOp, math::CeilOp,
+               math::TruncOp>(op);
+  return !isa<InverseOp, DeterminantOp, RandIOp, RandFOp, RandNOp,
+              RandInitOp>(op);
+}
+
+LogicalResult KernelDifferentiator::cloneTapedBody(Block &body,
+                                                   Block &target) {
   OpBuilder inner = OpBuilder::atBlockEnd(&target);
   SmallVector<Value> defined(body.getArguments().begin(),
                              body.getArguments().end());
   if (failed(cloneForward(body, inner, defined)))
     return failure();
-  SmallVector<Value> taped;
-  for (Value v : defined) {
-    if (!needed.contains(v) || isa<ArrayType, StructType>(v.getType()))
+  // Walk back from what the reverse sweep needs: values of cheap operations
+  // of the body are recomputed from their operands, the others are pushed.
+  llvm::DenseSet<Value> push;
+  llvm::DenseSet<Operation *> recompute;
+  SmallVector<Value> worklist;
+  for (Value v : defined)
+    if (needed.contains(v) && !isa<ArrayType, StructType>(v.getType()))
+      worklist.push_back(v);
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    Operation *def = v.getDefiningOp();
+    if (def && def->getBlock() == &body && isCheapToRecompute(def)) {
+      if (!recompute.insert(def).second)
+        continue;
+      for (Value operand : def->getOperands())
+        if (operand.getParentBlock() == &body)
+          worklist.push_back(operand);
       continue;
-    TapePushOp::create(inner, plain(v.getLoc()), primalValue(v));
-    taped.push_back(v);
+    }
+    if (v.getParentRegion() == body.getParent() ||
+        body.getParentOp()->isAncestor(v.getParentRegion()->getParentOp()))
+      push.insert(v);
   }
-  return taped;
+  Tape &tape = tapes[&body];
+  for (Value v : defined)
+    if (push.contains(v)) {
+      TapePushOp::create(inner, plain(v.getLoc()), primalValue(v));
+      tape.pushed.push_back(v);
+    }
+  for (Operation &op : body.without_terminator())
+    if (recompute.contains(&op))
+      tape.recomputed.push_back(&op);
+  return success();
 }
 
-void KernelDifferentiator::popTaped(ArrayRef<Value> taped, OpBuilder &b) {
-  for (Value v : llvm::reverse(taped)) {
+void KernelDifferentiator::restoreTaped(Block &body, OpBuilder &b) {
+  Tape &tape = tapes[&body];
+  for (Value v : llvm::reverse(tape.pushed)) {
     Value popped = TapePopOp::create(b, plain(v.getLoc()), v.getType());
     // The popped value is the primal value: it keeps the source name.
     if (Operation *def = popped.getDefiningOp())
@@ -68,6 +114,8 @@ void KernelDifferentiator::popTaped(ArrayRef<Value> taped, OpBuilder &b) {
         def->setLoc(NameLoc::get(b.getStringAttr(name), def->getLoc()));
     fwd.map(v, popped);
   }
+  for (Operation *op : tape.recomputed)
+    b.clone(*op, fwd);
 }
 
 void KernelDifferentiator::forgetInner(Operation *op) {
@@ -89,11 +137,9 @@ LogicalResult KernelDifferentiator::cloneFor(scf::ForOp op, OpBuilder &b) {
   Block &body = *op.getBody();
   Block *target = newBlockLike(body, loop.getRegion());
   fwd.map(body.getArguments(), target->getArguments());
-  FailureOr<SmallVector<Value>> taped = cloneTapedBody(body, *target);
-  if (failed(taped))
+  if (failed(cloneTapedBody(body, *target)))
     return failure();
   OpBuilder::atBlockEnd(target).clone(*body.getTerminator(), fwd);
-  tapedValues[&body] = std::move(*taped);
   return success();
 }
 
@@ -119,7 +165,7 @@ LogicalResult KernelDifferentiator::reverseFor(scf::ForOp op, OpBuilder &b) {
   LogicalResult status = success();
   auto buildBody = [&](OpBuilder &inner, Location, Value, ValueRange args) {
     llvm::DenseMap<Value, Value> saved = adjoints;
-    popTaped(tapedValues[&body], inner);
+    restoreTaped(body, inner);
     for (auto [k, u] : llvm::enumerate(outer))
       adjoints[u] = args[carried.size() + k];
     // The adjoints at the end of the iteration are those of what it yields.
@@ -175,10 +221,8 @@ LogicalResult KernelDifferentiator::cloneWhile(scf::WhileOp op,
           newBefore->getArguments().drop_back());
   fwd.map(after.getArguments(), newAfter->getArguments().drop_back());
 
-  FailureOr<SmallVector<Value>> taped = cloneTapedBody(before, *newBefore);
-  if (failed(taped))
+  if (failed(cloneTapedBody(before, *newBefore)))
     return failure();
-  tapedValues[&before] = std::move(*taped);
   scf::ConditionOp condition = op.getConditionOp();
   SmallVector<Value> args = primalValues(condition.getArgs());
   args.push_back(newBefore->getArguments().back());
@@ -186,10 +230,8 @@ LogicalResult KernelDifferentiator::cloneWhile(scf::WhileOp op,
   scf::ConditionOp::create(beforeEnd, condition.getLoc(),
                            primalValue(condition.getCondition()), args);
 
-  taped = cloneTapedBody(after, *newAfter);
-  if (failed(taped))
+  if (failed(cloneTapedBody(after, *newAfter)))
     return failure();
-  tapedValues[&after] = std::move(*taped);
   OpBuilder afterEnd = OpBuilder::atBlockEnd(newAfter);
   SmallVector<Value> next = primalValues(op.getYieldOp().getOperands());
   Value one = arith::ConstantOp::create(afterEnd, loc, b.getI32IntegerAttr(1));
@@ -216,7 +258,7 @@ LogicalResult KernelDifferentiator::reverseWhile(scf::WhileOp op,
       b, NameLoc::get(b.getStringAttr("iterations"), loc), b.getI32Type());
 
   // before(n): the results are its condition's arguments.
-  popTaped(tapedValues[&before], b);
+  restoreTaped(before, b);
   for (auto [result, arg] : llvm::zip(op.getResults(), condition.getArgs()))
     if (Value adj = adjoints.lookup(result))
       addAdjoint(arg, adj, b);
@@ -244,12 +286,12 @@ LogicalResult KernelDifferentiator::reverseWhile(scf::WhileOp op,
     llvm::DenseMap<Value, Value> saved = adjoints;
     for (auto [k, u] : llvm::enumerate(outer))
       adjoints[u] = args[carried.size() + k];
-    popTaped(tapedValues[&after], inner);
+    restoreTaped(after, inner);
     for (auto [k, i] : llvm::enumerate(carried))
       addAdjoint(yield.getOperand(i), args[k], inner);
     if (failed(reverseBlock(after, inner)))
       status = failure();
-    popTaped(tapedValues[&before], inner);
+    restoreTaped(before, inner);
     for (auto [arg, conditionArg] :
          llvm::zip(after.getArguments(), condition.getArgs()))
       if (Value adj = adjoints.lookup(arg))

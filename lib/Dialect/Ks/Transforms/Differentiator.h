@@ -45,13 +45,12 @@ private:
   mlir::LogicalResult cloneWhile(mlir::scf::WhileOp op, mlir::OpBuilder &b);
   /// Clones `body` (not its terminator) at the end of `target`, whose
   /// arguments `fwd` maps `body`'s to, with the forward sweep, then pushes
-  /// onto the tape the values of `body` the reverse sweep needs; returns
-  /// them, in push order.
-  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
-  cloneTapedBody(mlir::Block &body, mlir::Block &target);
-  /// Pops the values `cloneTapedBody` pushed and makes them the primal
-  /// values of the reverse sweep.
-  void popTaped(llvm::ArrayRef<mlir::Value> taped, mlir::OpBuilder &b);
+  /// onto the tape what the reverse sweep needs of `body` and cannot
+  /// recompute cheaply from other values (see `tapes`).
+  mlir::LogicalResult cloneTapedBody(mlir::Block &body, mlir::Block &target);
+  /// Pops what `cloneTapedBody` pushed for `body`, recomputes the rest, and
+  /// makes them the primal values of the reverse sweep.
+  void restoreTaped(mlir::Block &body, mlir::OpBuilder &b);
   /// Drops the adjoints of the values defined in `op`'s regions.
   void forgetInner(mlir::Operation *op);
 
@@ -101,9 +100,15 @@ private:
   llvm::DenseSet<mlir::Value> needed;
   llvm::DenseMap<mlir::Value, mlir::Value> adjoints;
   llvm::DenseMap<mlir::Value, mlir::Value> shadows;
-  /// Per loop body (`scf.for` body, `scf.while` region), the values its
-  /// forward sweep pushes on the tape, in order.
-  llvm::DenseMap<mlir::Block *, llvm::SmallVector<mlir::Value>> tapedValues;
+  /// What the reverse sweep of a loop body (`scf.for` body, `scf.while`
+  /// region) gets back of one iteration: the values the forward sweep
+  /// pushes on the tape, in order, and the cheap operations of the body it
+  /// runs again on them (in order) for the other values it needs.
+  struct Tape {
+    llvm::SmallVector<mlir::Value> pushed;
+    llvm::SmallVector<mlir::Operation *> recomputed;
+  };
+  llvm::DenseMap<mlir::Block *, Tape> tapes;
 };
 
 } // namespace ksc::ks::ad

@@ -113,8 +113,9 @@ ks.kernel @branch(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
 }
 
 // A loop with a run-time trip count: the forward loop pushes what the
-// reverse sweep reads (the index and the loop-carried product and the
-// element read), the reverse loop pops it back and carries adj_p.
+// reverse sweep reads and cannot recompute (the index and the loop-carried
+// product), the reverse loop pops it back, reads x[k] again (x is const)
+// and carries adj_p.
 
 // CHECK-LABEL: ks.kernel @product_adj(
 // CHECK:         %[[P:.*]] = scf.for %[[K:.*]] = %{{.*}} to %[[N:.*]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
@@ -122,14 +123,13 @@ ks.kernel @branch(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
 // CHECK-NEXT:      %[[NEXT:.*]] = arith.mulf %[[ACC]], %[[XK]]
 // CHECK-NEXT:      ks.tape_push %[[K]] : i32
 // CHECK-NEXT:      ks.tape_push %[[ACC]] : f32
-// CHECK-NEXT:      ks.tape_push %[[XK]] : f32
 // CHECK-NEXT:      scf.yield %[[NEXT]]
 // CHECK:         ks.store %[[P]]
 // CHECK:         %[[DP:.*]] = ks.load
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[DACC:.*]] = %[[DP]]) -> (f32)
-// CHECK-NEXT:      %[[XK2:.*]] = ks.tape_pop : f32
 // CHECK-NEXT:      %[[ACC2:.*]] = ks.tape_pop : f32
 // CHECK-NEXT:      %[[K2:.*]] = ks.tape_pop : i32
+// CHECK-NEXT:      %[[XK2:.*]] = ks.load %{{.*}}[%[[K2]]]
 // CHECK-NEXT:      %[[DXK:.*]] = arith.mulf %[[DACC]], %[[ACC2]]
 // CHECK-NEXT:      %[[DNEXT:.*]] = arith.mulf %[[DACC]], %[[XK2]]
 // CHECK-NEXT:      ks.atomic_rmw add %{{.*}}[%[[K2]]], %[[DXK]]
