@@ -25,6 +25,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -79,6 +80,8 @@ LogicalResult KernelDifferentiator::cloneTapedBody(Block &body,
       worklist.push_back(v);
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
+    if (derived.contains(v))
+      continue;
     Operation *def = v.getDefiningOp();
     if (def && def->getBlock() == &body && isCheapToRecompute(def)) {
       if (!recompute.insert(def).second)
@@ -137,6 +140,12 @@ LogicalResult KernelDifferentiator::cloneFor(scf::ForOp op, OpBuilder &b) {
   Block &body = *op.getBody();
   Block *target = newBlockLike(body, loop.getRegion());
   fwd.map(body.getArguments(), target->getArguments());
+  // With a constant positive step the reverse loop knows the induction
+  // variable of the iteration it undoes.
+  APInt step;
+  if (!op.getUnsignedCmp() && matchPattern(op.getStep(), m_ConstantInt(&step)) &&
+      step.isStrictlyPositive())
+    derived.insert(op.getInductionVar());
   if (failed(cloneTapedBody(body, *target)))
     return failure();
   OpBuilder::atBlockEnd(target).clone(*body.getTerminator(), fwd);
@@ -163,8 +172,37 @@ LogicalResult KernelDifferentiator::reverseFor(scf::ForOp op, OpBuilder &b) {
     named.push_back(u);
   }
   LogicalResult status = success();
-  auto buildBody = [&](OpBuilder &inner, Location, Value, ValueRange args) {
+  // The trip count, for the induction variable: iteration t of the reverse
+  // loop undoes iteration count - 1 - t, whose variable is lb + that * step.
+  Value lb = primalValue(op.getLowerBound());
+  Value step = primalValue(op.getStep());
+  Value count;
+  auto nsw = arith::IntegerOverflowFlags::nsw;
+  if (derived.contains(op.getInductionVar())) {
+    Value one = arith::ConstantOp::create(
+        b, loc, b.getIntegerAttr(lb.getType(), 1));
+    Value span = arith::SubIOp::create(
+        b, loc, primalValue(op.getUpperBound()), lb, nsw);
+    // ceil(span / step) - 1 (only used when span > 0, the loop runs).
+    Value rounded = arith::AddIOp::create(
+        b, loc, span, arith::SubIOp::create(b, loc, step, one, nsw), nsw);
+    count = arith::DivSIOp::create(b, loc, rounded, step);
+    count = arith::SubIOp::create(b, loc, count, one, nsw);
+  }
+  auto buildBody = [&](OpBuilder &inner, Location, Value iv, ValueRange args) {
     llvm::DenseMap<Value, Value> saved = adjoints;
+    if (count) {
+      Location named = loc;
+      if (StringRef name = getSourceName(op.getInductionVar()); !name.empty())
+        named = NameLoc::get(inner.getStringAttr(name), loc);
+      Value t = arith::DivSIOp::create(
+          inner, loc, arith::SubIOp::create(inner, loc, iv, lb, nsw), step);
+      Value undone = arith::SubIOp::create(inner, named, count, t, nsw);
+      Value var = arith::AddIOp::create(
+          inner, named, lb,
+          arith::MulIOp::create(inner, loc, undone, step, nsw), nsw);
+      fwd.map(op.getInductionVar(), var);
+    }
     restoreTaped(body, inner);
     for (auto [k, u] : llvm::enumerate(outer))
       adjoints[u] = args[carried.size() + k];

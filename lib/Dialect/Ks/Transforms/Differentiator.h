@@ -109,6 +109,9 @@ private:
     llvm::SmallVector<mlir::Operation *> recomputed;
   };
   llvm::DenseMap<mlir::Block *, Tape> tapes;
+  /// Values of loop bodies the reverse sweep computes itself (induction
+  /// variables of loops with a constant positive step): never pushed.
+  llvm::DenseSet<mlir::Value> derived;
 };
 
 } // namespace ksc::ks::ad

@@ -113,22 +113,22 @@ ks.kernel @branch(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
 }
 
 // A loop with a run-time trip count: the forward loop pushes what the
-// reverse sweep reads and cannot recompute (the index and the loop-carried
-// product), the reverse loop pops it back, reads x[k] again (x is const)
-// and carries adj_p.
+// reverse sweep reads and cannot recompute (the loop-carried product); the
+// reverse loop undoes iteration n - 1 - t in its iteration t, pops the
+// product back, reads x[k] again (x is const) and carries adj_p.
 
 // CHECK-LABEL: ks.kernel @product_adj(
 // CHECK:         %[[P:.*]] = scf.for %[[K:.*]] = %{{.*}} to %[[N:.*]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
 // CHECK-NEXT:      %[[XK:.*]] = ks.load %{{.*}}[%[[K]]]
 // CHECK-NEXT:      %[[NEXT:.*]] = arith.mulf %[[ACC]], %[[XK]]
-// CHECK-NEXT:      ks.tape_push %[[K]] : i32
 // CHECK-NEXT:      ks.tape_push %[[ACC]] : f32
 // CHECK-NEXT:      scf.yield %[[NEXT]]
 // CHECK:         ks.store %[[P]]
 // CHECK:         %[[DP:.*]] = ks.load
-// CHECK:         scf.for %{{.*}} = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[DACC:.*]] = %[[DP]]) -> (f32)
+// CHECK:         %[[LAST:.*]] = arith.subi %[[N]], %{{.*}} overflow<nsw>
+// CHECK-NEXT:    scf.for %[[T:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[DACC:.*]] = %[[DP]]) -> (f32)
+// CHECK-NEXT:      %[[K2:.*]] = arith.subi %[[LAST]], %[[T]] overflow<nsw>
 // CHECK-NEXT:      %[[ACC2:.*]] = ks.tape_pop : f32
-// CHECK-NEXT:      %[[K2:.*]] = ks.tape_pop : i32
 // CHECK-NEXT:      %[[XK2:.*]] = ks.load %{{.*}}[%[[K2]]]
 // CHECK-NEXT:      %[[DXK:.*]] = arith.mulf %[[DACC]], %[[ACC2]]
 // CHECK-NEXT:      %[[DNEXT:.*]] = arith.mulf %[[DACC]], %[[XK2]]
