@@ -91,3 +91,15 @@ config.substitutions.append(
         ),
     )
 )
+
+# `%expect-exit-1 CMD ARGS...` runs CMD and succeeds only when it exits with
+# status 1, the status of a compile error (`not` accepts any non-zero status
+# but a crash's).
+config.substitutions.append(
+    (
+        "%expect-exit-1",
+        '%s -c "import subprocess, sys; '
+        'sys.exit(subprocess.call(sys.argv[1:]) != 1)"'
+        % config.python_executable,
+    )
+)
