@@ -26,7 +26,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
-#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -134,28 +134,36 @@ static int fail(const Twine &message) {
   return 1;
 }
 
+static Error makeError(const Twine &message) {
+  return createStringError(inconvertibleErrorCode(), message);
+}
+
+/// `value` with 6 significant digits.
+static std::string formatNumber(double value) {
+  std::string text;
+  raw_string_ostream(text) << format("%.6g", value);
+  return text;
+}
+
 static bool isGradMode() { return checkGrad || grad != Grad::None; }
 
 /// Refuses options that do not go together.
 static Error checkGradOptions() {
-  auto error = [](const Twine &message) {
-    return createStringError(inconvertibleErrorCode(), message);
-  };
   if (checkGrad && grad != Grad::None)
-    return error("--check-grad and --grad are two different modes; choose "
-                 "one");
+    return makeError("--check-grad and --grad are two different modes; choose "
+                     "one");
   if (grad != Grad::None && adjointsFile.empty())
-    return error("--grad needs --adjoints=FILE: a JSON object with the "
-                 "output adjoint of arguments, by argument name");
+    return makeError("--grad needs --adjoints=FILE: a JSON object with the "
+                     "output adjoint of arguments, by argument name");
   if (grad == Grad::None && !adjointsFile.empty())
-    return error("--adjoints needs --grad");
+    return makeError("--adjoints needs --grad");
   if (!isGradMode() && !wrt.empty())
-    return error("--wrt needs --grad or --check-grad");
+    return makeError("--wrt needs --grad or --check-grad");
   if (!checkGrad && (absTol.getNumOccurrences() || relTol.getNumOccurrences() ||
                      seed.getNumOccurrences()))
-    return error("--atol, --rtol, --tol and --seed need --check-grad");
+    return makeError("--atol, --rtol, --tol and --seed need --check-grad");
   if (absTol < 0 || relTol < 0)
-    return error("--atol and --rtol must not be negative");
+    return makeError("--atol and --rtol must not be negative");
   return Error::success();
 }
 
@@ -169,22 +177,21 @@ static Expected<ks::KernelOp> selectKernel(mlir::ModuleOp module) {
   std::string available;
   for (ks::KernelOp k : kernels)
     available += (available.empty() ? "" : ", ") + k.getSymName().str();
-  auto error = [](const Twine &message) {
-    return createStringError(inconvertibleErrorCode(), message);
-  };
   if (kernels.empty())
-    return error(inputFile + " has no kernels to run (mark one KSC_KERNEL)");
+    return makeError(inputFile +
+                     " has no kernels to run (mark one KSC_KERNEL)");
   if (kernelName.empty()) {
     if (kernels.size() != 1)
-      return error(inputFile + " has " + Twine(kernels.size()) +
-                   " kernels; choose one with --kernel (" + available + ")");
+      return makeError(inputFile + " has " + Twine(kernels.size()) +
+                       " kernels; choose one with --kernel (" + available +
+                       ")");
     return kernels.front();
   }
   for (ks::KernelOp k : kernels)
     if (k.getSymName() == kernelName)
       return k;
-  return error("no kernel named '" + kernelName + "' in " + inputFile +
-               " (kernels: " + available + ")");
+  return makeError("no kernel named '" + kernelName + "' in " + inputFile +
+                   " (kernels: " + available + ")");
 }
 
 /// Makes the adjoint kernel of `kernel` unless the module has it (a .mlir
@@ -214,22 +221,19 @@ static mlir::LogicalResult addAdjoint(mlir::ModuleOp module,
 static Expected<std::vector<runner::Argument>>
 readAdjoints(const runner::AdjointSignature &adjoint,
              ArrayRef<runner::Argument> args) {
-  auto error = [](const Twine &message) {
-    return createStringError(inconvertibleErrorCode(), message);
-  };
   ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
       MemoryBuffer::getFileOrSTDIN(adjointsFile);
   if (!buffer)
-    return error("cannot read '" + adjointsFile +
-                 "': " + buffer.getError().message());
+    return makeError("cannot read '" + adjointsFile +
+                     "': " + buffer.getError().message());
   Expected<json::Value> value = json::parse((*buffer)->getBuffer());
   if (!value)
-    return error(adjointsFile +
-                 " is not valid JSON: " + toString(value.takeError()));
+    return makeError(adjointsFile +
+                     " is not valid JSON: " + toString(value.takeError()));
   Expected<std::vector<runner::Argument>> adjoints =
       runner::parseAdjoints(adjoint, args, *value);
   if (!adjoints)
-    return error(adjointsFile + ": " + toString(adjoints.takeError()));
+    return makeError(adjointsFile + ": " + toString(adjoints.takeError()));
   return adjoints;
 }
 
@@ -276,10 +280,9 @@ static int runGradCheck(const runner::AdjointSignature &adjoint,
     return 0;
   return fail("gradient check failed: the adjoint of '" + worst->name +
               "' differs from central differences at " + worst->worst +
-              ": AD " + formatv("{0:g}", worst->worstAD) + ", FD " +
-              formatv("{0:g}", worst->worstFD) + " (|AD - FD| is " +
-              formatv("{0:g}", worst->worstRatio) +
-              " times atol + rtol * |FD|)");
+              ": AD " + formatNumber(worst->worstAD) + ", FD " +
+              formatNumber(worst->worstFD) + " (|AD - FD| is " +
+              formatNumber(worst->worstRatio) + " times atol + rtol * |FD|)");
 }
 
 static int runKernel(int argc, char **argv) {
