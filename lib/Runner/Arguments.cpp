@@ -452,6 +452,28 @@ static Error readRandom(const Reader &reader, const Param &param,
   return Error::success();
 }
 
+Expected<Argument> runner::parseArgument(const Param &param,
+                                         const json::Value &value) {
+  Argument arg;
+  arg.param = param;
+  Reader reader(arg.param);
+  const json::Object *spec = value.getAsObject();
+  Error error = Error::success();
+  if (!param.isArray) {
+    arg.bytes.assign(param.type.size(), 0);
+    error = reader.readValue(param.type, value, arg.bytes.data(), "");
+  } else if (spec && spec->get("random")) {
+    error = readRandom(reader, param, *spec, arg);
+  } else if (spec && spec->get("data")) {
+    error = readStrided(reader, param, *spec, arg);
+  } else {
+    error = readArray(reader, param, value, arg);
+  }
+  if (error)
+    return std::move(error);
+  return arg;
+}
+
 Expected<std::vector<Argument>>
 runner::parseArguments(const Signature &sig, const json::Value &inputs) {
   const json::Object *object = inputs.getAsObject();
@@ -474,24 +496,10 @@ runner::parseArguments(const Signature &sig, const json::Value &inputs) {
       return createStringError(inconvertibleErrorCode(),
                                "missing argument '%s'; kernel %s",
                                param.name.c_str(), sig.describe().c_str());
-    Argument arg;
-    arg.param = param;
-    Reader reader(arg.param);
-    const json::Object *spec = value->getAsObject();
-    Error error = Error::success();
-    if (!param.isArray) {
-      arg.bytes.assign(param.type.size(), 0);
-      error = reader.readValue(param.type, *value, arg.bytes.data(), "");
-    } else if (spec && spec->get("random")) {
-      error = readRandom(reader, param, *spec, arg);
-    } else if (spec && spec->get("data")) {
-      error = readStrided(reader, param, *spec, arg);
-    } else {
-      error = readArray(reader, param, *value, arg);
-    }
-    if (error)
-      return std::move(error);
-    args.push_back(std::move(arg));
+    Expected<Argument> arg = parseArgument(param, *value);
+    if (!arg)
+      return arg.takeError();
+    args.push_back(std::move(*arg));
   }
   return args;
 }

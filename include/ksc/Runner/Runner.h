@@ -132,6 +132,10 @@ struct Argument {
 llvm::Expected<std::vector<Argument>>
 parseArguments(const Signature &sig, const llvm::json::Value &inputs);
 
+/// Parses the value of one argument, `param` (errors name it).
+llvm::Expected<Argument> parseArgument(const Param &param,
+                                       const llvm::json::Value &value);
+
 /// Writes `{"name": [...], ...}` with the contents of every array argument
 /// (structs as objects), each number printed with the fewest digits that
 /// read back exactly.
