@@ -150,17 +150,19 @@ struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
                               const llvm::StringSet<> &wanted,
                               llvm::StringSet<> &seen) {
     std::string name = (kernel.getSymName() + "_adj").str();
+    unsigned n = kernel.getNumArguments();
+    for (unsigned i = 0; i < n; ++i)
+      if (wanted.contains(kernel.getArgName(i)))
+        seen.insert(kernel.getArgName(i));
     if (Operation *existing = symbols.lookup(name)) {
-      // The pass ran before: the adjoint is there.
+      // The pass ran before (or the module came with its adjoint).
       if (auto of = existing->getAttrOfType<FlatSymbolRefAttr>(kAdjointOfAttr);
           of && of.getValue() == kernel.getSymName())
         return success();
-    }
-    if (symbols.lookup(name))
       return kernel.emitError("cannot name the adjoint of '")
              << kernel.getSymName() << "' '" << name
              << "': the module has a symbol of that name";
-    unsigned n = kernel.getNumArguments();
+    }
     SmallVector<bool> activeInputs(n, false), hasAdjoint(n, false);
     SmallVector<bool> written(n, false);
     kernel.walk([&](Operation *op) {
@@ -178,7 +180,6 @@ struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
       StringRef argName = kernel.getArgName(i);
       bool differentiable = isDifferentiableArgument(kernel.getArgumentTypes()[i]);
       if (wanted.contains(argName)) {
-        seen.insert(argName);
         if (!differentiable)
           return kernel.emitError("cannot differentiate with respect to '")
                  << argName << "': its type " << kernel.getArgumentTypes()[i]
