@@ -2,10 +2,11 @@
 """Compiles the C++ ksc emits for many .kdsl files with several compilers.
 
     compile-all.py --ksc KSC --cxx "g++ -std=c++17 ..." --cxx "clang++ ..." \
-        [--exclude NAME ...] FILE_OR_DIRECTORY...
+        [--exclude NAME ...] [--ksc-arg ARG ...] FILE_OR_DIRECTORY...
 
 Every .kdsl file given (directories: every .kdsl file in them, sorted) is
-compiled to C++ with `KSC FILE -o OUT.cpp`, and OUT.cpp with each --cxx
+compiled to C++ with `KSC FILE [ARG...] -o OUT.cpp` (the --ksc-arg
+arguments, such as --grad), and OUT.cpp with each --cxx
 command line followed by `-c -o /dev/null OUT.cpp`. A file named with
 --exclude (its base name) is left out; the test says why. Exits 1 after
 printing every failure with the compiler's output.
@@ -24,6 +25,7 @@ def main():
     parser.add_argument("--ksc", required=True)
     parser.add_argument("--cxx", action="append", required=True)
     parser.add_argument("--exclude", action="append", default=[])
+    parser.add_argument("--ksc-arg", action="append", default=[])
     parser.add_argument("paths", nargs="+")
     args = parser.parse_args()
 
@@ -44,7 +46,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for index, source in enumerate(files):
             cpp = os.path.join(tmp, "%d.cpp" % index)
-            steps = [[args.ksc, source, "-o", cpp]]
+            steps = [[args.ksc, source] + args.ksc_arg + ["-o", cpp]]
             steps += [shlex.split(cxx) + ["-c", "-o", os.devnull, cpp]
                       for cxx in args.cxx]
             for step in steps:
