@@ -94,36 +94,38 @@ KernelDifferentiator::KernelDifferentiator(KernelOp primal,
 }
 
 
-LogicalResult KernelDifferentiator::run() {
-  Block &body = primal.getBody().front();
-  OpBuilder b = OpBuilder::atBlockEnd(&adjoint.getBody().front());
-  SmallVector<Value> defined;
-  // What the reverse sweep reads: the indices of array accesses, the
-  // conditions and bounds of region operations, and the operands (and
-  // results) that derivative rules read; and the indices of the array
-  // views these use.
+/// The values of `op` that its reverse sweep reads (besides adjoints): the
+/// array and indices of an access, the condition or bounds of a region
+/// operation, the operands a derivative rule reads.
+static SmallVector<Value> readsOf(Operation *op, const Activity &activity) {
+  SmallVector<Value> reads;
+  auto access = [&](Value array, ValueRange indices) {
+    reads.push_back(array);
+    llvm::append_range(reads, indices);
+  };
+  if (auto load = dyn_cast<LoadOp>(op))
+    access(load.getArray(), load.getIndices());
+  else if (auto store = dyn_cast<StoreOp>(op))
+    access(store.getArray(), store.getIndices());
+  else if (auto atomic = dyn_cast<AtomicRMWOp>(op))
+    access(atomic.getArray(), atomic.getIndices());
+  else if (auto ifOp = dyn_cast<scf::IfOp>(op))
+    reads.push_back(ifOp.getCondition());
+  else if (auto loop = dyn_cast<scf::ForOp>(op))
+    reads = {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
+  else if (!isa<scf::WhileOp>(op))
+    for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+      if (ruleReadsOperand(op, i,
+                           [&](Value v) { return activity.isActive(v); }))
+        reads.push_back(operand);
+  return reads;
+}
+
+void KernelDifferentiator::collectNeeded() {
   primal.walk([&](Operation *op) {
     if (!activity.needsAdjoint(op))
       return;
-    SmallVector<Value> reads;
-    if (auto load = dyn_cast<LoadOp>(op))
-      reads = {load.getArray()}, llvm::append_range(reads, load.getIndices());
-    else if (auto store = dyn_cast<StoreOp>(op))
-      reads = {store.getArray()}, llvm::append_range(reads, store.getIndices());
-    else if (auto atomic = dyn_cast<AtomicRMWOp>(op))
-      reads = {atomic.getArray()},
-      llvm::append_range(reads, atomic.getIndices());
-    else if (auto ifOp = dyn_cast<scf::IfOp>(op))
-      reads = {ifOp.getCondition()};
-    else if (auto loop = dyn_cast<scf::ForOp>(op))
-      reads = {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
-    else if (!isa<scf::WhileOp>(op))
-      for (auto [i, operand] : llvm::enumerate(op->getOperands()))
-        if (ruleReadsOperand(op, i, [&](Value v) {
-              return activity.isActive(v);
-            }))
-          reads.push_back(operand);
-    for (Value value : reads) {
+    for (Value value : readsOf(op, activity)) {
       needed.insert(value);
       // Views are rebuilt in the reverse sweep from their indices.
       while (Operation *def = value.getDefiningOp()) {
@@ -136,6 +138,13 @@ LogicalResult KernelDifferentiator::run() {
     if (ruleUsesResult(op))
       needed.insert(op->getResults().begin(), op->getResults().end());
   });
+}
+
+LogicalResult KernelDifferentiator::run() {
+  Block &body = primal.getBody().front();
+  OpBuilder b = OpBuilder::atBlockEnd(&adjoint.getBody().front());
+  SmallVector<Value> defined;
+  collectNeeded();
   if (failed(cloneForward(body, b, defined)))
     return failure();
   if (failed(reverseBlock(body, b)))
@@ -156,7 +165,6 @@ LogicalResult KernelDifferentiator::run() {
   return success();
 }
 
-
 /// The source position of `loc` without its variable names: adjoint code
 /// must not be named after the primal variables it is computed for.
 Location ad::plain(Location loc) {
@@ -164,7 +172,6 @@ Location ad::plain(Location loc) {
     return *file;
   return UnknownLoc::get(loc->getContext());
 }
-
 
 LogicalResult KernelDifferentiator::cloneForward(Block &block, OpBuilder &b,
                                                  SmallVectorImpl<Value> &defined) {

@@ -34,6 +34,9 @@ public:
   mlir::LogicalResult run();
 
 private:
+  /// Fills `needed`.
+  void collectNeeded();
+
   // Forward sweep: copies `block`'s operations (not its terminator) at `b`
   // and lists in `defined` the values of `block` (at any depth, as far as
   // they are kept) that the copies make available after them.
