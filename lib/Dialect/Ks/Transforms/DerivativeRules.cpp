@@ -283,6 +283,57 @@ static Value sumComponents(OpBuilder &b, Location loc, Value v) {
   return sum;
 }
 
+/// The conjugate (-x, -y, -z, w) of a quaternion.
+static Value conjugate(OpBuilder &b, Location loc, Value q) {
+  auto type = cast<VectorType>(q.getType());
+  Type element = type.getElementType();
+  SmallVector<Attribute> signs(3, b.getFloatAttr(element, -1));
+  signs.push_back(b.getFloatAttr(element, 1));
+  Value flip =
+      arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, signs));
+  return arith::MulFOp::create(b, loc, q, flip);
+}
+
+/// The adjoints (dq, dv) of r = quat_rotate(q, v) (sign 1) or of
+/// quat_rotate_inv (sign -1), r = v c + u d + sign cross(u, v) 2 w with
+/// u = q.xyz, c = 2 w^2 - 1, d = 2 dot(u, v), from the adjoint dr:
+///   dv = c dr + 2 dot(u, dr) u + g cross(dr, u),
+///   du = d dr + 2 dot(u, dr) v + g cross(v, dr),
+///   dw = 4 w dot(v, dr) + 2 sign dot(cross(u, v), dr), with g = 2 sign w.
+static std::pair<Value, Value> rotateAdjoint(OpBuilder &b, Location loc,
+                                             Value q, Value v, Value dr,
+                                             double sign) {
+  auto vec3 = cast<VectorType>(v.getType());
+  Type element = vec3.getElementType();
+  Math s{b, loc, element};
+  Math m{b, loc, vec3};
+  auto component = [&](Value vec, int64_t i) -> Value {
+    return vector::ExtractOp::create(b, loc, vec, i);
+  };
+  Value w = component(q, 3);
+  Value u = vector::FromElementsOp::create(
+      b, loc, vec3, ValueRange{component(q, 0), component(q, 1), component(q, 2)});
+  auto spread = [&](Value scalar) -> Value {
+    return vector::BroadcastOp::create(b, loc, vec3, scalar);
+  };
+  Value c = s.sub(s.mul(s.c(2), s.mul(w, w)), s.c(1));
+  Value d = s.mul(s.c(2), DotOp::create(b, loc, u, v));
+  Value g = s.mul(s.c(2 * sign), w);
+  Value twiceUdr = s.mul(s.c(2), DotOp::create(b, loc, u, dr));
+  Value dv = m.add(m.add(m.mul(spread(c), dr), m.mul(spread(twiceUdr), u)),
+                   m.mul(spread(g), CrossOp::create(b, loc, dr, u)));
+  Value du = m.add(m.add(m.mul(spread(d), dr), m.mul(spread(twiceUdr), v)),
+                   m.mul(spread(g), CrossOp::create(b, loc, v, dr)));
+  Value dw = s.add(
+      s.mul(s.mul(s.c(4), w), DotOp::create(b, loc, v, dr)),
+      s.mul(s.c(2 * sign),
+            DotOp::create(b, loc, CrossOp::create(b, loc, u, v), dr)));
+  Value dq = vector::FromElementsOp::create(
+      b, loc, q.getType(),
+      ValueRange{component(du, 0), component(du, 1), component(du, 2), dw});
+  return {dq, dv};
+}
+
 /// The rules of vector and linear-algebra operations.
 static LogicalResult applyVectorRule(ad::RuleContext &ctx) {
   OpBuilder &b = ctx.b;
@@ -402,6 +453,43 @@ static LogicalResult applyVectorRule(ad::RuleContext &ctx) {
         Value product = MatmulOp::create(
             b, loc, type, MatmulOp::create(b, loc, type, yt, dy), yt);
         out[0] = arith::NegFOp::create(b, loc, product);
+        return success();
+      })
+      .Case([&](QuatMulOp op) {
+        // <p q, r> = <p, r conj(q)> = <q, conj(p) r>.
+        out[0] = QuatMulOp::create(b, loc, dy, conjugate(b, loc, ctx.operands[1]));
+        out[1] = QuatMulOp::create(b, loc, conjugate(b, loc, ctx.operands[0]), dy);
+        return success();
+      })
+      .Case([&](QuatRotateOp op) {
+        auto [dq, dv] = rotateAdjoint(b, loc, ctx.operands[0], ctx.operands[1],
+                                      dy, 1.0);
+        out[0] = dq, out[1] = dv;
+        return success();
+      })
+      .Case([&](QuatRotateInvOp op) {
+        auto [dq, dv] = rotateAdjoint(b, loc, ctx.operands[0], ctx.operands[1],
+                                      dy, -1.0);
+        out[0] = dq, out[1] = dv;
+        return success();
+      })
+      .Case([&](QuatToMatrixOp op) {
+        // Column j is quat_rotate(q, e_j): add the adjoints of the three.
+        Value q = ctx.operands[0];
+        auto quatType = cast<VectorType>(q.getType());
+        auto vec3 = VectorType::get({3}, quatType.getElementType());
+        Value columns = transpose(dy);
+        Value sum;
+        for (int64_t j = 0; j < 3; ++j) {
+          SmallVector<Attribute> unit(3, b.getFloatAttr(vec3.getElementType(), 0));
+          unit[j] = b.getFloatAttr(vec3.getElementType(), 1);
+          Value e = arith::ConstantOp::create(
+              b, loc, DenseElementsAttr::get(vec3, unit));
+          Value column = vector::ExtractOp::create(b, loc, columns, j);
+          Value dq = rotateAdjoint(b, loc, q, e, column, 1.0).first;
+          sum = sum ? arith::AddFOp::create(b, loc, sum, dq).getResult() : dq;
+        }
+        out[0] = sum;
         return success();
       })
       .Default([](Operation *) { return failure(); });
