@@ -34,3 +34,30 @@ ks.func @unused_draw(%s: i32 {ks.inout}) -> (f32, i32) {
   %r, %s1 = ks.randf %s
   ks.return %r, %s1 : f32, i32
 }
+
+// A load after a store to the same element (nothing but pure operations
+// between them) reads the stored value; a store followed by another store
+// to the same element is dead. Other elements, other arrays and operations
+// with effects in between keep the accesses.
+// CHECK-LABEL: ks.kernel @forward_stores(
+// CHECK-SAME:      %[[A:.*]]: !ks.array<f32>, %[[B:.*]]: !ks.array<f32>, %[[V:.*]]: f32, %[[I:.*]]: i32, %[[J:.*]]: i32)
+// CHECK-NEXT:    %[[W:.*]] = arith.addf %[[V]], %[[V]]
+// CHECK-NEXT:    ks.store %[[W]], %[[A]][%[[I]]]
+// CHECK-NEXT:    %[[OTHER:.*]] = ks.load %[[A]][%[[J]]]
+// CHECK-NEXT:    %[[B0:.*]] = ks.load %[[B]][%[[I]]]
+// CHECK-NEXT:    %[[S:.*]] = arith.addf %[[W]], %[[OTHER]]
+// CHECK-NEXT:    %[[T:.*]] = arith.addf %[[S]], %[[B0]]
+// CHECK-NEXT:    ks.store %[[T]], %[[B]][%[[J]]]
+// CHECK-NEXT:    ks.return
+ks.kernel @forward_stores(%a: !ks.array<f32>, %b: !ks.array<f32>, %v: f32, %i: i32, %j: i32) {
+  ks.store %v, %a[%i] : !ks.array<f32>, i32
+  %w = arith.addf %v, %v : f32
+  ks.store %w, %a[%i] : !ks.array<f32>, i32
+  %same = ks.load %a[%i] : !ks.array<f32>, i32
+  %other = ks.load %a[%j] : !ks.array<f32>, i32
+  %b0 = ks.load %b[%i] : !ks.array<f32>, i32
+  %s = arith.addf %same, %other : f32
+  %t = arith.addf %s, %b0 : f32
+  ks.store %t, %b[%j] : !ks.array<f32>, i32
+  ks.return
+}

@@ -536,3 +536,39 @@ LogicalResult RandFOp::verify() { return verifyBounds(*this, getBounds()); }
 
 #define GET_OP_CLASSES
 #include "ksc/Dialect/Ks/IR/KsOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Store-to-load forwarding between accesses with nothing but pure
+// operations between them
+//===----------------------------------------------------------------------===//
+
+/// Whether `store` writes the element `array[indices]` (the same SSA values,
+/// so the same element).
+static bool writesElement(StoreOp store, Value array, ValueRange indices) {
+  return store && store.getArray() == array && store.getIndices() == indices;
+}
+
+/// The nearest operation before (after) `op` in its block that may touch
+/// memory, skipping pure ones.
+static Operation *nearestEffect(Operation *op, bool before) {
+  Operation *other = before ? op->getPrevNode() : op->getNextNode();
+  while (other && other->getNumRegions() == 0 && isMemoryEffectFree(other))
+    other = before ? other->getPrevNode() : other->getNextNode();
+  return other;
+}
+
+LogicalResult LoadOp::canonicalize(LoadOp op, PatternRewriter &rewriter) {
+  auto store = dyn_cast_or_null<StoreOp>(nearestEffect(op, /*before=*/true));
+  if (!writesElement(store, op.getArray(), op.getIndices()))
+    return failure();
+  rewriter.replaceOp(op, store.getValue());
+  return success();
+}
+
+LogicalResult StoreOp::canonicalize(StoreOp op, PatternRewriter &rewriter) {
+  auto next = dyn_cast_or_null<StoreOp>(nearestEffect(op, /*before=*/false));
+  if (!writesElement(next, op.getArray(), op.getIndices()))
+    return failure();
+  rewriter.eraseOp(op);
+  return success();
+}

@@ -256,6 +256,8 @@ def Ks_LoadOp : Ks_Op<"load", [
     $array `[` $indices `]` attr-dict `:` qualified(type($array)) `,` type($indices)
   }];
   let hasVerifier = 1;
+  // A load right after a store to the same element reads the stored value.
+  let hasCanonicalizeMethod = 1;
 }
 
 def Ks_StoreOp : Ks_Op<"store", [
@@ -279,6 +281,8 @@ def Ks_StoreOp : Ks_Op<"store", [
     $value `,` $array `[` $indices `]` attr-dict `:` qualified(type($array)) `,` type($indices)
   }];
   let hasVerifier = 1;
+  // A store right before another store to the same element is dead.
+  let hasCanonicalizeMethod = 1;
 }
 
 def Ks_AtomicRMWOp : Ks_Op<"atomic_rmw", [
