@@ -18,8 +18,6 @@ using namespace llvm;
 using namespace ksc;
 using namespace ksc::runner;
 
-static constexpr StringLiteral kAdjointOf = "ks.adjoint_of";
-static constexpr StringLiteral kAdjointArgs = "ks.adjoint_args";
 
 static Error fail(const Twine &message) {
   return createStringError(inconvertibleErrorCode(), message);
@@ -33,11 +31,12 @@ static std::string print(mlir::Type type) {
 }
 
 bool runner::isAdjointKernel(ks::KernelOp kernel) {
-  return kernel->hasAttr(kAdjointOf);
+  return kernel->hasAttr(ks::kAdjointOfAttr);
 }
 
 bool runner::isAdjointOf(ks::KernelOp adjoint, ks::KernelOp kernel) {
-  auto of = adjoint->getAttrOfType<mlir::FlatSymbolRefAttr>(kAdjointOf);
+  auto of =
+      adjoint->getAttrOfType<mlir::FlatSymbolRefAttr>(ks::kAdjointOfAttr);
   return of && of.getValue() == kernel.getSymName();
 }
 
@@ -125,7 +124,8 @@ runner::getAdjointSignature(ks::KernelOp kernel, const Signature &primal) {
   adjoint.signature = std::move(*sig);
   adjoint.numPrimal = primal.params.size();
   const std::string &name = adjoint.signature.kernel;
-  auto args = adjKernel->getAttrOfType<mlir::DenseI64ArrayAttr>(kAdjointArgs);
+  auto args =
+      adjKernel->getAttrOfType<mlir::DenseI64ArrayAttr>(ks::kAdjointArgsAttr);
   if (!args)
     return fail("adjoint kernel '" + name +
                 "' has no ks.adjoint_args = array<i64: ...>");

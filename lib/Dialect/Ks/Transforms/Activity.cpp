@@ -22,11 +22,9 @@ using namespace ksc::ks;
 
 ad::Activity::Activity(KernelOp kernel, ArrayRef<bool> activeInputs,
                        ArrayRef<bool> adjointArrays)
-    : kernel(kernel), activeInputs(activeInputs),
-      adjointArrays(adjointArrays) {
+    : kernel(kernel), activeInputs(activeInputs), adjointArrays(adjointArrays) {
   for (BlockArgument arg : kernel.getBody().getArguments())
-    if (activeInputs[arg.getArgNumber()] &&
-        isDifferentiable(arg.getType()))
+    if (activeInputs[arg.getArgNumber()] && isDifferentiable(arg.getType()))
       varied.insert(arg);
   while (propagateVaried()) {
   }
@@ -184,8 +182,7 @@ bool ad::Activity::needsAdjoint(Operation *op) const {
     if (auto atomic = dyn_cast<AtomicRMWOp>(inner);
         atomic && hasAdjoint(atomic.getArray()))
       return WalkResult::interrupt();
-    if (llvm::any_of(inner->getResults(),
-                     [&](Value v) { return isActive(v); }))
+    if (llvm::any_of(inner->getResults(), [&](Value v) { return isActive(v); }))
       return WalkResult::interrupt();
     return WalkResult::advance();
   });
@@ -198,14 +195,13 @@ void ad::Activity::print(llvm::raw_ostream &os) const {
     StringRef name = kernel.getArgName(arg.getArgNumber());
     os << "  argument " << name << ": "
        << (activeInputs[arg.getArgNumber()] ? "active input" : "inactive")
-       << (adjointArrays[arg.getArgNumber()] ? ", has an adjoint" : "")
-       << "\n";
+       << (adjointArrays[arg.getArgNumber()] ? ", has an adjoint" : "") << "\n";
   }
   kernel.walk([&](Operation *op) {
     if (op->getNumResults() == 0 || op == kernel)
       return;
-    bool any = llvm::any_of(op->getResults(),
-                            [&](Value v) { return isActive(v); });
+    bool any =
+        llvm::any_of(op->getResults(), [&](Value v) { return isActive(v); });
     os << "  " << (any ? "active   " : "inactive ") << op->getName() << " at "
        << op->getLoc() << "\n";
   });

@@ -33,8 +33,9 @@ bool ad::isDifferentiable(Type type) {
 Value ad::zero(OpBuilder &b, Location loc, Type type) {
   if (auto vector = dyn_cast<VectorType>(type))
     return arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(vector, b.getFloatAttr(
-                                                   vector.getElementType(), 0)));
+        b, loc,
+        DenseElementsAttr::get(vector,
+                               b.getFloatAttr(vector.getElementType(), 0)));
   return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 0));
 }
 
@@ -312,7 +313,8 @@ static std::pair<Value, Value> rotateAdjoint(OpBuilder &b, Location loc,
   };
   Value w = component(q, 3);
   Value u = vector::FromElementsOp::create(
-      b, loc, vec3, ValueRange{component(q, 0), component(q, 1), component(q, 2)});
+      b, loc, vec3,
+      ValueRange{component(q, 0), component(q, 1), component(q, 2)});
   auto spread = [&](Value scalar) -> Value {
     return vector::BroadcastOp::create(b, loc, vec3, scalar);
   };
@@ -457,8 +459,9 @@ static LogicalResult applyVectorRule(ad::RuleContext &ctx) {
       })
       .Case([&](QuatMulOp op) {
         // <p q, r> = <p, r conj(q)> = <q, conj(p) r>.
-        out[0] = QuatMulOp::create(b, loc, dy, conjugate(b, loc, ctx.operands[1]));
-        out[1] = QuatMulOp::create(b, loc, conjugate(b, loc, ctx.operands[0]), dy);
+        Value a = ctx.operands[0], r = ctx.operands[1];
+        out[0] = QuatMulOp::create(b, loc, dy, conjugate(b, loc, r));
+        out[1] = QuatMulOp::create(b, loc, conjugate(b, loc, a), dy);
         return success();
       })
       .Case([&](QuatRotateOp op) {
@@ -481,8 +484,9 @@ static LogicalResult applyVectorRule(ad::RuleContext &ctx) {
         Value columns = transpose(dy);
         Value sum;
         for (int64_t j = 0; j < 3; ++j) {
-          SmallVector<Attribute> unit(3, b.getFloatAttr(vec3.getElementType(), 0));
-          unit[j] = b.getFloatAttr(vec3.getElementType(), 1);
+          Type element = vec3.getElementType();
+          SmallVector<Attribute> unit(3, b.getFloatAttr(element, 0));
+          unit[j] = b.getFloatAttr(element, 1);
           Value e = arith::ConstantOp::create(
               b, loc, DenseElementsAttr::get(vec3, unit));
           Value column = vector::ExtractOp::create(b, loc, columns, j);

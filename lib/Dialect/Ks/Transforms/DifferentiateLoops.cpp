@@ -59,12 +59,11 @@ static bool isCheapToRecompute(Operation *op) {
   if (isa<math::MathDialect>(op->getDialect()))
     return isa<math::AbsFOp, math::AbsIOp, math::FloorOp, math::CeilOp,
                math::TruncOp>(op);
-  return !isa<InverseOp, DeterminantOp, RandIOp, RandFOp, RandNOp,
-              RandInitOp>(op);
+  return !isa<InverseOp, DeterminantOp, RandIOp, RandFOp, RandNOp, RandInitOp>(
+      op);
 }
 
-LogicalResult KernelDifferentiator::cloneTapedBody(Block &body,
-                                                   Block &target) {
+LogicalResult KernelDifferentiator::cloneTapedBody(Block &body, Block &target) {
   OpBuilder inner = OpBuilder::atBlockEnd(&target);
   SmallVector<Value> defined(body.getArguments().begin(),
                              body.getArguments().end());
@@ -143,7 +142,8 @@ LogicalResult KernelDifferentiator::cloneFor(scf::ForOp op, OpBuilder &b) {
   // With a constant positive step the reverse loop knows the induction
   // variable of the iteration it undoes.
   APInt step;
-  if (!op.getUnsignedCmp() && matchPattern(op.getStep(), m_ConstantInt(&step)) &&
+  if (!op.getUnsignedCmp() &&
+      matchPattern(op.getStep(), m_ConstantInt(&step)) &&
       step.isStrictlyPositive())
     derived.insert(op.getInductionVar());
   if (failed(cloneTapedBody(body, *target)))
@@ -179,10 +179,10 @@ LogicalResult KernelDifferentiator::reverseFor(scf::ForOp op, OpBuilder &b) {
   Value count;
   auto nsw = arith::IntegerOverflowFlags::nsw;
   if (derived.contains(op.getInductionVar())) {
-    Value one = arith::ConstantOp::create(
-        b, loc, b.getIntegerAttr(lb.getType(), 1));
-    Value span = arith::SubIOp::create(
-        b, loc, primalValue(op.getUpperBound()), lb, nsw);
+    Value one =
+        arith::ConstantOp::create(b, loc, b.getIntegerAttr(lb.getType(), 1));
+    Value span =
+        arith::SubIOp::create(b, loc, primalValue(op.getUpperBound()), lb, nsw);
     // ceil(span / step) - 1 (only used when span > 0, the loop runs).
     Value rounded = arith::AddIOp::create(
         b, loc, span, arith::SubIOp::create(b, loc, step, one, nsw), nsw);
@@ -237,8 +237,7 @@ LogicalResult KernelDifferentiator::reverseFor(scf::ForOp op, OpBuilder &b) {
 // scf.while
 //===----------------------------------------------------------------------===//
 
-LogicalResult KernelDifferentiator::cloneWhile(scf::WhileOp op,
-                                               OpBuilder &b) {
+LogicalResult KernelDifferentiator::cloneWhile(scf::WhileOp op, OpBuilder &b) {
   Location loc = plain(op.getLoc());
   // The same loop, counting its iterations in one more carried value.
   Type i32 = b.getI32Type();
@@ -255,8 +254,7 @@ LogicalResult KernelDifferentiator::cloneWhile(scf::WhileOp op,
   Block &before = op.getBefore().front(), &after = op.getAfter().front();
   Block *newBefore = newBlockLike(before, loop.getBefore(), {i32});
   Block *newAfter = newBlockLike(after, loop.getAfter(), {i32});
-  fwd.map(before.getArguments(),
-          newBefore->getArguments().drop_back());
+  fwd.map(before.getArguments(), newBefore->getArguments().drop_back());
   fwd.map(after.getArguments(), newAfter->getArguments().drop_back());
 
   if (failed(cloneTapedBody(before, *newBefore)))

@@ -93,7 +93,6 @@ KernelDifferentiator::KernelDifferentiator(KernelOp primal,
     shadows[primal.getArgument(argIndex)] = entry.getArgument(numPrimal + j);
 }
 
-
 /// The values of `op` that its reverse sweep reads (besides adjoints): the
 /// array and indices of an access, the condition or bounds of a region
 /// operation, the operands a derivative rule reads.
@@ -173,8 +172,9 @@ Location ad::plain(Location loc) {
   return UnknownLoc::get(loc->getContext());
 }
 
-LogicalResult KernelDifferentiator::cloneForward(Block &block, OpBuilder &b,
-                                                 SmallVectorImpl<Value> &defined) {
+LogicalResult
+KernelDifferentiator::cloneForward(Block &block, OpBuilder &b,
+                                   SmallVectorImpl<Value> &defined) {
   for (Operation &op : block.without_terminator()) {
     if (auto ifOp = dyn_cast<scf::IfOp>(op);
         ifOp && activity.needsAdjoint(ifOp)) {
@@ -317,10 +317,9 @@ void KernelDifferentiator::addAdjoint(Value value, Value contribution,
     slot = contribution;
     Operation *def = contribution.getDefiningOp();
     if (!name.empty() && def && def->getNumResults() == 1 &&
-        getNameFromLoc(def->getLoc()).empty() &&
-        adjoint->isProperAncestor(def))
-      def->setLoc(NameLoc::get(b.getStringAttr("adj_" + name),
-                               plain(def->getLoc())));
+        getNameFromLoc(def->getLoc()).empty() && adjoint->isProperAncestor(def))
+      def->setLoc(
+          NameLoc::get(b.getStringAttr("adj_" + name), plain(def->getLoc())));
     return;
   }
   Location loc = plain(value.getLoc());
@@ -435,8 +434,8 @@ LogicalResult KernelDifferentiator::reverseLoad(LoadOp op, OpBuilder &b) {
   SmallVector<Value> indices = primalValues(op.getIndices());
   if (isUniquePerThread(op.getIndices())) {
     Value old = LoadOp::create(b, loc, adjArray, indices);
-    StoreOp::create(b, loc, arith::AddFOp::create(b, loc, old, adj),
-                    adjArray, indices);
+    StoreOp::create(b, loc, arith::AddFOp::create(b, loc, old, adj), adjArray,
+                    indices);
     return success();
   }
   AtomicRMWOp::create(b, loc, AtomicKind::add, adjArray, indices, adj);
@@ -485,8 +484,7 @@ LogicalResult KernelDifferentiator::reverseIf(scf::IfOp op, OpBuilder &b) {
 namespace {
 /// Records the operations a builder creates.
 struct CreatedOps : public OpBuilder::Listener {
-  void notifyOperationInserted(Operation *op,
-                               OpBuilder::InsertPoint) override {
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
     ops.insert(op);
   }
   llvm::SmallPtrSet<Operation *, 8> ops;
@@ -528,8 +526,13 @@ LogicalResult KernelDifferentiator::reversePure(Operation *op, OpBuilder &b) {
   SmallVector<Value> operands = primalValues(op->getOperands());
   SmallVector<Value> results = primalValues(op->getResults());
   SmallVector<Value> operandAdjoints;
-  ad::RuleContext ctx{b,       plain(op->getLoc()), op,
-                      operands, results, resultAdjoints, operandAdjoints};
+  ad::RuleContext ctx{b,
+                      plain(op->getLoc()),
+                      op,
+                      operands,
+                      results,
+                      resultAdjoints,
+                      operandAdjoints};
   CreatedOps created;
   OpBuilder::Listener *listener = b.getListener();
   b.setListener(&created);
@@ -550,4 +553,3 @@ LogicalResult KernelDifferentiator::reversePure(Operation *op, OpBuilder &b) {
   }
   return success();
 }
-

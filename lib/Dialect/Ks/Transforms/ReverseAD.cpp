@@ -47,9 +47,6 @@ using namespace mlir;
 using namespace ksc;
 using namespace ksc::ks;
 
-static constexpr llvm::StringLiteral kAdjointOfAttr = "ks.adjoint_of";
-static constexpr llvm::StringLiteral kAdjointArgsAttr = "ks.adjoint_args";
-
 //===----------------------------------------------------------------------===//
 // Preparation
 //===----------------------------------------------------------------------===//
@@ -178,7 +175,8 @@ struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
     });
     for (unsigned i = 0; i < n; ++i) {
       StringRef argName = kernel.getArgName(i);
-      bool differentiable = isDifferentiableArgument(kernel.getArgumentTypes()[i]);
+      bool differentiable =
+          isDifferentiableArgument(kernel.getArgumentTypes()[i]);
       if (wanted.contains(argName)) {
         if (!differentiable)
           return kernel.emitError("cannot differentiate with respect to '")

@@ -24,6 +24,11 @@
 #include "ksc/Dialect/Ks/IR/KsEnums.h.inc"
 
 namespace ksc::ks {
+/// The attributes of an adjoint kernel (`ks-reverse-ad`): the kernel it is
+/// the adjoint of, and per adjoint argument the index of its primal one.
+inline constexpr llvm::StringLiteral kAdjointOfAttr = "ks.adjoint_of";
+inline constexpr llvm::StringLiteral kAdjointArgsAttr = "ks.adjoint_args";
+
 /// The running thread's tape (`ks.tape_push`, `ks.tape_pop`), as a resource
 /// of memory effects: tape operations are ordered among themselves only.
 struct TapeResource : public mlir::SideEffects::Resource::Base<TapeResource> {
