@@ -160,9 +160,17 @@ struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
              << kernel.getSymName() << "' '" << name
              << "': the module has a symbol of that name";
     }
+    // Work on a copy with the device functions inlined.
+    OpBuilder b(kernel);
+    auto work = cast<KernelOp>(b.clone(*kernel));
+    work.setSymName((kernel.getSymName() + "_adj_work").str());
+    auto cleanup = llvm::make_scope_exit([&] { work.erase(); });
+    if (failed(inlineCalls(work, symbols)))
+      return failure();
     SmallVector<bool> activeInputs(n, false), hasAdjoint(n, false);
     SmallVector<bool> written(n, false);
-    kernel.walk([&](Operation *op) {
+    // Arrays written anywhere, device functions included.
+    work.walk([&](Operation *op) {
       Value array;
       if (auto store = dyn_cast<StoreOp>(op))
         array = store.getArray();
@@ -170,7 +178,8 @@ struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
         array = atomic.getArray();
       while (array && array.getDefiningOp())
         array = array.getDefiningOp()->getOperand(0); // slices, as_const
-      if (auto arg = dyn_cast_or_null<BlockArgument>(array))
+      if (auto arg = dyn_cast_or_null<BlockArgument>(array);
+          arg && arg.getOwner() == &work.getBody().front())
         written[arg.getArgNumber()] = true;
     });
     for (unsigned i = 0; i < n; ++i) {
@@ -194,13 +203,6 @@ struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
     if (adjointArgOf.empty())
       return success();
 
-    // Work on a copy with the device functions inlined.
-    OpBuilder b(kernel);
-    auto work = cast<KernelOp>(b.clone(*kernel));
-    work.setSymName((kernel.getSymName() + "_adj_work").str());
-    auto cleanup = llvm::make_scope_exit([&] { work.erase(); });
-    if (failed(inlineCalls(work, symbols)))
-      return failure();
     ad::Activity activity(work, activeInputs, hasAdjoint);
     if (printActivity)
       activity.print(llvm::errs());

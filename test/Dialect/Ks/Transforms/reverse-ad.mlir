@@ -176,3 +176,21 @@ ks.kernel @two_inputs(%x1: !ks.array<const f32>, %x2: !ks.array<const f32>, %y: 
   ks.store %m, %y[%i] : !ks.array<f32>, i32
   ks.return
 }
+
+// An array written only by a device function still brings its output
+// adjoints in (it keeps adj_out under --wrt=x1).
+
+// WRT-LABEL: ks.kernel @writes_in_function_adj(
+// WRT-SAME:      %{{[^:]*}}: !ks.array<const f32>, %{{[^:]*}}: !ks.array<f32>, %[[ADJ_X1:[^:]*]]: !ks.array<f32>, %[[ADJ_OUT:[^:]*]]: !ks.array<f32>)
+// WRT-SAME:      ks.adjoint_args = array<i64: 0, 1>
+ks.func @put(%out: !ks.array<f32>, %i: i32, %v: f32) {
+  ks.store %v, %out[%i] : !ks.array<f32>, i32
+  ks.return
+}
+ks.kernel @writes_in_function(%x1: !ks.array<const f32>, %out: !ks.array<f32>) {
+  %i = ks.tid : i32
+  %a = ks.load %x1[%i] : !ks.array<const f32>, i32
+  %b = arith.mulf %a, %a : f32
+  ks.call @put(%out, %i, %b) : (!ks.array<f32>, i32, f32) -> ()
+  ks.return
+}
