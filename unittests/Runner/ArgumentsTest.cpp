@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ksc/Runner/Runner.h"
+#include "Params.h"
 
 #include "gtest/gtest.h"
 
@@ -13,22 +14,9 @@
 
 using namespace llvm;
 using namespace ksc::runner;
+using namespace ksc::runner::test;
 
 namespace {
-Param scalar(const char *name, Scalar type) {
-  Param p;
-  p.name = name;
-  p.type = ValueType::get(type);
-  return p;
-}
-
-Param array(const char *name, Scalar type, bool isConst = false) {
-  Param p = scalar(name, type);
-  p.isArray = true;
-  p.isConst = isConst;
-  p.rank = 1;
-  return p;
-}
 
 Signature saxpy() {
   Signature sig;

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ksc/Runner/Gradient.h"
+#include "Params.h"
 
 #include "gtest/gtest.h"
 
@@ -14,22 +15,9 @@
 
 using namespace llvm;
 using namespace ksc::runner;
+using namespace ksc::runner::test;
 
 namespace {
-Param scalar(const char *name, Scalar type) {
-  Param p;
-  p.name = name;
-  p.type = ValueType::get(type);
-  return p;
-}
-
-Param array(const char *name, Scalar type, bool isConst = false) {
-  Param p = scalar(name, type);
-  p.isArray = true;
-  p.isConst = isConst;
-  p.rank = 1;
-  return p;
-}
 
 /// square(array<const float> x, float s, array<float> y, int n) and
 /// square_adj(x, s, y, n, adj_x, adj_s, adj_y).
