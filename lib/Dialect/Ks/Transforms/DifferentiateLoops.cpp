@@ -131,6 +131,50 @@ void KernelDifferentiator::forgetInner(Operation *op) {
 }
 
 //===----------------------------------------------------------------------===//
+// Reverse loops
+//===----------------------------------------------------------------------===//
+
+// A reversed loop (of either kind) is an scf.for that carries, per
+// loop-carried position in `carried`, the adjoint of the loop-carried value,
+// then the adjoints of the values from outside the loop its body updates.
+
+SmallVector<unsigned> KernelDifferentiator::activePositions(ValueRange values) {
+  SmallVector<unsigned> positions;
+  for (auto [i, value] : llvm::enumerate(values))
+    if (activity.isActive(value))
+      positions.push_back(i);
+  return positions;
+}
+
+SmallVector<Value> KernelDifferentiator::loopAdjoints(
+    ValueRange values, ArrayRef<unsigned> carried, ArrayRef<Value> outer,
+    OpBuilder &b, Location loc) {
+  SmallVector<Value> adjoint;
+  for (unsigned i : carried)
+    adjoint.push_back(adjointOrZero(values[i], b, loc));
+  for (Value u : outer)
+    adjoint.push_back(adjointOrZero(u, b, loc));
+  return adjoint;
+}
+
+void KernelDifferentiator::takeLoopAdjoints(scf::ForOp reversed,
+                                            ValueRange named, ValueRange inits,
+                                            ArrayRef<unsigned> carried,
+                                            ArrayRef<Value> outer,
+                                            OpBuilder &b) {
+  SmallVector<Value> namedAfter;
+  for (unsigned i : carried)
+    namedAfter.push_back(named[i]);
+  llvm::append_range(namedAfter, outer);
+  if (!namedAfter.empty())
+    reversed->setAttr(kNamesAttr, adjointNames(namedAfter, b));
+  for (auto [k, u] : llvm::enumerate(outer))
+    adjoints[u] = reversed.getResult(carried.size() + k);
+  for (auto [k, i] : llvm::enumerate(carried))
+    addAdjoint(inits[i], reversed.getResult(k), b);
+}
+
+//===----------------------------------------------------------------------===//
 // scf.for
 //===----------------------------------------------------------------------===//
 
@@ -158,19 +202,9 @@ LogicalResult KernelDifferentiator::reverseFor(scf::ForOp op, OpBuilder &b) {
   auto yield = cast<scf::YieldOp>(body.getTerminator());
   llvm::SetVector<Value> outer = outerActiveValues(op);
   // The loop-carried values with adjoints, then the values from outside.
-  SmallVector<unsigned> carried;
-  for (auto [i, arg] : llvm::enumerate(op.getRegionIterArgs()))
-    if (activity.isActive(arg))
-      carried.push_back(i);
-  SmallVector<Value> inits, named;
-  for (unsigned i : carried) {
-    inits.push_back(adjointOrZero(op.getResult(i), b, loc));
-    named.push_back(op.getResult(i));
-  }
-  for (Value u : outer) {
-    inits.push_back(adjointOrZero(u, b, loc));
-    named.push_back(u);
-  }
+  SmallVector<unsigned> carried = activePositions(op.getRegionIterArgs());
+  SmallVector<Value> inits =
+      loopAdjoints(op.getResults(), carried, outer.getArrayRef(), b, loc);
   LogicalResult status = success();
   // The trip count, for the induction variable: iteration t of the reverse
   // loop undoes iteration count - 1 - t, whose variable is lb + that * step.
@@ -211,12 +245,9 @@ LogicalResult KernelDifferentiator::reverseFor(scf::ForOp op, OpBuilder &b) {
       addAdjoint(yield.getOperand(i), args[k], inner);
     if (failed(reverseBlock(body, inner)))
       status = failure();
-    SmallVector<Value> next;
-    for (unsigned i : carried)
-      next.push_back(adjointOrZero(op.getRegionIterArgs()[i], inner, loc));
-    for (Value u : outer)
-      next.push_back(adjointOrZero(u, inner, loc));
-    scf::YieldOp::create(inner, loc, next);
+    scf::YieldOp::create(inner, loc,
+                         loopAdjoints(op.getRegionIterArgs(), carried,
+                                      outer.getArrayRef(), inner, loc));
     adjoints = std::move(saved);
   };
   auto reversed = scf::ForOp::create(
@@ -224,12 +255,8 @@ LogicalResult KernelDifferentiator::reverseFor(scf::ForOp op, OpBuilder &b) {
       primalValue(op.getStep()), inits, buildBody);
   if (failed(status))
     return failure();
-  if (!named.empty())
-    reversed->setAttr(kNamesAttr, adjointNames(named, b));
-  for (auto [k, u] : llvm::enumerate(outer))
-    adjoints[u] = reversed.getResult(carried.size() + k);
-  for (auto [k, i] : llvm::enumerate(carried))
-    addAdjoint(op.getInitArgs()[i], reversed.getResult(k), b);
+  takeLoopAdjoints(reversed, op.getResults(), op.getInitArgs(), carried,
+                   outer.getArrayRef(), b);
   return success();
 }
 
@@ -301,19 +328,9 @@ LogicalResult KernelDifferentiator::reverseWhile(scf::WhileOp op,
   if (failed(reverseBlock(before, b)))
     return failure();
 
-  SmallVector<unsigned> carried;
-  for (auto [i, arg] : llvm::enumerate(before.getArguments()))
-    if (activity.isActive(arg))
-      carried.push_back(i);
-  SmallVector<Value> inits, named;
-  for (unsigned i : carried) {
-    inits.push_back(adjointOrZero(before.getArgument(i), b, loc));
-    named.push_back(before.getArgument(i));
-  }
-  for (Value u : outer) {
-    inits.push_back(adjointOrZero(u, b, loc));
-    named.push_back(u);
-  }
+  SmallVector<unsigned> carried = activePositions(before.getArguments());
+  SmallVector<Value> inits =
+      loopAdjoints(before.getArguments(), carried, outer.getArrayRef(), b, loc);
   forgetInner(op);
 
   // n times: after(k) then before(k), for k = n - 1 down to 0.
@@ -334,12 +351,9 @@ LogicalResult KernelDifferentiator::reverseWhile(scf::WhileOp op,
         addAdjoint(conditionArg, adj, inner);
     if (failed(reverseBlock(before, inner)))
       status = failure();
-    SmallVector<Value> next;
-    for (unsigned i : carried)
-      next.push_back(adjointOrZero(before.getArgument(i), inner, loc));
-    for (Value u : outer)
-      next.push_back(adjointOrZero(u, inner, loc));
-    scf::YieldOp::create(inner, loc, next);
+    scf::YieldOp::create(inner, loc,
+                         loopAdjoints(before.getArguments(), carried,
+                                      outer.getArrayRef(), inner, loc));
     adjoints = std::move(saved);
   };
   Value zeroIndex = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
@@ -348,11 +362,7 @@ LogicalResult KernelDifferentiator::reverseWhile(scf::WhileOp op,
       scf::ForOp::create(b, loc, zeroIndex, count, oneIndex, inits, buildBody);
   if (failed(status))
     return failure();
-  if (!named.empty())
-    reversed->setAttr(kNamesAttr, adjointNames(named, b));
-  for (auto [k, u] : llvm::enumerate(outer))
-    adjoints[u] = reversed.getResult(carried.size() + k);
-  for (auto [k, i] : llvm::enumerate(carried))
-    addAdjoint(op.getInits()[i], reversed.getResult(k), b);
+  takeLoopAdjoints(reversed, before.getArguments(), op.getInits(), carried,
+                   outer.getArrayRef(), b);
   return success();
 }

@@ -56,6 +56,23 @@ private:
   void restoreTaped(mlir::Block &body, mlir::OpBuilder &b);
   /// Drops the adjoints of the values defined in `op`'s regions.
   void forgetInner(mlir::Operation *op);
+  /// The positions of the active values among `values`.
+  llvm::SmallVector<unsigned> activePositions(mlir::ValueRange values);
+  /// What a reversed loop carries: the adjoints of `values[i]` for `i` in
+  /// `carried` (zero where none yet), then those of `outer`.
+  llvm::SmallVector<mlir::Value> loopAdjoints(mlir::ValueRange values,
+                                              llvm::ArrayRef<unsigned> carried,
+                                              llvm::ArrayRef<mlir::Value> outer,
+                                              mlir::OpBuilder &b,
+                                              mlir::Location loc);
+  /// After the reversed loop `reversed`: names its results after
+  /// `named[i]` (i in `carried`) and `outer`, makes them the adjoints of the
+  /// outer values, and adds the loop-carried ones to the adjoints of the
+  /// loop's initial values `inits`.
+  void takeLoopAdjoints(mlir::scf::ForOp reversed, mlir::ValueRange named,
+                        mlir::ValueRange inits,
+                        llvm::ArrayRef<unsigned> carried,
+                        llvm::ArrayRef<mlir::Value> outer, mlir::OpBuilder &b);
 
   // Reverse sweep.
   mlir::LogicalResult reverseBlock(mlir::Block &block, mlir::OpBuilder &b);
