@@ -44,7 +44,9 @@ public:
   bool hasAdjoint(mlir::Value array) const;
   /// Whether `op` or an operation nested in it needs adjoint code: it has
   /// an active result, or writes an array with an adjoint.
-  bool needsAdjoint(mlir::Operation *op) const;
+  bool needsAdjoint(mlir::Operation *op) const {
+    return withAdjoint.contains(op);
+  }
 
   /// Prints, per operation with results, which results are active.
   void print(llvm::raw_ostream &os) const;
@@ -54,11 +56,14 @@ private:
   mlir::BlockArgument rootArgument(mlir::Value array) const;
   bool propagateVaried();
   bool propagateUseful();
+  void collectNeedsAdjoint();
 
   /// Mutable: ops' accessors are not const.
   mutable KernelOp kernel;
   llvm::SmallVector<bool> activeInputs, adjointArrays;
   llvm::DenseSet<mlir::Value> varied, useful;
+  /// The operations `needsAdjoint` holds for, computed once.
+  llvm::DenseSet<mlir::Operation *> withAdjoint;
 };
 
 /// The derivative rule of a pure operation at work: `op` is the operation

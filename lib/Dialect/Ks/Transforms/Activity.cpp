@@ -30,6 +30,7 @@ ad::Activity::Activity(KernelOp kernel, ArrayRef<bool> activeInputs,
   }
   while (propagateUseful()) {
   }
+  collectNeedsAdjoint();
 }
 
 BlockArgument ad::Activity::rootArgument(Value array) const {
@@ -174,19 +175,23 @@ bool ad::Activity::propagateUseful() {
   return changed;
 }
 
-bool ad::Activity::needsAdjoint(Operation *op) const {
-  WalkResult result = op->walk([&](Operation *inner) {
-    if (auto store = dyn_cast<StoreOp>(inner);
-        store && hasAdjoint(store.getArray()))
-      return WalkResult::interrupt();
-    if (auto atomic = dyn_cast<AtomicRMWOp>(inner);
-        atomic && hasAdjoint(atomic.getArray()))
-      return WalkResult::interrupt();
-    if (llvm::any_of(inner->getResults(), [&](Value v) { return isActive(v); }))
-      return WalkResult::interrupt();
-    return WalkResult::advance();
+void ad::Activity::collectNeedsAdjoint() {
+  // Post-order: an operation needs adjoint code when it or an operation
+  // nested in it does.
+  kernel.walk([&](Operation *op) {
+    bool needs = false;
+    if (auto store = dyn_cast<StoreOp>(op))
+      needs = hasAdjoint(store.getArray());
+    else if (auto atomic = dyn_cast<AtomicRMWOp>(op))
+      needs = hasAdjoint(atomic.getArray());
+    needs = needs || llvm::any_of(op->getResults(),
+                                  [&](Value v) { return isActive(v); });
+    for (Region &region : op->getRegions())
+      for (Operation &inner : region.getOps())
+        needs = needs || withAdjoint.contains(&inner);
+    if (needs)
+      withAdjoint.insert(op);
   });
-  return result.wasInterrupted();
 }
 
 void ad::Activity::print(llvm::raw_ostream &os) const {
