@@ -61,3 +61,38 @@ ks.kernel @forward_stores(%a: !ks.array<f32>, %b: !ks.array<f32>, %v: f32, %i: i
   ks.store %t, %b[%j] : !ks.array<f32>, i32
   ks.return
 }
+
+// Storing back the value just read from the same element is dead; with a
+// write to memory in between (another array may be the same) it stays.
+// CHECK-LABEL: ks.kernel @store_back(
+// CHECK-SAME:      %[[A:.*]]: !ks.array<f32>, %[[B:.*]]: !ks.array<f32>, %[[I:.*]]: i32, %[[J:.*]]: i32)
+// CHECK-NEXT:    %[[X:.*]] = ks.load %[[A]][%[[I]]]
+// CHECK-NEXT:    %[[Y:.*]] = ks.load %[[A]][%[[J]]]
+// CHECK-NEXT:    ks.store %[[X]], %[[B]][%[[I]]]
+// CHECK-NEXT:    ks.store %[[Y]], %[[A]][%[[J]]]
+// CHECK-NEXT:    ks.return
+ks.kernel @store_back(%a: !ks.array<f32>, %b: !ks.array<f32>, %i: i32, %j: i32) {
+  %x = ks.load %a[%i] : !ks.array<f32>, i32
+  ks.store %x, %a[%i] : !ks.array<f32>, i32
+  %y = ks.load %a[%j] : !ks.array<f32>, i32
+  ks.store %x, %b[%i] : !ks.array<f32>, i32
+  ks.store %y, %a[%j] : !ks.array<f32>, i32
+  ks.return
+}
+
+// An addition of zero marked nsz (the adjoint accumulations of
+// ks-reverse-ad) is its other operand, for scalars and vectors; without
+// nsz only -0.0 is dropped (arith's fold), as x + 0.0 turns -0.0 into 0.0.
+// CHECK-LABEL: func.func @add_zero_nsz(
+// CHECK-SAME:      %[[X:.*]]: f32, %[[V:.*]]: vector<3xf32>)
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[KEPT:.*]] = arith.addf %[[X]], %[[ZERO]] : f32
+// CHECK-NEXT:    return %[[X]], %[[V]], %[[KEPT]] : f32, vector<3xf32>, f32
+func.func @add_zero_nsz(%x: f32, %v: vector<3xf32>) -> (f32, vector<3xf32>, f32) {
+  %zero = arith.constant 0.0 : f32
+  %zeros = arith.constant dense<0.0> : vector<3xf32>
+  %a = arith.addf %zero, %x fastmath<nsz> : f32
+  %b = arith.addf %v, %zeros fastmath<nsz> : vector<3xf32>
+  %c = arith.addf %x, %zero : f32
+  return %a, %b, %c : f32, vector<3xf32>, f32
+}

@@ -566,9 +566,19 @@ LogicalResult LoadOp::canonicalize(LoadOp op, PatternRewriter &rewriter) {
 }
 
 LogicalResult StoreOp::canonicalize(StoreOp op, PatternRewriter &rewriter) {
+  // A store the next store to the element overwrites is dead.
   auto next = dyn_cast_or_null<StoreOp>(nearestEffect(op, /*before=*/false));
-  if (!writesElement(next, op.getArray(), op.getIndices()))
-    return failure();
-  rewriter.eraseOp(op);
-  return success();
+  if (writesElement(next, op.getArray(), op.getIndices())) {
+    rewriter.eraseOp(op);
+    return success();
+  }
+  // So is a store of the value just read from the element.
+  auto load = op.getValue().getDefiningOp<LoadOp>();
+  if (load && load.getArray() == op.getArray() &&
+      load.getIndices() == op.getIndices() &&
+      nearestEffect(op, /*before=*/true) == load.getOperation()) {
+    rewriter.eraseOp(op);
+    return success();
+  }
+  return failure();
 }

@@ -24,6 +24,12 @@ bool isDifferentiable(mlir::Type type);
 /// The zero of a differentiable type.
 mlir::Value zero(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type);
 
+/// `sum + contribution`, an accumulation of adjoints: marked `nsz` (the sign
+/// of a zero adjoint does not matter), so that canonicalization drops
+/// additions of a zero accumulator.
+mlir::Value accumulate(mlir::OpBuilder &b, mlir::Location loc, mlir::Value sum,
+                       mlir::Value contribution);
+
 /// Which values of a kernel carry derivatives that matter: those that
 /// depend on an active input (varied) and reach a store or an atomic update
 /// of an array that has an adjoint (useful).

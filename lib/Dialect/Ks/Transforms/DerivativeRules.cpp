@@ -39,6 +39,12 @@ Value ad::zero(OpBuilder &b, Location loc, Type type) {
   return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 0));
 }
 
+Value ad::accumulate(OpBuilder &b, Location loc, Value sum,
+                     Value contribution) {
+  return arith::AddFOp::create(b, loc, sum, contribution,
+                               arith::FastMathFlags::nsz);
+}
+
 static constexpr double kLn2 = 0.69314718055994530942;
 static constexpr double kLn10 = 2.30258509299404568402;
 static constexpr double k2OverSqrtPi = 1.12837916709551257390;

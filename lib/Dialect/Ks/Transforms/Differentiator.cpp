@@ -325,7 +325,7 @@ void KernelDifferentiator::addAdjoint(Value value, Value contribution,
   Location loc = plain(value.getLoc());
   if (!name.empty())
     loc = NameLoc::get(b.getStringAttr("adj_" + name), loc);
-  slot = arith::AddFOp::create(b, loc, slot, contribution);
+  slot = ad::accumulate(b, loc, slot, contribution);
 }
 
 llvm::SetVector<Value> KernelDifferentiator::outerActiveValues(Operation *op) {
@@ -434,7 +434,7 @@ LogicalResult KernelDifferentiator::reverseLoad(LoadOp op, OpBuilder &b) {
   SmallVector<Value> indices = primalValues(op.getIndices());
   if (isUniquePerThread(op.getIndices())) {
     Value old = LoadOp::create(b, loc, adjArray, indices);
-    StoreOp::create(b, loc, arith::AddFOp::create(b, loc, old, adj), adjArray,
+    StoreOp::create(b, loc, ad::accumulate(b, loc, old, adj), adjArray,
                     indices);
     return success();
   }

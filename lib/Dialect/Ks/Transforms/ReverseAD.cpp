@@ -164,7 +164,7 @@ struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
     OpBuilder b(kernel);
     auto work = cast<KernelOp>(b.clone(*kernel));
     work.setSymName((kernel.getSymName() + "_adj_work").str());
-    auto cleanup = llvm::make_scope_exit([&] { work.erase(); });
+    llvm::scope_exit cleanup([&] { work.erase(); });
     if (failed(inlineCalls(work, symbols)))
       return failure();
     SmallVector<bool> activeInputs(n, false), hasAdjoint(n, false);

@@ -57,6 +57,9 @@ def Ks_Dialect : Dialect {
     }
     ```
   }];
+  // Folds the `arith` dialect lacks that the adjoint code relies on (see
+  // KsDialect::getCanonicalizationPatterns).
+  let hasCanonicalizer = 1;
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect",
