@@ -740,6 +740,28 @@ inline float randn(uint32_t &state) {
   return radius * std::cos(angle);
 }
 
+/// The partial sums of the first N elements of a 1-D array that a launch
+/// only adds into, private to the launch (`ks.accumulator`): the CPU
+/// launchers give kernels one in place of such an array (it converts to an
+/// array of extent min(N, the array's)), so that the threads' sums stay in
+/// registers, then add it into the array with `flush_into`.
+template <typename T, int N> class accumulator {
+public:
+  explicit accumulator(const array<T> &target)
+      : extent_(std::min<int64_t>(N, target.size())) {}
+  accumulator(const accumulator &) = delete;
+  accumulator &operator=(const accumulator &) = delete;
+  operator array<T>() { return array<T>(sums_, extent_); }
+  void flush_into(const array<T> &target) const {
+    for (int64_t k = 0; k < extent_; ++k)
+      atomic_add(target, k, sums_[k]);
+  }
+
+private:
+  T sums_[N] = {};
+  int64_t extent_;
+};
+
 // The tape of adjoint kernels (`ks.tape_push`, `ks.tape_pop`): a last-in,
 // first-out stack of values per thread. An adjoint kernel's forward sweep
 // pushes what its loops compute and its reverse sweep pops it back, so the

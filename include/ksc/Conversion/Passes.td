@@ -26,7 +26,15 @@ def ConvertKsToCpu : Pass<"convert-ks-to-cpu", "::mlir::ModuleOp"> {
       after another in row-major order (one loop over `ks.grid_size` when
       the kernel reads only `ks.tid`, else one loop per dimension, which
       also compute the flat index). It carries `ks.launch_of = "k"` so that
-      emitters can give it a C entry point.
+      emitters can give it a C entry point;
+    * an array argument that the kernel only updates with `ks.atomic_rmw
+      add` or `sub` at constant indices below 16, never using the old value
+      (a sum over all threads, such as the adjoint of a scalar argument in an
+      adjoint kernel), is summed in a `ks.accumulator` of the launcher: the
+      threads receive the accumulator in place of the array, and
+      `ks.flush_accumulator` adds it into the array after the last thread.
+      Only the order of the additions changes, which atomic additions leave
+      open anyway.
 
     Argument names move into `ks.name` argument attributes; the `ks.inout`
     and `ks.unsigned` argument and result attributes and the

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace ksc {
@@ -91,6 +92,42 @@ static std::string tidParamName(ArrayRef<ks::TidOp> tids, int kind) {
   return common && !common->empty() ? common->str() : defaults[kind + 1];
 }
 
+/// The most leading elements of an array a launch sums privately.
+static constexpr int64_t kMaxAccumulatorSize = 16;
+
+/// The size of the `ks.accumulator` a launch can pass in place of the
+/// kernel's array argument `arg`: 1 + the largest index when `arg` is 1-D
+/// and every use of it is an atomic add or sub at a constant index in
+/// [0, kMaxAccumulatorSize) whose old value is unused, or the bounds check
+/// of such an index; else 0 (no accumulator).
+static int64_t accumulatorSize(BlockArgument arg) {
+  auto type = dyn_cast<ks::ArrayType>(arg.getType());
+  if (!type || type.getRank() != 1 || type.getIsConst())
+    return 0;
+  int64_t size = 0;
+  for (Operation *user : arg.getUsers()) {
+    Value index;
+    if (auto atomic = dyn_cast<ks::AtomicRMWOp>(user)) {
+      if (atomic.getKind() != ks::AtomicKind::add &&
+          atomic.getKind() != ks::AtomicKind::sub)
+        return 0;
+      if (!atomic.getResult().use_empty())
+        return 0;
+      index = atomic.getIndices().front();
+    } else if (auto check = dyn_cast<ks::CheckBoundsOp>(user)) {
+      index = check.getIndices().front();
+    } else {
+      return 0;
+    }
+    APInt value;
+    if (!matchPattern(index, m_ConstantInt(&value)) || value.isNegative() ||
+        value.sge(kMaxAccumulatorSize))
+      return 0;
+    size = std::max(size, value.getSExtValue() + 1);
+  }
+  return size;
+}
+
 /// `ks.kernel @k` becomes `func.func private @k(<indices>, ...)`, one thread
 /// of the kernel, which receives the thread indices it reads as leading
 /// `i32` arguments, plus the launcher `func.func @launch_k(%dim: !ks.grid,
@@ -106,6 +143,10 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
     FunctionType kernelType = kernel.getFunctionType();
     StringRef name = kernel.getSymName();
 
+    SmallVector<int64_t> accumulatorSizes = llvm::map_to_vector(
+        kernel.getArguments(), [](BlockArgument arg) {
+          return accumulatorSize(arg);
+        });
     SmallVector<ks::TidOp> tids;
     kernel.walk([&](ks::TidOp op) { tids.push_back(op); });
     // The indices the thread function receives, in the order flat, x, y, z.
@@ -160,6 +201,21 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
     launcher->setAttr("ks.launch_of", rewriter.getStringAttr(name));
     Block *body = launcher.addEntryBlock();
     rewriter.setInsertionPointToStart(body);
+    // Sums over all threads go to accumulators of the launch.
+    SmallVector<Value> kernelArgs(body->getArguments().drop_front());
+    SmallVector<std::pair<Value, Value>> accumulators;
+    for (auto [index, size] : llvm::enumerate(accumulatorSizes)) {
+      if (!size)
+        continue;
+      Value array = kernelArgs[index];
+      StringRef argName = kernel.getArgName(index);
+      std::string sumName =
+          argName.empty() ? std::string("sum") : (argName + "_sum").str();
+      kernelArgs[index] = ks::AccumulatorOp::create(
+          rewriter, NameLoc::get(rewriter.getStringAttr(sumName), loc), array,
+          size);
+      accumulators.push_back({kernelArgs[index], array});
+    }
     Value grid = body->getArgument(0);
     Value zero = arith::ConstantIntOp::create(rewriter, loc, i32, 0);
     Value one = arith::ConstantIntOp::create(rewriter, loc, i32, 1);
@@ -207,9 +263,11 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
         args.push_back(flat);
       }
     }
-    llvm::append_range(args, body->getArguments().drop_front());
+    llvm::append_range(args, kernelArgs);
     func::CallOp::create(rewriter, loc, thread, args);
     rewriter.setInsertionPointToEnd(body);
+    for (auto [sum, array] : accumulators)
+      ks::FlushAccumulatorOp::create(rewriter, loc, sum, array);
     func::ReturnOp::create(rewriter, loc);
 
     rewriter.eraseOp(kernel);
@@ -266,7 +324,8 @@ struct ConvertKsToCpu : public ksc::impl::ConvertKsToCpuBase<ConvertKsToCpu> {
                       ks::GridExtentOp, ks::GridSizeOp, ks::RandInitOp,
                       ks::RandIOp, ks::RandFOp, ks::RandNOp,
                       ks::StructMakeOp, ks::StructExtractOp,
-                      ks::StructInsertOp, ks::TapePushOp, ks::TapePopOp>();
+                      ks::StructInsertOp, ks::TapePushOp, ks::TapePopOp,
+                      ks::AccumulatorOp, ks::FlushAccumulatorOp>();
     target.addIllegalOp<ks::KernelOp, ks::FuncOp, ks::ReturnOp, ks::CallOp,
                         ks::TidOp>();
     RewritePatternSet patterns(&getContext());

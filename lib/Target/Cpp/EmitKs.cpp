@@ -6,7 +6,8 @@
 // `ks.check_bounds` a call of the runtime's `ksc::check_bounds`,
 // `ks.atomic_rmw` a call of `ksc::atomic_add` (`_sub`, `_min`, `_max`), and
 // `ks.grid_extent`/`ks.grid_size` the members of `ksc::grid`, and
-// `ks.tape_push`/`ks.tape_pop` calls of the runtime's thread tape.
+// `ks.tape_push`/`ks.tape_pop` calls of the runtime's thread tape, and
+// `ks.accumulator` a `ksc::accumulator` of a launcher.
 //
 //===----------------------------------------------------------------------===//
 
@@ -151,6 +152,28 @@ LogicalResult Emitter::emitKsStatement(Operation &op) {
   }
   if (auto push = dyn_cast<ks::TapePushOp>(op)) {
     os << "ksc::tape_push(" << operand(valueExpr(push.getValue()), kAssign)
+       << ");\n";
+    return success();
+  }
+  // `ksc::accumulator<float, 1> adj_a_sum(adj_a);`, which converts to the
+  // ksc::array of its partial sums.
+  if (auto sum = dyn_cast<ks::AccumulatorOp>(op)) {
+    ks::ArrayType type = sum.getArray().getType();
+    FailureOr<std::string> element =
+        typeName(type.getElementType(), op.getLoc());
+    if (failed(element))
+      return failure();
+    unsigned var = newVar(chooseName(sum.getResult()), type);
+    vars[var].reusable = false;
+    os << "ksc::accumulator<" << *element << ", " << sum.getSize() << "> "
+       << vars[var].name << "(" << operand(valueExpr(sum.getArray()), kAssign)
+       << ");\n";
+    bindVar(sum.getResult(), var);
+    return success();
+  }
+  if (auto flush = dyn_cast<ks::FlushAccumulatorOp>(op)) {
+    os << operand(valueExpr(flush.getAccumulator()), kPostfix)
+       << ".flush_into(" << operand(valueExpr(flush.getArray()), kAssign)
        << ");\n";
     return success();
   }

@@ -839,3 +839,39 @@ ks.func @make_parse(%x: f32) {
   %s = ks.struct_make %x : !ks.struct<"Pair", a: f32, b: f32>
   ks.return
 }
+
+//===----------------------------------------------------------------------===//
+// ks.accumulator
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @accumulator_2d(%a: !ks.array<f32, 2>) {
+  // expected-error@+1 {{'ks.accumulator' op sums elements of 1-D arrays only, got '!ks.array<f32, 2>'}}
+  %s = ks.accumulator %a {size = 1 : i64} : !ks.array<f32, 2>
+  return
+}
+
+// -----
+
+func.func @accumulator_const(%a: !ks.array<const f32>) {
+  // expected-error@+1 {{'ks.accumulator' op cannot update read-only array of type '!ks.array<const f32>'}}
+  %s = ks.accumulator %a {size = 1 : i64} : !ks.array<const f32>
+  return
+}
+
+// -----
+
+func.func @accumulator_bool(%a: !ks.array<i1>) {
+  // expected-error@+1 {{'ks.accumulator' op needs an f32, f64, i32, ui32 or i64 element type, got '!ks.array<i1>'}}
+  %s = ks.accumulator %a {size = 1 : i64} : !ks.array<i1>
+  return
+}
+
+// -----
+
+func.func @accumulator_empty(%a: !ks.array<f32>) {
+  // expected-error@+1 {{'ks.accumulator' op attribute 'size' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 1}}
+  %s = ks.accumulator %a {size = 0 : i64} : !ks.array<f32>
+  return
+}

@@ -186,3 +186,14 @@ ks.kernel @noise(%seed: i32, %out: !ks.array<f32>) {
   ks.store %x, %out[%s0] : !ks.array<f32>, i32
   ks.return
 }
+
+// The launch-private sums of a CPU launcher.
+// CHECK-LABEL: func.func @launch_sum(
+// CHECK-SAME:      %[[TOTAL:.*]]: !ks.array<vector<3xf32>>)
+// CHECK-NEXT:    %[[SUM:.*]] = ks.accumulator %[[TOTAL]] {size = 2 : i64} : !ks.array<vector<3xf32>>
+// CHECK-NEXT:    ks.flush_accumulator %[[SUM]] into %[[TOTAL]] : !ks.array<vector<3xf32>>
+func.func @launch_sum(%total: !ks.array<vector<3xf32>>) {
+  %sum = ks.accumulator %total {size = 2 : i64} : !ks.array<vector<3xf32>>
+  ks.flush_accumulator %sum into %total : !ks.array<vector<3xf32>>
+  return
+}

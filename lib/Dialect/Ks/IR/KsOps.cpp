@@ -368,25 +368,41 @@ LogicalResult StoreOp::verify() {
   return verifyIndices(*this, type, getIndices());
 }
 
-LogicalResult AtomicRMWOp::verify() {
-  ArrayType type = getArray().getType();
+/// Whether `ks.atomic_rmw kind` can update elements of `type`.
+static LogicalResult verifyAtomicElements(Operation *op, ArrayType type,
+                                          AtomicKind kind) {
   if (type.getIsConst())
-    return emitOpError("cannot update read-only array of type ") << type;
+    return op->emitOpError("cannot update read-only array of type ") << type;
   Type element = type.getElementType();
   if (element.isSignlessInteger(1) || isa<StructType>(element))
-    return emitOpError("needs an f32, f64, i32, ui32 or i64 element type, got ")
+    return op->emitOpError(
+               "needs an f32, f64, i32, ui32 or i64 element type, got ")
            << type;
   if (auto vector = dyn_cast<VectorType>(element)) {
     if (!vector.getElementType().isF32() && !vector.getElementType().isF64())
-      return emitOpError("updates vectors and matrices of f32 or f64 only, "
-                         "got ")
+      return op->emitOpError("updates vectors and matrices of f32 or f64 "
+                             "only, got ")
              << type;
-    if (getKind() != AtomicKind::add && getKind() != AtomicKind::sub)
-      return emitOpError("updates vectors and matrices with add and sub "
-                         "only, got ")
-             << stringifyAtomicKind(getKind());
+    if (kind != AtomicKind::add && kind != AtomicKind::sub)
+      return op->emitOpError("updates vectors and matrices with add and sub "
+                             "only, got ")
+             << stringifyAtomicKind(kind);
   }
+  return success();
+}
+
+LogicalResult AtomicRMWOp::verify() {
+  ArrayType type = getArray().getType();
+  if (failed(verifyAtomicElements(*this, type, getKind())))
+    return failure();
   return verifyIndices(*this, type, getIndices());
+}
+
+LogicalResult AccumulatorOp::verify() {
+  ArrayType type = getArray().getType();
+  if (type.getRank() != 1)
+    return emitOpError("sums elements of 1-D arrays only, got ") << type;
+  return verifyAtomicElements(*this, type, AtomicKind::add);
 }
 
 LogicalResult CheckBoundsOp::verify() {

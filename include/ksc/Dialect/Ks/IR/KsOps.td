@@ -344,6 +344,59 @@ def Ks_AtomicRMWOp : Ks_Op<"atomic_rmw", [
   let hasVerifier = 1;
 }
 
+def Ks_AccumulatorOp : Ks_Op<"accumulator", [
+    TypesMatchWith<"result has the array's type", "array", "result",
+                   "$_self">]> {
+  let summary = "Launch-private partial sums of the leading elements of an array";
+  let description = [{
+    Returns a new, zero-filled 1-D array private to the code that creates it
+    (a launcher), of extent `min(size, dim(array, 0))`: the partial sums of
+    the first `size` elements of `array`. `ks.flush_accumulator` adds them
+    into `array`.
+
+    `convert-ks-to-cpu` gives a launch such an accumulator in place of an
+    array argument that the kernel only updates with `ks.atomic_rmw add` or
+    `sub` at constant indices (a sum over all threads, such as the adjoint
+    of a scalar argument): the threads add into memory the launch owns,
+    which the host compiler keeps in registers and need not assume aliases
+    the other arrays, and the launch adds the sums into the array once.
+    Indices outside the accumulator are outside the array too, so bounds
+    checks fail alike.
+
+    ```mlir
+    %sum = ks.accumulator %adj_a {size = 1 : i64} : !ks.array<f32>
+    scf.for %tid = %c0 to %n step %c1 : i32 {
+      func.call @saxpy_adj(%tid, ..., %sum, ...) : (...) -> ()
+    }
+    ks.flush_accumulator %sum into %adj_a : !ks.array<f32>
+    ```
+  }];
+  let arguments = (ins Ks_ArrayType:$array,
+                       ConfinedAttr<I64Attr, [IntMinValue<1>]>:$size);
+  let results = (outs Res<Ks_ArrayType, "the partial sums", [MemAlloc]>:$result);
+  let assemblyFormat = "$array attr-dict `:` qualified(type($array))";
+  let hasVerifier = 1;
+}
+
+def Ks_FlushAccumulatorOp : Ks_Op<"flush_accumulator", [
+    AllTypesMatch<["accumulator", "array"]>]> {
+  let summary = "Adds the partial sums of a ks.accumulator into its array";
+  let description = [{
+    Adds element `k` of `accumulator` (made by `ks.accumulator` from
+    `array`) into element `k` of `array`, for every `k` of the accumulator,
+    each as a `ks.atomic_rmw add`.
+
+    ```mlir
+    ks.flush_accumulator %sum into %adj_a : !ks.array<f32>
+    ```
+  }];
+  let arguments = (ins Arg<Ks_ArrayType, "the partial sums", [MemRead]>:$accumulator,
+                       Arg<Ks_ArrayType, "the array", [MemRead, MemWrite]>:$array);
+  let assemblyFormat = [{
+    $accumulator `into` $array attr-dict `:` qualified(type($array))
+  }];
+}
+
 def Ks_AsConstOp : Ks_Op<"as_const", [Pure,
     TypesMatchWith<"result is the read-only view of the array",
                    "array", "result",
