@@ -96,3 +96,41 @@ func.func @add_zero_nsz(%x: f32, %v: vector<3xf32>) -> (f32, vector<3xf32>, f32)
   %c = arith.addf %x, %zero : f32
   return %a, %b, %c : f32, vector<3xf32>, f32
 }
+
+// A loop-carried value whose final value is unused and that feeds only its
+// own next value (through an scf.if here) is dropped with what computes
+// it; one that feeds a store stays, as does one whose result is used.
+// CHECK-LABEL: ks.kernel @dead_carried(
+// CHECK-SAME:      %[[X:.*]]: !ks.array<const f32>, %[[Y:.*]]: !ks.array<f32>, %[[N:.*]]: i32)
+// CHECK:         %[[R:.*]]:2 = scf.for %[[K:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[KEPT:.*]] = %{{.*}}, %[[SUM:.*]] = %{{.*}}) -> (f32, f32)  : i32 {
+// CHECK-NEXT:      %[[V:.*]] = ks.load %[[X]][%[[K]]]
+// CHECK-NEXT:      ks.store %[[KEPT]], %[[Y]][%[[K]]]
+// CHECK-NEXT:      %[[KEPT1:.*]] = arith.mulf %[[KEPT]], %[[V]]
+// CHECK-NEXT:      %[[SUM1:.*]] = arith.addf %[[SUM]], %[[V]]
+// CHECK-NEXT:      scf.yield %[[KEPT1]], %[[SUM1]] : f32, f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    ks.store %[[R]]#1, %[[Y]][%[[N]]]
+// CHECK-NEXT:    ks.return
+ks.kernel @dead_carried(%x: !ks.array<const f32>, %y: !ks.array<f32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %r:3 = scf.for %k = %c0 to %n step %c1
+      iter_args(%dead = %zero, %kept = %one, %sum = %zero) -> (f32, f32, f32) : i32 {
+    %v = ks.load %x[%k] : !ks.array<const f32>, i32
+    %pos = arith.cmpf ogt, %v, %zero : f32
+    %w = scf.if %pos -> (f32) {
+      %sq = arith.mulf %v, %v : f32
+      scf.yield %sq : f32
+    } else {
+      scf.yield %dead : f32
+    }
+    ks.store %kept, %y[%k] : !ks.array<f32>, i32
+    %kept1 = arith.mulf %kept, %v : f32
+    %sum1 = arith.addf %sum, %v : f32
+    scf.yield %w, %kept1, %sum1 : f32, f32, f32
+  }
+  ks.store %r#2, %y[%n] : !ks.array<f32>, i32
+  ks.return
+}

@@ -50,4 +50,5 @@ struct AddZeroNoSignedZeros : OpRewritePattern<arith::AddFOp> {
 
 void KsDialect::getCanonicalizationPatterns(RewritePatternSet &results) const {
   results.add<AddZeroNoSignedZeros>(getContext());
+  populateDeadLoopValuePatterns(results);
 }

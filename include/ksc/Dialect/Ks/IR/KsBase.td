@@ -57,8 +57,8 @@ def Ks_Dialect : Dialect {
     }
     ```
   }];
-  // Folds the `arith` dialect lacks that the adjoint code relies on (see
-  // KsDialect::getCanonicalizationPatterns).
+  // Simplifications of `arith` and `scf` operations those dialects lack,
+  // which the adjoint code relies on (KsDialect::getCanonicalizationPatterns).
   let hasCanonicalizer = 1;
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

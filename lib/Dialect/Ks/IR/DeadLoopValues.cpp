@@ -1,0 +1,138 @@
+//===- DeadLoopValues.cpp - Loop-carried values nothing reads ----------===//
+//
+// Part of ksc. A canonicalization of `scf.for` that the SCF dialect lacks:
+// a loop-carried value whose final value is unused and which feeds nothing
+// but its own next value is dead, even though each iteration reads it.
+// Adjoint kernels leave such values behind when the primal code that read a
+// loop's result is dropped (`weight` below once `y[i] = weight` is gone):
+//
+//   for (...) { if (c) weight = x * x; }   // weight is never read
+//
+//===----------------------------------------------------------------------===//
+
+#include "ksc/Dialect/Ks/IR/KsDialect.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+
+namespace {
+/// Finds the values of an `scf.for` body that can influence something
+/// other than the loop-carried values nobody reads: the operands of
+/// operations with effects (and the conditions of the `scf.if`s around
+/// them), the yielded values of results used after the loop, and,
+/// transitively, what those are computed from. Nested `scf.if`s are looked
+/// into; other region operations count as operations with effects.
+class LoopLiveness {
+public:
+  explicit LoopLiveness(scf::ForOp loop) : loop(loop) {
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    for (auto [result, yielded] :
+         llvm::zip(loop.getResults(), yield.getOperands()))
+      if (!result.use_empty())
+        markLive(yielded);
+    seedEffects(*loop.getBody());
+    while (!worklist.empty())
+      propagate(worklist.pop_back_val());
+  }
+
+  bool isLive(Value value) const { return live.contains(value); }
+
+private:
+  void markLive(Value value) {
+    if (live.insert(value).second)
+      worklist.push_back(value);
+  }
+
+  /// The conditions of the `scf.if`s between `op` and the loop.
+  void markConditionsLive(Operation *op) {
+    for (Operation *parent = op->getParentOp(); parent != loop;
+         parent = parent->getParentOp())
+      if (auto ifOp = dyn_cast<scf::IfOp>(parent))
+        markLive(ifOp.getCondition());
+  }
+
+  void seedEffects(Block &block) {
+    for (Operation &op : block) {
+      if (isa<scf::YieldOp>(op))
+        continue;
+      if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+        for (Region &region : ifOp->getRegions())
+          for (Block &inner : region)
+            seedEffects(inner);
+        continue;
+      }
+      if (op.getNumRegions() == 0 && isMemoryEffectFree(&op))
+        continue;
+      // An operation with effects: everything it reads counts, including
+      // values from outside that a nested region reads.
+      for (Value operand : op.getOperands())
+        markLive(operand);
+      op.walk([&](Operation *nested) {
+        for (Value operand : nested->getOperands())
+          markLive(operand);
+      });
+      markConditionsLive(&op);
+    }
+  }
+
+  void propagate(Value value) {
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      // A region iter_arg of the loop: what the previous iteration yielded.
+      if (arg.getOwner() == loop.getBody() && arg.getArgNumber() > 0)
+        markLive(loop.getYieldedValues()[arg.getArgNumber() - 1]);
+      return;
+    }
+    Operation *def = value.getDefiningOp();
+    if (!loop->isProperAncestor(def))
+      return;
+    if (auto ifOp = dyn_cast<scf::IfOp>(def)) {
+      unsigned index = cast<OpResult>(value).getResultNumber();
+      markLive(ifOp.getCondition());
+      markLive(ifOp.thenYield().getOperand(index));
+      if (!ifOp.getElseRegion().empty())
+        markLive(ifOp.elseYield().getOperand(index));
+      return;
+    }
+    for (Value operand : def->getOperands())
+      markLive(operand);
+  }
+
+  scf::ForOp loop;
+  llvm::DenseSet<Value> live;
+  SmallVector<Value> worklist;
+};
+
+/// Makes every dead loop-carried value yield itself unchanged, which the
+/// SCF canonicalization then removes with the computation that fed it.
+struct YieldDeadIterArgsUnchanged : OpRewritePattern<scf::ForOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(scf::ForOp loop,
+                                PatternRewriter &rewriter) const override {
+    LoopLiveness liveness(loop);
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    bool changed = false;
+    for (auto [arg, yielded] :
+         llvm::zip(loop.getRegionIterArgs(), yield->getOpOperands())) {
+      // Nothing to drop when the yielded value comes from outside the loop
+      // (SCF's canonicalization forwards the initial value into the body so).
+      Value value = yielded.get();
+      if (value == arg ||
+          !loop->isAncestor(value.getParentRegion()->getParentOp()))
+        continue;
+      if (liveness.isLive(arg) ||
+          liveness.isLive(value))
+        continue;
+      rewriter.modifyOpInPlace(yield, [&] { yielded.set(arg); });
+      changed = true;
+    }
+    return success(changed);
+  }
+};
+} // namespace
+
+void ksc::ks::populateDeadLoopValuePatterns(RewritePatternSet &patterns) {
+  patterns.add<YieldDeadIterArgsUnchanged>(patterns.getContext());
+}
