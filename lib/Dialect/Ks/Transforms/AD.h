@@ -106,6 +106,22 @@ bool ruleReadsOperand(mlir::Operation *op, unsigned index,
 /// rounding, integer operations): active operands contribute nothing.
 bool hasZeroDerivative(mlir::Operation *op);
 
+/// The argument of `kernel` that `array` is a view of (through `ks.slice`
+/// and `ks.as_const`); null if none.
+mlir::BlockArgument arrayArgument(KernelOp kernel, mlir::Value array);
+
+/// Per argument of `kernel` (with its device functions inlined), whether a
+/// thread may read elements of it after writing it (a load, in program
+/// order or a later loop iteration, after a store or an atomic update), or
+/// uses the old value an atomic update of it returns: then the forward
+/// sweep of the adjoint kernel must write the array as `kernel` does.
+llvm::SmallVector<bool> readsAfterWriting(KernelOp kernel);
+
+/// Erases from `adjoint` the stores and atomic updates (whose old value is
+/// unused) of the primal array arguments `i < keep.size()` with `!keep[i]`:
+/// the adjoint kernel reads K's arrays but leaves them as they were.
+void dropPrimalWrites(KernelOp adjoint, llvm::ArrayRef<bool> keep);
+
 } // namespace ksc::ks::ad
 
 #endif // KSC_DIALECT_KS_TRANSFORMS_AD_H

@@ -4,10 +4,10 @@
 // arguments followed by one adjoint array per argument that has an adjoint
 // (see docs/autodiff.md), and a body of two sweeps:
 //
-//  - the forward sweep, a copy of K's body (stores included, so that a
-//    thread reads back what it wrote), in which every `scf.if` that the
-//    reverse sweep enters also yields the values its branches computed, so
-//    that they stay available after it;
+//  - the forward sweep, a copy of K's body, in which every `scf.if` that
+//    the reverse sweep enters also yields the values its branches computed,
+//    so that they stay available after it; it writes only the primal
+//    arrays that a thread reads back after writing them (PrimalWrites.cpp);
 //  - the reverse sweep, the operations that need adjoint code in reverse
 //    order: each pure operation passes the adjoints of its results to its
 //    operands by its derivative rule (DerivativeRules.cpp), a load adds the
@@ -176,10 +176,7 @@ struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
         array = store.getArray();
       else if (auto atomic = dyn_cast<AtomicRMWOp>(op))
         array = atomic.getArray();
-      while (array && array.getDefiningOp())
-        array = array.getDefiningOp()->getOperand(0); // slices, as_const
-      if (auto arg = dyn_cast_or_null<BlockArgument>(array);
-          arg && arg.getOwner() == &work.getBody().front())
+      if (BlockArgument arg = array ? ad::arrayArgument(work, array) : nullptr)
         written[arg.getArgNumber()] = true;
     });
     for (unsigned i = 0; i < n; ++i) {
@@ -239,6 +236,7 @@ struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
       adjoint.erase();
       return failure();
     }
+    ad::dropPrimalWrites(adjoint, ad::readsAfterWriting(work));
     symbols.insert(adjoint);
     return success();
   }

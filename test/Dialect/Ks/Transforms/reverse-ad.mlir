@@ -1,13 +1,14 @@
 // RUN: ksc-opt %s --ks-reverse-ad --canonicalize --cse | FileCheck %s
 // RUN: ksc-opt %s --ks-reverse-ad="wrt=x1" --canonicalize --cse | FileCheck %s --check-prefix=WRT
 
-// Straight-line code: the forward sweep is the primal body; the reverse
+// Straight-line code: the forward sweep is the primal body without the
+// store (no thread reads y back) and the product it stored; the reverse
 // sweep takes the stored element's adjoint (and zeroes it), applies the
 // rules of mulf and sin, and accumulates into adj_x: with a plain += at
 // x[tid()], atomically at x[0], which every thread reads.
 
 // CHECK-LABEL: ks.kernel @straight_adj(
-// CHECK-SAME:      %[[X:.*]]: !ks.array<const f32>, %[[Y:.*]]: !ks.array<f32>, %[[ADJ_X:.*]]: !ks.array<f32>, %[[ADJ_Y:.*]]: !ks.array<f32>)
+// CHECK-SAME:      %[[X:.*]]: !ks.array<const f32>, %{{.*}}: !ks.array<f32>, %[[ADJ_X:.*]]: !ks.array<f32>, %[[ADJ_Y:.*]]: !ks.array<f32>)
 // CHECK-SAME:      attributes {ks.adjoint_args = array<i64: 0, 1>, ks.adjoint_of = @straight}
 // CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : i32
@@ -15,8 +16,6 @@
 // CHECK-NEXT:    %[[V:.*]] = ks.load %[[X]][%[[I]]]
 // CHECK-NEXT:    %[[S:.*]] = math.sin %[[V]]
 // CHECK-NEXT:    %[[X0:.*]] = ks.load %[[X]][%[[C0]]]
-// CHECK-NEXT:    %[[W:.*]] = arith.mulf %[[S]], %[[X0]]
-// CHECK-NEXT:    ks.store %[[W]], %[[Y]][%[[I]]]
 // CHECK-NEXT:    %[[DW:.*]] = ks.load %[[ADJ_Y]][%[[I]]]
 // CHECK-NEXT:    ks.store %[[ZERO]], %[[ADJ_Y]][%[[I]]]
 // CHECK-NEXT:    %[[DX0:.*]] = arith.mulf %[[DW]], %[[S]]
@@ -71,24 +70,23 @@ ks.kernel @indices(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
   ks.return
 }
 
-// if/else: the forward scf.if also yields what its branches computed (the
-// exp, which the exp rule reads); the reverse sweep is an scf.if on the
-// same condition whose branches are the reverse sweeps of the branches.
+// if/else: the forward scf.if yields what its branches computed that the
+// reverse sweep reads (the exp, which the exp rule reads; the square was
+// only stored); the reverse sweep is an scf.if on the same condition whose
+// branches are the reverse sweeps of the branches.
 
 // CHECK-LABEL: ks.kernel @branch_adj(
 // CHECK:         %[[V:.*]] = ks.load
 // CHECK:         %[[COND:.*]] = arith.cmpf ogt, %[[V]], %{{.*}}
-// CHECK:         %[[R:.*]]:2 = scf.if %[[COND]] -> (f32, f32) {
+// CHECK:         %[[R:.*]] = scf.if %[[COND]] -> (f32) {
 // CHECK-NEXT:      %[[E:.*]] = math.exp %[[V]]
-// CHECK-NEXT:      scf.yield %[[E]], %[[E]]
+// CHECK-NEXT:      scf.yield %[[E]]
 // CHECK-NEXT:    } else {
-// CHECK-NEXT:      %[[Q:.*]] = arith.mulf %[[V]], %[[V]]
-// CHECK-NEXT:      scf.yield %[[Q]], %{{.*}}
+// CHECK-NEXT:      scf.yield %{{.*}}
 // CHECK-NEXT:    }
-// CHECK:         ks.store %[[R]]#0
-// CHECK:         %[[DR:.*]] = ks.load %[[ADJ_Y:.*]][%{{.*}}]
+// CHECK-NEXT:    %[[DR:.*]] = ks.load %[[ADJ_Y:.*]][%{{.*}}]
 // CHECK:         %[[DV:.*]] = scf.if %[[COND]] -> (f32) {
-// CHECK-NEXT:      %[[D1:.*]] = arith.mulf %[[DR]], %[[R]]#1
+// CHECK-NEXT:      %[[D1:.*]] = arith.mulf %[[DR]], %[[R]]
 // CHECK-NEXT:      scf.yield %[[D1]]
 // CHECK-NEXT:    } else {
 // CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[DR]], %[[V]]
@@ -118,13 +116,13 @@ ks.kernel @branch(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
 // product back, reads x[k] again (x is const) and carries adj_p.
 
 // CHECK-LABEL: ks.kernel @product_adj(
-// CHECK:         %[[P:.*]] = scf.for %[[K:.*]] = %{{.*}} to %[[N:.*]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
+// CHECK:         scf.for %[[K:.*]] = %{{.*}} to %[[N:.*]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
 // CHECK-NEXT:      %[[XK:.*]] = ks.load %{{.*}}[%[[K]]]
 // CHECK-NEXT:      %[[NEXT:.*]] = arith.mulf %[[ACC]], %[[XK]]
 // CHECK-NEXT:      ks.tape_push %[[ACC]] : f32
 // CHECK-NEXT:      scf.yield %[[NEXT]]
-// CHECK:         ks.store %[[P]]
-// CHECK:         %[[DP:.*]] = ks.load
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[DP:.*]] = ks.load
 // CHECK:         %[[LAST:.*]] = arith.subi %[[N]], %{{.*}} overflow<nsw>
 // CHECK-NEXT:    scf.for %[[T:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[DACC:.*]] = %[[DP]]) -> (f32)
 // CHECK-NEXT:      %[[K2:.*]] = arith.subi %[[LAST]], %[[T]] overflow<nsw>
@@ -149,17 +147,15 @@ ks.kernel @product(%x: !ks.array<const f32>, %y: !ks.array<f32>, %n: i32) {
 }
 
 // --wrt=x1: the adjoint has no code for x2 (no adj_x2 argument, no rule
-// applied to x2's value), but keeps adj_y, which brings the output
-// adjoints in.
+// applied to x2's value; exp(x2) is the derivative of y by x1), but keeps
+// adj_y, which brings the output adjoints in. x1 itself is not read: the
+// product was only stored.
 
 // WRT-LABEL: ks.kernel @two_inputs_adj(
-// WRT-SAME:      %[[X1:[^:]*]]: !ks.array<const f32>, %[[X2:[^:]*]]: !ks.array<const f32>, %[[Y:[^:]*]]: !ks.array<f32>, %[[ADJ_X1:[^:]*]]: !ks.array<f32>, %[[ADJ_Y:[^:]*]]: !ks.array<f32>)
+// WRT-SAME:      %{{[^:]*}}: !ks.array<const f32>, %[[X2:[^:]*]]: !ks.array<const f32>, %{{[^:]*}}: !ks.array<f32>, %[[ADJ_X1:[^:]*]]: !ks.array<f32>, %[[ADJ_Y:[^:]*]]: !ks.array<f32>)
 // WRT-SAME:      ks.adjoint_args = array<i64: 0, 2>
-// WRT:           %[[A:.*]] = ks.load %[[X1]]
-// WRT-NEXT:      %[[B:.*]] = ks.load %[[X2]]
+// WRT:           %[[B:.*]] = ks.load %[[X2]]
 // WRT-NEXT:      %[[E:.*]] = math.exp %[[B]]
-// WRT-NEXT:      %[[M:.*]] = arith.mulf %[[A]], %[[E]]
-// WRT-NEXT:      ks.store %[[M]], %[[Y]]
 // WRT-NEXT:      %[[D:.*]] = ks.load %[[ADJ_Y]]
 // WRT-NEXT:      ks.store %{{.*}}, %[[ADJ_Y]]
 // WRT-NEXT:      %[[DA:.*]] = arith.mulf %[[D]], %[[E]]
@@ -192,5 +188,34 @@ ks.kernel @writes_in_function(%x1: !ks.array<const f32>, %out: !ks.array<f32>) {
   %a = ks.load %x1[%i] : !ks.array<const f32>, i32
   %b = arith.mulf %a, %a : f32
   ks.call @put(%out, %i, %b) : (!ks.array<f32>, i32, f32) -> ()
+  ks.return
+}
+
+// Writes of the primal arrays: the forward sweep keeps those a thread may
+// read back (y: stored, then read at another index) and atomic updates
+// whose old value is used (the slot counter), and drops the others (out is
+// only written).
+
+// CHECK-LABEL: ks.kernel @read_back_adj(
+// CHECK-SAME:      %[[X:[^:]*]]: !ks.array<const f32>, %[[Y:[^:]*]]: !ks.array<f32>, %[[OUT:[^:]*]]: !ks.array<f32>, %[[COUNT:[^:]*]]: !ks.array<i32>,
+// CHECK:         %[[V:.*]] = ks.load %[[X]]
+// CHECK-NEXT:    ks.store %[[V]], %[[Y]][%{{.*}}]
+// CHECK-NEXT:    %[[W:.*]] = ks.load %[[Y]][%{{.*}}]
+// CHECK-NEXT:    %[[SLOT:.*]] = ks.atomic_rmw add %[[COUNT]]
+// CHECK-NOT:     ks.store %{{.*}}, %[[OUT]]
+// CHECK:         ks.load %{{.*}}[%[[SLOT]]]
+// CHECK-NOT:     ks.store %{{.*}}, %[[OUT]]
+// CHECK:         ks.return
+ks.kernel @read_back(%x: !ks.array<const f32>, %y: !ks.array<f32>, %out: !ks.array<f32>, %count: !ks.array<i32>) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %i = ks.tid : i32
+  %next = arith.addi %i, %c1 : i32
+  %v = ks.load %x[%i] : !ks.array<const f32>, i32
+  ks.store %v, %y[%i] : !ks.array<f32>, i32
+  %w = ks.load %y[%next] : !ks.array<f32>, i32
+  %slot = ks.atomic_rmw add %count[%c0], %c1 : !ks.array<i32>, i32
+  %p = arith.mulf %v, %w : f32
+  ks.store %p, %out[%slot] : !ks.array<f32>, i32
   ks.return
 }

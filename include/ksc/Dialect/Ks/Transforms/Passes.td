@@ -63,6 +63,10 @@ def KsReverseAD : Pass<"ks-reverse-ad", "::mlir::ModuleOp"> {
     cannot be differentiated yet.
 
     The body is K's body (the forward sweep) followed by the reverse sweep.
+    The forward sweep writes only the primal arrays that a thread may read
+    after writing them, or whose atomic updates' old values K uses; it
+    leaves the others (outputs, in-place updates) alone, and what only fed
+    their stores goes with them.
     Only active values (depending on an active input and reaching a store
     into an array with an adjoint) get adjoint code. A read accumulates into
     the adjoint array, with `ks.atomic_rmw add` unless its index is
@@ -87,14 +91,12 @@ def KsReverseAD : Pass<"ks-reverse-ad", "::mlir::ModuleOp"> {
       %cst = arith.constant 0.000000e+00 : f32
       %i = ks.tid : i32
       %v = ks.load %x[%i] : !ks.array<const f32>, i32
-      %w = arith.mulf %v, %v : f32
-      ks.store %w, %y[%i] : !ks.array<f32>, i32
       %adj_w = ks.load %adj_y[%i] : !ks.array<f32>, i32
       ks.store %cst, %adj_y[%i] : !ks.array<f32>, i32
       %0 = arith.mulf %adj_w, %v : f32
-      %adj_v = arith.addf %0, %0 : f32
+      %adj_v = arith.addf %0, %0 fastmath<nsz> : f32
       %1 = ks.load %adj_x[%i] : !ks.array<f32>, i32
-      %2 = arith.addf %1, %adj_v : f32
+      %2 = arith.addf %1, %adj_v fastmath<nsz> : f32
       ks.store %2, %adj_x[%i] : !ks.array<f32>, i32
       ks.return
     }
