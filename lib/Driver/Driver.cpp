@@ -50,7 +50,9 @@ OwningOpRef<ModuleOp> ksc::loadModule(MLIRContext &context,
   return parseSourceFile<ModuleOp>(sourceMgr, &context);
 }
 
-void ksc::addKsCleanupPasses(OpPassManager &pm) {
+void ksc::addKsCleanupPasses(OpPassManager &pm, Precision precision) {
+  if (precision == Precision::Double)
+    pm.addPass(ks::createKsPromoteToF64());
   pm.addPass(createCanonicalizerPass());
 }
 

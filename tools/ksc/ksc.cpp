@@ -70,6 +70,15 @@ cl::list<std::string> includeDirs("I", cl::Prefix,
 cl::list<std::string> defines("D", cl::Prefix,
                               cl::desc("Define a macro (NAME or NAME=VALUE)"),
                               cl::value_desc("macro"), cl::cat(kscCategory));
+cl::opt<Precision> precision(
+    "precision",
+    cl::desc("The floating-point precision kernels compute in"),
+    cl::values(clEnumValN(Precision::Source, "source",
+                          "as the source says (default)"),
+               clEnumValN(Precision::Double, "double",
+                          "every float as a double (arrays, vectors, "
+                          "matrices and constants included)")),
+    cl::init(Precision::Source), cl::cat(kscCategory));
 enum class Grad { None, Reverse };
 cl::opt<Grad> grad(
     "grad",
@@ -194,7 +203,7 @@ static int compile(int argc, char **argv) {
     return 1;
   }
   mlir::PassManager cleanup(&context);
-  addKsCleanupPasses(cleanup);
+  addKsCleanupPasses(cleanup, precision);
   if (grad == Grad::Reverse)
     addReverseADPasses(cleanup, wrt, printActivity);
   if (mlir::failed(cleanup.run(*module)))

@@ -33,8 +33,18 @@ mlir::OwningOpRef<mlir::ModuleOp> loadModule(mlir::MLIRContext &context,
 /// Whether `path` names an MLIR file rather than a kernel file.
 bool isMlirFile(llvm::StringRef path);
 
-/// The cleanups run on ks IR straight from the frontend.
-void addKsCleanupPasses(mlir::OpPassManager &pm);
+/// The cleanups run on ks IR straight from the frontend, after promoting
+/// it to double when `precision` asks for it.
+/// The floating-point precision kernels compute in (ksc --precision).
+enum class Precision {
+  /// As the source says.
+  Source,
+  /// Every float as a double (the ks-promote-to-f64 pass).
+  Double,
+};
+
+void addKsCleanupPasses(mlir::OpPassManager &pm,
+                        Precision precision = Precision::Source);
 
 /// The passes of `ksc --grad`: cleanup, the reverse-mode pass (adjoint
 /// kernels `K_adj`, differentiated with respect to the arguments in `wrt`,

@@ -9,6 +9,53 @@
 
 include "mlir/Pass/PassBase.td"
 
+def KsPromoteToF64 : Pass<"ks-promote-to-f64", "::mlir::ModuleOp"> {
+  let summary = "Compute in double precision: every f32 becomes f64";
+  let description = [{
+    Rewrites kernels and device functions to compute in `f64` wherever
+    they use `f32`: arguments, results, arrays of `float` (which become
+    arrays of `double`), vectors, matrices and quaternions, struct fields,
+    constants and every operation on them. This is `ksc --precision=double`
+    (and `ksc-run --precision=double`, whose gradient check then works in
+    double): a kernel written in `float` runs, and is differentiated, in
+    `double` without editing its source.
+
+    Float constants are re-read from their shortest decimal form, so the
+    source's `0.1f` becomes the double `0.1` rather than the double nearest
+    to the float `0.1f`. Conversions between `float` and `double`
+    (`arith.extf`, `arith.truncf`) disappear. The random-number operations
+    keep drawing `f32` values (the generator is Warp's, bit for bit), which
+    are then extended, and their bounds are rounded to `f32`.
+
+    ```mlir
+    ks.kernel @scale(%a: f32, %x: !ks.array<f32>) {
+      %i = ks.tid : i32
+      %c = arith.constant 1.000000e-01 : f32
+      %v = ks.load %x[%i] : !ks.array<f32>, i32
+      %w = arith.mulf %v, %a : f32
+      %r = arith.addf %w, %c : f32
+      ks.store %r, %x[%i] : !ks.array<f32>, i32
+      ks.return
+    }
+    ```
+
+    becomes
+
+    ```mlir
+    ks.kernel @scale(%a: f64, %x: !ks.array<f64>) {
+      %i = ks.tid : i32
+      %c = arith.constant 1.000000e-01 : f64
+      %v = ks.load %x[%i] : !ks.array<f64>, i32
+      %w = arith.mulf %v, %a : f64
+      %r = arith.addf %w, %c : f64
+      ks.store %r, %x[%i] : !ks.array<f64>, i32
+      ks.return
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def KsInsertBoundsChecks : Pass<"ks-insert-bounds-checks", "::mlir::ModuleOp"> {
   let summary = "Guard every array access with a bounds check";
   let description = [{
