@@ -50,6 +50,21 @@ OwningOpRef<ModuleOp> ksc::loadModule(MLIRContext &context,
   return parseSourceFile<ModuleOp>(sourceMgr, &context);
 }
 
+llvm::cl::opt<Precision> &
+ksc::precisionOption(llvm::cl::OptionCategory &category) {
+  static llvm::cl::opt<Precision> option(
+      "precision",
+      llvm::cl::desc("The floating-point precision kernels compute in"),
+      llvm::cl::values(
+          clEnumValN(Precision::Source, "source",
+                     "as the source says (default)"),
+          clEnumValN(Precision::Double, "double",
+                     "every float as a double (arrays, vectors, matrices "
+                     "and constants included)")),
+      llvm::cl::init(Precision::Source), llvm::cl::cat(category));
+  return option;
+}
+
 void ksc::addKsCleanupPasses(OpPassManager &pm, Precision precision) {
   if (precision == Precision::Double)
     pm.addPass(ks::createKsPromoteToF64());

@@ -70,15 +70,7 @@ cl::list<std::string> includeDirs("I", cl::Prefix,
 cl::list<std::string> defines("D", cl::Prefix,
                               cl::desc("Define a macro (NAME or NAME=VALUE)"),
                               cl::value_desc("macro"), cl::cat(kscCategory));
-cl::opt<Precision> precision(
-    "precision",
-    cl::desc("The floating-point precision kernels compute in"),
-    cl::values(clEnumValN(Precision::Source, "source",
-                          "as the source says (default)"),
-               clEnumValN(Precision::Double, "double",
-                          "every float as a double (arrays, vectors, "
-                          "matrices and constants included)")),
-    cl::init(Precision::Source), cl::cat(kscCategory));
+cl::opt<Precision> &precision = precisionOption(kscCategory);
 enum class Grad { None, Reverse };
 cl::opt<Grad> grad(
     "grad",

@@ -13,6 +13,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/CommandLine.h"
 
 namespace llvm {
 class SourceMgr;
@@ -33,8 +34,6 @@ mlir::OwningOpRef<mlir::ModuleOp> loadModule(mlir::MLIRContext &context,
 /// Whether `path` names an MLIR file rather than a kernel file.
 bool isMlirFile(llvm::StringRef path);
 
-/// The cleanups run on ks IR straight from the frontend, after promoting
-/// it to double when `precision` asks for it.
 /// The floating-point precision kernels compute in (ksc --precision).
 enum class Precision {
   /// As the source says.
@@ -43,6 +42,13 @@ enum class Precision {
   Double,
 };
 
+/// The `--precision` option of the tools that compile kernels, in
+/// `category`: created on the first call, which must come before the
+/// command line is parsed (a tool's global initializer).
+llvm::cl::opt<Precision> &precisionOption(llvm::cl::OptionCategory &category);
+
+/// The cleanups run on ks IR straight from the frontend, after promoting
+/// it to double when `precision` asks for it.
 void addKsCleanupPasses(mlir::OpPassManager &pm,
                         Precision precision = Precision::Source);
 

@@ -66,10 +66,8 @@ private:
       }
       if (op.getNumRegions() == 0 && isMemoryEffectFree(&op))
         continue;
-      // An operation with effects: everything it reads counts, including
-      // values from outside that a nested region reads.
-      for (Value operand : op.getOperands())
-        markLive(operand);
+      // An operation with effects: everything it and the operations of its
+      // regions read counts.
       op.walk([&](Operation *nested) {
         for (Value operand : nested->getOperands())
           markLive(operand);
@@ -122,8 +120,7 @@ struct YieldDeadIterArgsUnchanged : OpRewritePattern<scf::ForOp> {
       if (value == arg ||
           !loop->isAncestor(value.getParentRegion()->getParentOp()))
         continue;
-      if (liveness.isLive(arg) ||
-          liveness.isLive(value))
+      if (liveness.isLive(arg) || liveness.isLive(value))
         continue;
       rewriter.modifyOpInPlace(yield, [&] { yielded.set(arg); });
       changed = true;

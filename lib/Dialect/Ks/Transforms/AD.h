@@ -106,16 +106,19 @@ bool ruleReadsOperand(mlir::Operation *op, unsigned index,
 /// rounding, integer operations): active operands contribute nothing.
 bool hasZeroDerivative(mlir::Operation *op);
 
-/// The argument of `kernel` that `array` is a view of (through `ks.slice`
-/// and `ks.as_const`); null if none.
-mlir::BlockArgument arrayArgument(KernelOp kernel, mlir::Value array);
-
-/// Per argument of `kernel` (with its device functions inlined), whether a
-/// thread may read elements of it after writing it (a load, in program
-/// order or a later loop iteration, after a store or an atomic update), or
-/// uses the old value an atomic update of it returns: then the forward
-/// sweep of the adjoint kernel must write the array as `kernel` does.
-llvm::SmallVector<bool> readsAfterWriting(KernelOp kernel);
+/// How a kernel (with its device functions inlined) writes its array
+/// arguments, per argument.
+struct PrimalWrites {
+  /// Whether the kernel stores into it or updates it atomically.
+  llvm::SmallVector<bool> written;
+  /// Whether a thread may read elements of it after writing it (a load, in
+  /// program order or a later loop iteration, after a store or an atomic
+  /// update), or uses the old value an atomic update of it returns: then
+  /// the forward sweep of the adjoint kernel must write the array as the
+  /// kernel does.
+  llvm::SmallVector<bool> readBack;
+};
+PrimalWrites analyzePrimalWrites(KernelOp kernel);
 
 /// Erases from `adjoint` the stores and atomic updates (whose old value is
 /// unused) of the primal array arguments `i < keep.size()` with `!keep[i]`:

@@ -16,7 +16,9 @@ using namespace mlir;
 using namespace ksc;
 using namespace ksc::ks;
 
-BlockArgument ad::arrayArgument(KernelOp kernel, Value array) {
+/// The argument of `kernel` that `array` is a view of (through `ks.slice`
+/// and `ks.as_const`); null if none.
+static BlockArgument arrayArgument(KernelOp kernel, Value array) {
   while (Operation *def = array.getDefiningOp()) {
     if (!isa<SliceOp, AsConstOp>(def))
       return nullptr;
@@ -46,7 +48,7 @@ static bool mayRunAfter(Operation *later, Operation *earlier) {
   return false;
 }
 
-SmallVector<bool> ad::readsAfterWriting(KernelOp kernel) {
+ad::PrimalWrites ad::analyzePrimalWrites(KernelOp kernel) {
   unsigned n = kernel.getNumArguments();
   SmallVector<SmallVector<Operation *>> reads(n), writes(n);
   SmallVector<bool> keep(n, false);
@@ -73,11 +75,15 @@ SmallVector<bool> ad::readsAfterWriting(KernelOp kernel) {
       }
     }
   });
-  for (unsigned i = 0; i < n; ++i)
+  PrimalWrites result;
+  for (unsigned i = 0; i < n; ++i) {
+    result.written.push_back(!writes[i].empty());
     for (Operation *write : writes[i])
       for (Operation *read : reads[i])
         keep[i] = keep[i] || mayRunAfter(read, write);
-  return keep;
+  }
+  result.readBack = std::move(keep);
+  return result;
 }
 
 void ad::dropPrimalWrites(KernelOp adjoint, ArrayRef<bool> keep) {

@@ -168,17 +168,8 @@ struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
     if (failed(inlineCalls(work, symbols)))
       return failure();
     SmallVector<bool> activeInputs(n, false), hasAdjoint(n, false);
-    SmallVector<bool> written(n, false);
     // Arrays written anywhere, device functions included.
-    work.walk([&](Operation *op) {
-      Value array;
-      if (auto store = dyn_cast<StoreOp>(op))
-        array = store.getArray();
-      else if (auto atomic = dyn_cast<AtomicRMWOp>(op))
-        array = atomic.getArray();
-      if (BlockArgument arg = array ? ad::arrayArgument(work, array) : nullptr)
-        written[arg.getArgNumber()] = true;
-    });
+    ad::PrimalWrites writes = ad::analyzePrimalWrites(work);
     for (unsigned i = 0; i < n; ++i) {
       StringRef argName = kernel.getArgName(i);
       bool differentiable =
@@ -191,7 +182,8 @@ struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
       }
       activeInputs[i] =
           differentiable && (wanted.empty() || wanted.contains(argName));
-      hasAdjoint[i] = activeInputs[i] || (differentiable && written[i]);
+      hasAdjoint[i] =
+          activeInputs[i] || (differentiable && writes.written[i]);
     }
     SmallVector<int> adjointArgOf;
     for (unsigned i = 0; i < n; ++i)
@@ -236,7 +228,7 @@ struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
       adjoint.erase();
       return failure();
     }
-    ad::dropPrimalWrites(adjoint, ad::readsAfterWriting(work));
+    ad::dropPrimalWrites(adjoint, writes.readBack);
     symbols.insert(adjoint);
     return success();
   }
