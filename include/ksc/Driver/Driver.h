@@ -59,6 +59,19 @@ void addReverseADPasses(mlir::OpPassManager &pm,
                         llvm::ArrayRef<std::string> wrt,
                         bool printActivity = false);
 
+/// The passes of `ksc --grad=forward`: cleanup, the forward-mode pass
+/// (tangent kernels `K_jvp` propagating `width` tangent directions, with
+/// respect to the arguments in `wrt`, or all differentiable ones when it is
+/// empty), cleanup again.
+void addForwardADPasses(mlir::OpPassManager &pm,
+                        llvm::ArrayRef<std::string> wrt, unsigned width = 1);
+
+/// The passes of `ksc --grad=hvp`: the reverse-mode passes, then forward
+/// mode applied to the adjoint kernels (`K_hvp`, Hessian-vector products,
+/// with respect to the primal arguments in `wrt` or all of them).
+void addHessianVectorPasses(mlir::OpPassManager &pm,
+                            llvm::ArrayRef<std::string> wrt);
+
 struct CpuPipelineOptions {
   /// Insert bounds checks on every array access.
   bool boundsCheck = false;

@@ -28,6 +28,12 @@ namespace ksc::ks {
 /// the adjoint of, and per adjoint argument the index of its primal one.
 inline constexpr llvm::StringLiteral kAdjointOfAttr = "ks.adjoint_of";
 inline constexpr llvm::StringLiteral kAdjointArgsAttr = "ks.adjoint_args";
+/// The attributes of a tangent kernel (`ks-forward-ad`): the kernel it is
+/// the tangent of, per tangent argument the index of its primal one, and
+/// the number of tangent directions when it is more than one.
+inline constexpr llvm::StringLiteral kTangentOfAttr = "ks.tangent_of";
+inline constexpr llvm::StringLiteral kTangentArgsAttr = "ks.tangent_args";
+inline constexpr llvm::StringLiteral kTangentWidthAttr = "ks.tangent_width";
 
 /// The running thread's tape (`ks.tape_push`, `ks.tape_pop`), as a resource
 /// of memory effects: tape operations are ordered among themselves only.
