@@ -220,6 +220,16 @@ LogicalResult ad::applyTangentRule(TangentContext &ctx) {
     dy = !dx[1] ? dx[0] : dx[0] ? m.sub(dx[0], dx[1]) : m.neg(dx[1]);
     return success();
   }
+  if (isa<arith::DivFOp>(op)) {
+    // y = x1 / x2: dy = (dx1 - y dx2) / x2, one division.
+    Value numerator = dx[0];
+    if (dx[1]) {
+      Value scaled = m.mul(ctx.results[0], dx[1]);
+      numerator = numerator ? m.sub(numerator, scaled) : m.neg(scaled);
+    }
+    dy = m.div(numerator, x[1]);
+    return success();
+  }
   if (isa<arith::ExtFOp, arith::TruncFOp>(op)) {
     dy = recreate(b, loc, op, dx[0]);
     return success();
