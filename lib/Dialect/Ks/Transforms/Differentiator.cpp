@@ -76,6 +76,16 @@ static bool isUniquePerThread(ValueRange indices) {
   });
 }
 
+/// The value `array` is a view of (through `ks.slice` and `ks.as_const`).
+static Value viewRoot(Value array) {
+  while (Operation *def = array.getDefiningOp()) {
+    if (!isa<SliceOp, AsConstOp>(def))
+      break;
+    array = def->getOperand(0);
+  }
+  return array;
+}
+
 //===----------------------------------------------------------------------===//
 // The two sweeps
 //===----------------------------------------------------------------------===//
@@ -121,6 +131,14 @@ static SmallVector<Value> readsOf(Operation *op, const Activity &activity) {
 }
 
 void KernelDifferentiator::collectNeeded() {
+  // Arrays some read of which other threads may share: every adjoint
+  // accumulation into them is atomic, also at a thread's own index, or a
+  // plain += would race with the other threads' atomic updates.
+  primal.walk([&](LoadOp load) {
+    if (activity.isActive(load.getResult()) &&
+        !isUniquePerThread(load.getIndices()))
+      sharedAdjoints.insert(viewRoot(load.getArray()));
+  });
   primal.walk([&](Operation *op) {
     if (!activity.needsAdjoint(op))
       return;
@@ -432,7 +450,8 @@ LogicalResult KernelDifferentiator::reverseLoad(LoadOp op, OpBuilder &b) {
     return op.emitError("cannot differentiate this read: the array has no "
                         "adjoint");
   SmallVector<Value> indices = primalValues(op.getIndices());
-  if (isUniquePerThread(op.getIndices())) {
+  if (isUniquePerThread(op.getIndices()) &&
+      !sharedAdjoints.contains(viewRoot(op.getArray()))) {
     Value old = LoadOp::create(b, loc, adjArray, indices);
     StoreOp::create(b, loc, ad::accumulate(b, loc, old, adj), adjArray,
                     indices);

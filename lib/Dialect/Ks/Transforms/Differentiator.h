@@ -120,6 +120,8 @@ private:
   llvm::DenseSet<mlir::Value> needed;
   llvm::DenseMap<mlir::Value, mlir::Value> adjoints;
   llvm::DenseMap<mlir::Value, mlir::Value> shadows;
+  /// The arrays (of `primal`) whose adjoints other threads also update.
+  llvm::DenseSet<mlir::Value> sharedAdjoints;
   /// What the reverse sweep of a loop body (`scf.for` body, `scf.while`
   /// region) gets back of one iteration: the values the forward sweep
   /// pushes on the tape, in order, and the cheap operations of the body it

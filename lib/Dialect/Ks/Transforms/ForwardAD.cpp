@@ -119,14 +119,10 @@ struct ForwardAD : public ks::impl::KsForwardADBase<ForwardAD> {
     if (args->derivativeOf.empty())
       return success();
 
-    // What a thread reads of an array with a tangent is varied when the
-    // array is an active input, or when the thread may read back what it
-    // wrote (its tangent array then holds the tangents written).
-    SmallVector<bool> variedArrays(args->activeInputs);
-    for (unsigned i = 0; i < n; ++i)
-      variedArrays[i] =
-          variedArrays[i] || (args->hasDerivative[i] && writes.readBack[i]);
-    ad::Activity activity(work, variedArrays, args->hasDerivative);
+    // What a thread reads of an array with a tangent is varied: the
+    // element's tangent is in the tangent array (zero before the launch
+    // for an argument outside --wrt, then what threads wrote or added).
+    ad::Activity activity(work, args->hasDerivative, args->hasDerivative);
     if (failed(ad::checkStructs(work, activity)))
       return failure();
 

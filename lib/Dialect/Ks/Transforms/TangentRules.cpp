@@ -102,6 +102,12 @@ static LogicalResult applyVectorTangentRule(ad::TangentContext &ctx) {
   };
   // f(dx1, x2) + f(x1, dx2) for an operation linear in each operand.
   auto bilinear = [&]() {
+    // dot(x, x): 2 dot(dx, x), one product.
+    if (isa<DotOp>(ctx.op) && x[0] == x[1]) {
+      Value once = recreate(b, loc, ctx.op, {dx[0], x[1]});
+      dy = m.add(once, once);
+      return success();
+    }
     Value first = dx[0] ? recreate(b, loc, ctx.op, {dx[0], x[1]}) : Value();
     Value second = dx[1] ? recreate(b, loc, ctx.op, {x[0], dx[1]}) : Value();
     dy = sumOf(m, first, second);
@@ -218,6 +224,12 @@ LogicalResult ad::applyTangentRule(TangentContext &ctx) {
   }
   if (isa<arith::SubFOp>(op)) {
     dy = !dx[1] ? dx[0] : dx[0] ? m.sub(dx[0], dx[1]) : m.neg(dx[1]);
+    return success();
+  }
+  if (isa<arith::MulFOp>(op) && x[0] == x[1]) {
+    // x * x: 2 x dx, one product.
+    Value once = m.mul(dx[0], x[0]);
+    dy = m.add(once, once);
     return success();
   }
   if (isa<arith::DivFOp>(op)) {

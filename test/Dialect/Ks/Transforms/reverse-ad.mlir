@@ -4,8 +4,9 @@
 // Straight-line code: the forward sweep is the primal body without the
 // store (no thread reads y back) and the product it stored; the reverse
 // sweep takes the stored element's adjoint (and zeroes it), applies the
-// rules of mulf and sin, and accumulates into adj_x: with a plain += at
-// x[tid()], atomically at x[0], which every thread reads.
+// rules of mulf and sin, and accumulates into adj_x atomically: at x[0],
+// which every thread reads, and also at x[tid()], since thread 0's plain
+// += there would race with the other threads' updates of adj_x[0].
 
 // CHECK-LABEL: ks.kernel @straight_adj(
 // CHECK-SAME:      %[[X:.*]]: !ks.array<const f32>, %{{.*}}: !ks.array<f32>, %[[ADJ_X:.*]]: !ks.array<f32>, %[[ADJ_Y:.*]]: !ks.array<f32>)
@@ -23,9 +24,7 @@
 // CHECK-NEXT:    ks.atomic_rmw add %[[ADJ_X]][%[[C0]]], %[[DX0]]
 // CHECK-NEXT:    %[[COS:.*]] = math.cos %[[V]]
 // CHECK-NEXT:    %[[DV:.*]] = arith.mulf %[[DS]], %[[COS]]
-// CHECK-NEXT:    %[[OLD:.*]] = ks.load %[[ADJ_X]][%[[I]]]
-// CHECK-NEXT:    %[[NEW:.*]] = arith.addf %[[OLD]], %[[DV]]
-// CHECK-NEXT:    ks.store %[[NEW]], %[[ADJ_X]][%[[I]]]
+// CHECK-NEXT:    ks.atomic_rmw add %[[ADJ_X]][%[[I]]], %[[DV]]
 // CHECK-NEXT:    ks.return
 ks.kernel @straight(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
   %c0 = arith.constant 0 : i32
@@ -38,22 +37,23 @@ ks.kernel @straight(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
   ks.return
 }
 
-// An index 2 * tid() + 1 is unique per thread (plain +=); tid() / 2 is
-// not (atomic), nor is tid(0) (threads of a 2-D launch share it).
+// An index 2 * tid() + 1 is unique per thread (plain += into adj_z);
+// tid() / 2 is not (atomic), nor is tid(0) (threads of a 2-D launch share
+// it).
 
 // CHECK-LABEL: ks.kernel @indices_adj(
-// CHECK-SAME:      %[[ADJ_X:[^:]*]]: !ks.array<f32>, %[[ADJ_Y:[^:]*]]: !ks.array<f32>)
+// CHECK-SAME:      %[[ADJ_X:[^:]*]]: !ks.array<f32>, %[[ADJ_Z:[^:]*]]: !ks.array<f32>, %[[ADJ_Y:[^:]*]]: !ks.array<f32>)
 // CHECK:         %[[T0:.*]] = ks.tid 0 : i32
 // CHECK:         %[[ODD:.*]] = arith.addi
 // CHECK-NEXT:    %[[HALF:.*]] = arith.divsi
 // CHECK:         %[[D:.*]] = ks.load %[[ADJ_Y]]
-// CHECK:         %[[OLD:.*]] = ks.load %[[ADJ_X]][%[[ODD]]]
+// CHECK:         %[[OLD:.*]] = ks.load %[[ADJ_Z]][%[[ODD]]]
 // CHECK-NEXT:    %[[SUM:.*]] = arith.addf %[[OLD]], %[[D]]
-// CHECK-NEXT:    ks.store %[[SUM]], %[[ADJ_X]][%[[ODD]]]
+// CHECK-NEXT:    ks.store %[[SUM]], %[[ADJ_Z]][%[[ODD]]]
 // CHECK-NEXT:    ks.atomic_rmw add %[[ADJ_X]][%[[HALF]]], %[[D]]
 // CHECK-NEXT:    ks.atomic_rmw add %[[ADJ_X]][%[[T0]]], %[[D]]
 // CHECK-NEXT:    ks.return
-ks.kernel @indices(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
+ks.kernel @indices(%x: !ks.array<const f32>, %z: !ks.array<const f32>, %y: !ks.array<f32>) {
   %c1 = arith.constant 1 : i32
   %c2 = arith.constant 2 : i32
   %i = ks.tid : i32
@@ -63,7 +63,7 @@ ks.kernel @indices(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
   %half = arith.divsi %i, %c2 : i32
   %a = ks.load %x[%t0] : !ks.array<const f32>, i32
   %b = ks.load %x[%half] : !ks.array<const f32>, i32
-  %c = ks.load %x[%odd] : !ks.array<const f32>, i32
+  %c = ks.load %z[%odd] : !ks.array<const f32>, i32
   %ab = arith.addf %a, %b : f32
   %abc = arith.addf %ab, %c : f32
   ks.store %abc, %y[%i] : !ks.array<f32>, i32

@@ -117,7 +117,8 @@ def KsReverseAD : Pass<"ks-reverse-ad", "::mlir::ModuleOp"> {
     Only active values (depending on an active input and reaching a store
     into an array with an adjoint) get adjoint code. A read accumulates into
     the adjoint array, with `ks.atomic_rmw add` unless its index is
-    `c * tid() + d` with `c != 0` (then no other thread reads the element).
+    `c * tid() + d` with `c != 0` (then no other thread reads the element)
+    and no read of the same array has an index threads may share.
 
     ```mlir
     ks.kernel @sq(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
