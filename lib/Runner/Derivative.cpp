@@ -13,7 +13,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 using namespace llvm;
 using namespace ksc;
@@ -304,6 +306,18 @@ Error derivatives::readDerivatives(const json::Value &value, StringRef kind,
         if (Error error = readDerivative(sig, j, kind, *v, hint, values[j]))
           return error;
   return Error::success();
+}
+
+double derivatives::startCheck(StringRef kernel, bool single,
+                                const GradCheckOptions &options,
+                                GradCheckReport &report) {
+  auto [atol, rtol] = getDefaultTolerance(single);
+  report.kernel = kernel.str();
+  report.atol = options.atol.value_or(atol);
+  report.rtol = options.rtol.value_or(rtol);
+  report.seed = options.seed;
+  return std::cbrt(single ? std::numeric_limits<float>::epsilon()
+                          : std::numeric_limits<double>::epsilon());
 }
 
 Error derivatives::launchDerivative(const DerivativeSignature &sig,

@@ -96,6 +96,14 @@ llvm::Error readDerivatives(const llvm::json::Value &value, llvm::StringRef kind
                             llvm::function_ref<std::string(unsigned j)> hint,
                             std::vector<Argument> &values);
 
+/// Starts the report of a check of the derivative kernel `kernel` whose
+/// derivatives are `float`s when `single` (else `double`s): the kernel, the
+/// seed and the tolerances (the defaults of the precision, or those of
+/// `options`); returns the step of the central differences, cbrt(eps),
+/// which balances their truncation error (h^2) with rounding (eps / h).
+double startCheck(llvm::StringRef kernel, bool single,
+                  const GradCheckOptions &options, GradCheckReport &report);
+
 /// Launches the derivative kernel of `sig` on `primal` followed by
 /// `derivatives`; both are updated in place.
 llvm::Error launchDerivative(const DerivativeSignature &sig,

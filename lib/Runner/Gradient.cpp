@@ -131,18 +131,9 @@ Error GradChecker::prepare(const GradCheckOptions &options,
     for (size_t k = 0, e = numScalars(arg); k < e; ++k)
       setScalar(arg, k, 2 * rng.uniform() - 1);
   }
-  // The step that balances the truncation error of central differences
-  // (h^2) with rounding (eps / h), in the coarsest precision involved.
-  double eps = single ? std::numeric_limits<float>::epsilon()
-                      : std::numeric_limits<double>::epsilon();
-  step = std::cbrt(eps);
-  std::tie(atol, rtol) = getDefaultTolerance(single);
-  atol = options.atol.value_or(atol);
-  rtol = options.rtol.value_or(rtol);
-  report.kernel = adjoint.signature.kernel;
-  report.atol = atol;
-  report.rtol = rtol;
-  report.seed = options.seed;
+  step = startCheck(adjoint.signature.kernel, single, options, report);
+  atol = report.atol;
+  rtol = report.rtol;
   gradients = w;
   if (Error error = runAdjoint(adjoint, inputs, gradients, launch))
     return error;

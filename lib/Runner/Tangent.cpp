@@ -269,17 +269,10 @@ Error TangentChecker::run(const GradCheckOptions &options,
   v = makeTangents(tangent, inputs);
   for (const Argument &arg : v)
     single |= arg.param.type.scalar == Scalar::F32;
-  double eps = single ? std::numeric_limits<float>::epsilon()
-                      : std::numeric_limits<double>::epsilon();
-  step = std::cbrt(eps);
-  std::tie(atol, rtol) = getDefaultTolerance(single);
-  atol = options.atol.value_or(atol);
-  rtol = options.rtol.value_or(rtol);
-  report.kernel = tangent.signature.kernel;
+  step = startCheck(tangent.signature.kernel, single, options, report);
+  atol = report.atol;
+  rtol = report.rtol;
   report.forward = true;
-  report.atol = atol;
-  report.rtol = rtol;
-  report.seed = options.seed;
 
   // Number k of an argument moves by h_k u_k, with u_k uniform in [-1, 1]
   // and h_k = step * max(1, |x_k|) as in the reverse check: the tangent is
