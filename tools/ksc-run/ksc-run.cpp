@@ -29,6 +29,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/Format.h"
@@ -335,6 +336,15 @@ readTangents(const runner::TangentSignature &tangent,
       runner::parseTangents(tangent, args, *value, numKeyed);
   if (!tangents)
     return makeError(tangentsFile + ": " + toString(tangents.takeError()));
+  // The tangent kernel takes the tangents of the arguments outside --wrt
+  // to be zero (what --wrt leaves out is not differentiated).
+  if (!wrt.empty())
+    for (const auto &entry : *value->getAsObject())
+      if (!llvm::is_contained(wrt, entry.first.str()))
+        return makeError(tangentsFile + ": argument '" + entry.first.str() +
+                         "' is not differentiated (--wrt=" +
+                         llvm::join(wrt, ",") +
+                         "): its tangent is zero; leave it out");
   return tangents;
 }
 
