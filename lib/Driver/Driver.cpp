@@ -83,6 +83,28 @@ void ksc::addReverseADPasses(OpPassManager &pm, ArrayRef<std::string> wrt,
   pm.addPass(createCSEPass());
 }
 
+void ksc::addForwardADPasses(OpPassManager &pm, ArrayRef<std::string> wrt,
+                             unsigned width) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  ks::KsForwardADOptions options;
+  options.wrt = llvm::to_vector(wrt);
+  options.width = width;
+  pm.addPass(ks::createKsForwardAD(options));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void ksc::addHessianVectorPasses(OpPassManager &pm, ArrayRef<std::string> wrt) {
+  addReverseADPasses(pm, wrt);
+  ks::KsForwardADOptions options;
+  options.wrt = llvm::to_vector(wrt);
+  options.ofAdjoints = true;
+  pm.addPass(ks::createKsForwardAD(options));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
 void ksc::addCpuLoweringPasses(OpPassManager &pm,
                                const CpuPipelineOptions &options) {
   if (options.boundsCheck)

@@ -71,16 +71,30 @@ cl::list<std::string> defines("D", cl::Prefix,
                               cl::desc("Define a macro (NAME or NAME=VALUE)"),
                               cl::value_desc("macro"), cl::cat(kscCategory));
 cl::opt<Precision> &precision = precisionOption(kscCategory);
-enum class Grad { None, Reverse };
+enum class Grad { None, Reverse, Forward, All, Hvp };
 cl::opt<Grad> grad(
     "grad",
-    cl::desc("Also emit the adjoint kernel K_adj of every kernel K "
-             "(reverse mode; see docs/autodiff.md)"),
+    cl::desc("Also emit derivative kernels of every kernel K (see "
+             "docs/autodiff.md)"),
     cl::ValueOptional,
-    cl::values(clEnumValN(Grad::Reverse, "reverse",
-                          "reverse mode: vector-Jacobian products (default)"),
-               clEnumValN(Grad::Reverse, "", "")),
+    cl::values(
+        clEnumValN(Grad::Reverse, "reverse",
+                   "reverse mode: adjoint kernels K_adj, vector-Jacobian "
+                   "products (default)"),
+        clEnumValN(Grad::Reverse, "", ""),
+        clEnumValN(Grad::Forward, "forward",
+                   "forward mode: tangent kernels K_jvp, Jacobian-vector "
+                   "products"),
+        clEnumValN(Grad::All, "all", "both K_jvp and K_adj"),
+        clEnumValN(Grad::Hvp, "hvp",
+                   "K_adj and K_hvp, Hessian-vector products (forward mode "
+                   "over reverse)")),
     cl::init(Grad::None), cl::cat(kscCategory));
+cl::opt<unsigned> width(
+    "width",
+    cl::desc("With --grad=forward or all: the number of tangent directions "
+             "K_jvp propagates in one launch (default 1)"),
+    cl::value_desc("W"), cl::init(1), cl::cat(kscCategory));
 cl::list<std::string>
     wrt("wrt",
         cl::desc("With --grad: differentiate with respect to these kernel "
@@ -196,8 +210,25 @@ static int compile(int argc, char **argv) {
   }
   mlir::PassManager cleanup(&context);
   addKsCleanupPasses(cleanup, precision);
-  if (grad == Grad::Reverse)
+  if (width.getNumOccurrences() && grad != Grad::Forward && grad != Grad::All) {
+    errs() << "ksc: error: --width needs --grad=forward or --grad=all\n";
+    return 1;
+  }
+  if (width == 0) {
+    errs() << "ksc: error: --width must be at least 1\n";
+    return 1;
+  }
+  if (printActivity && grad != Grad::Reverse && grad != Grad::All) {
+    errs() << "ksc: error: --print-activity needs --grad=reverse or "
+              "--grad=all\n";
+    return 1;
+  }
+  if (grad == Grad::Forward || grad == Grad::All)
+    addForwardADPasses(cleanup, wrt, width);
+  if (grad == Grad::Reverse || grad == Grad::All)
     addReverseADPasses(cleanup, wrt, printActivity);
+  if (grad == Grad::Hvp)
+    addHessianVectorPasses(cleanup, wrt);
   if (mlir::failed(cleanup.run(*module)))
     return 1;
 

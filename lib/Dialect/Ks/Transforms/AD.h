@@ -1,9 +1,11 @@
-//===- AD.h - Reverse-mode differentiation of ks kernels ----*- C++ -*-===//
+//===- AD.h - Differentiation of ks kernels -------------------*- C++ -*-===//
 //
-// Part of ksc. What the pieces of the reverse-mode pass (ReverseAD.cpp)
-// share: which types carry derivatives, building zeros and sums of them,
-// the activity analysis (Activity.cpp) and the derivative rules of pure
-// operations (DerivativeRules.cpp).
+// Part of ksc. What the pieces of the reverse-mode (ReverseAD.cpp) and
+// forward-mode (ForwardAD.cpp) passes share: which types carry
+// derivatives, building zeros and sums of them, the activity analysis
+// (Activity.cpp), the derivative rules of pure operations
+// (DerivativeRules.cpp, TangentRules.cpp) and the preparation of a kernel
+// (Prepare.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KSC_DIALECT_KS_TRANSFORMS_AD_H
@@ -12,7 +14,9 @@
 #include "ksc/Dialect/Ks/IR/KsOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace ksc::ks::ad {
@@ -48,6 +52,8 @@ public:
   }
   /// Whether `array` is (a view of) an argument with an adjoint.
   bool hasAdjoint(mlir::Value array) const;
+  /// Whether `array` is (a view of) an active input.
+  bool isVariedArray(mlir::Value array) const;
   /// Whether `op` or an operation nested in it needs adjoint code: it has
   /// an active result, or writes an array with an adjoint.
   bool needsAdjoint(mlir::Operation *op) const {
@@ -106,6 +112,26 @@ bool ruleReadsOperand(mlir::Operation *op, unsigned index,
 /// rounding, integer operations): active operands contribute nothing.
 bool hasZeroDerivative(mlir::Operation *op);
 
+/// The forward-mode rule of a pure operation at work: `op` is the
+/// operation of the kernel being differentiated, `operands` and `results`
+/// its values in the tangent kernel, `operandTangents` the tangents of its
+/// operands in one direction (null for a zero). The rule sets
+/// `resultTangents[i]` to the tangent of result i, or leaves it null for a
+/// zero.
+struct TangentContext {
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  mlir::Operation *op;
+  mlir::ValueRange operands;
+  mlir::ValueRange results;
+  llvm::ArrayRef<mlir::Value> operandTangents;
+  llvm::SmallVectorImpl<mlir::Value> &resultTangents;
+};
+
+/// Applies the forward-mode rule of `ctx.op` (TangentRules.cpp); fails
+/// (without a diagnostic) when the operation has none.
+mlir::LogicalResult applyTangentRule(TangentContext &ctx);
+
 /// How a kernel (with its device functions inlined) writes its array
 /// arguments, per argument.
 struct PrimalWrites {
@@ -119,6 +145,50 @@ struct PrimalWrites {
   llvm::SmallVector<bool> readBack;
 };
 PrimalWrites analyzePrimalWrites(KernelOp kernel);
+
+//===----------------------------------------------------------------------===//
+// Preparation (Prepare.cpp), shared by both modes
+//===----------------------------------------------------------------------===//
+
+/// Replaces every `ks.call` in `kernel` by the body of its callee, until
+/// none is left (the language has no recursion).
+mlir::LogicalResult inlineCalls(KernelOp kernel, mlir::SymbolTable &symbols);
+
+/// Whether an argument of `type` has a derivative: a differentiable
+/// scalar, vector or matrix, or an array of those.
+bool isDifferentiableArgument(mlir::Type type);
+
+/// Which arguments of a kernel get derivatives.
+struct DerivativeArguments {
+  /// Per argument: whether its value before the launch is differentiated.
+  llvm::SmallVector<bool> activeInputs;
+  /// Per argument: whether it has a derivative argument (an active input,
+  /// or a differentiable array the kernel writes).
+  llvm::SmallVector<bool> hasDerivative;
+  /// The indices of the arguments with derivatives, in order.
+  llvm::SmallVector<int> derivativeOf;
+};
+
+/// Chooses the arguments of `kernel` with derivatives: the active inputs
+/// are the differentiable arguments among the first `numCandidates` that
+/// `wanted` names (all of them when it is empty); the names found are added
+/// to `seen`. Fails with an error on a named argument without derivative.
+mlir::FailureOr<DerivativeArguments>
+chooseArguments(KernelOp kernel, const PrimalWrites &writes,
+                const llvm::StringSet<> &wanted, llvm::StringSet<> &seen,
+                unsigned numCandidates);
+
+/// Refuses what the activity analysis would silently drop: an active value
+/// that flows into a struct.
+mlir::LogicalResult checkStructs(KernelOp kernel, const Activity &activity);
+
+/// An empty kernel `name` after `kernel`, with its arguments (names and
+/// attributes) followed by `extraTypes` named `extraNames`, and its
+/// discardable attributes except those of derivative kernels.
+KernelOp createDerivativeKernel(mlir::OpBuilder &b, KernelOp kernel,
+                                llvm::StringRef name,
+                                llvm::ArrayRef<mlir::Type> extraTypes,
+                                llvm::ArrayRef<std::string> extraNames);
 
 /// Erases from `adjoint` the stores and atomic updates (whose old value is
 /// unused) of the primal array arguments `i < keep.size()` with `!keep[i]`:

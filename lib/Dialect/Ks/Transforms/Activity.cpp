@@ -53,6 +53,11 @@ bool ad::Activity::hasAdjoint(Value array) const {
   return arg && adjointArrays[arg.getArgNumber()];
 }
 
+bool ad::Activity::isVariedArray(Value array) const {
+  BlockArgument arg = rootArgument(array);
+  return arg && activeInputs[arg.getArgNumber()];
+}
+
 /// The values a region-holding operation passes to `result`'s position:
 /// the operands of the terminators that yield into it and, for loops, the
 /// initial value.
@@ -72,7 +77,18 @@ bool ad::Activity::propagateVaried() {
     if (isDifferentiable(value.getType()) && varied.insert(value).second)
       changed = true;
   };
+  // The tape of an adjoint kernel (differentiated again in forward mode):
+  // what is popped is varied when a varied value is pushed.
+  bool variedOnTape = false;
+  kernel.walk([&](TapePushOp push) {
+    variedOnTape |= varied.contains(push.getValue());
+  });
   kernel.walk([&](Operation *op) {
+    if (auto pop = dyn_cast<TapePopOp>(op)) {
+      if (variedOnTape)
+        mark(pop.getResult());
+      return;
+    }
     if (auto load = dyn_cast<LoadOp>(op)) {
       BlockArgument root = rootArgument(load.getArray());
       if (root && activeInputs[root.getArgNumber()])
@@ -124,8 +140,17 @@ bool ad::Activity::propagateUseful() {
     if (isDifferentiable(value.getType()) && useful.insert(value).second)
       changed = true;
   };
+  // What is pushed on the tape is useful when something popped is.
+  bool usefulOnTape = false;
+  kernel.walk(
+      [&](TapePopOp pop) { usefulOnTape |= useful.contains(pop.getResult()); });
   // Backwards, so that most values are settled in one sweep.
   kernel.walk<WalkOrder::PostOrder, ReverseIterator>([&](Operation *op) {
+    if (auto push = dyn_cast<TapePushOp>(op)) {
+      if (usefulOnTape)
+        mark(push.getValue());
+      return;
+    }
     if (auto store = dyn_cast<StoreOp>(op)) {
       if (hasAdjoint(store.getArray()))
         mark(store.getValue());

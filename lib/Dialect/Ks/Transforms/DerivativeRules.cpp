@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AD.h"
+#include "RuleMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -23,6 +24,7 @@
 using namespace mlir;
 using namespace ksc;
 using namespace ksc::ks;
+using ad::Math;
 
 bool ad::isDifferentiable(Type type) {
   if (auto vector = dyn_cast<VectorType>(type))
@@ -50,45 +52,6 @@ static constexpr double kLn10 = 2.30258509299404568402;
 static constexpr double k2OverSqrtPi = 1.12837916709551257390;
 
 namespace {
-/// Float expressions of the type of one value (a scalar, vector or matrix),
-/// for writing the formulas below as they read.
-struct Math {
-  OpBuilder &b;
-  Location loc;
-  Type type;
-
-  Value c(double v) {
-    if (auto vector = dyn_cast<VectorType>(type))
-      return arith::ConstantOp::create(
-          b, loc,
-          DenseElementsAttr::get(vector,
-                                 b.getFloatAttr(vector.getElementType(), v)));
-    return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, v));
-  }
-  Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
-  Value div(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
-  Value neg(Value x) { return arith::NegFOp::create(b, loc, x); }
-  Value sq(Value x) { return mul(x, x); }
-  Value sqrt(Value x) { return math::SqrtOp::create(b, loc, x); }
-  Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
-  Value log(Value x) { return math::LogOp::create(b, loc, x); }
-  Value sin(Value x) { return math::SinOp::create(b, loc, x); }
-  Value cos(Value x) { return math::CosOp::create(b, loc, x); }
-  Value sinh(Value x) { return math::SinhOp::create(b, loc, x); }
-  Value cosh(Value x) { return math::CoshOp::create(b, loc, x); }
-  Value pow(Value x, Value y) { return math::PowFOp::create(b, loc, x, y); }
-  Value trunc(Value x) { return math::TruncOp::create(b, loc, x); }
-  Value cmp(arith::CmpFPredicate p, Value x, Value y) {
-    return arith::CmpFOp::create(b, loc, p, x, y);
-  }
-  Value select(Value cond, Value x, Value y) {
-    return arith::SelectOp::create(b, loc, cond, x, y);
-  }
-  Value orI(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
-};
-
 /// dx of y = f(x), from x, y and dy.
 using UnaryRule = Value (*)(Math &m, Value x, Value y, Value dy);
 /// (dx1, dx2) of y = f(x1, x2).

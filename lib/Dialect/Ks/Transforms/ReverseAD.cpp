@@ -47,46 +47,6 @@ using namespace mlir;
 using namespace ksc;
 using namespace ksc::ks;
 
-//===----------------------------------------------------------------------===//
-// Preparation
-//===----------------------------------------------------------------------===//
-
-/// Replaces every `ks.call` in `kernel` by the body of its callee, until
-/// none is left (the language has no recursion).
-static LogicalResult inlineCalls(KernelOp kernel, SymbolTable &symbols) {
-  while (true) {
-    SmallVector<CallOp> calls;
-    kernel.walk([&](CallOp call) { calls.push_back(call); });
-    if (calls.empty())
-      return success();
-    for (CallOp call : calls) {
-      auto callee = symbols.lookup<FuncOp>(call.getCallee());
-      if (!callee || callee.isDeclaration())
-        return call.emitError("cannot differentiate a call to '")
-               << call.getCallee() << "', which has no body";
-      OpBuilder b(call);
-      IRMapping mapping;
-      Block &body = callee.getBody().front();
-      mapping.map(body.getArguments(), call.getOperands());
-      for (Operation &op : body.without_terminator())
-        b.clone(op, mapping);
-      auto ret = cast<ReturnOp>(body.getTerminator());
-      for (auto [result, value] :
-           llvm::zip(call.getResults(), ret.getOperands()))
-        result.replaceAllUsesWith(mapping.lookupOrDefault(value));
-      call.erase();
-    }
-  }
-}
-
-/// Whether `type` has an adjoint: a differentiable scalar, vector or
-/// matrix, or an array of those.
-static bool isDifferentiableArgument(Type type) {
-  if (auto array = dyn_cast<ArrayType>(type))
-    return ad::isDifferentiable(array.getElementType());
-  return ad::isDifferentiable(type);
-}
-
 /// The adjoint argument type for a primal argument type: the non-const
 /// array of the same shape, or a one-element array for a scalar.
 static ArrayType adjointType(Type type) {
@@ -98,24 +58,6 @@ static ArrayType adjointType(Type type) {
 //===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
-
-/// Refuses what the activity analysis would silently drop: an active value
-/// that flows into a struct.
-static LogicalResult checkSupported(KernelOp kernel,
-                                    const ad::Activity &activity) {
-  WalkResult result = kernel.walk([&](Operation *op) {
-    if (!isa<StructMakeOp, StructInsertOp>(op))
-      return WalkResult::advance();
-    for (Value v : op->getOperands())
-      if (activity.isVaried(v)) {
-        op->emitError("cannot differentiate through a struct yet: keep the "
-                      "differentiated values in scalars, vectors or arrays");
-        return WalkResult::interrupt();
-      }
-    return WalkResult::advance();
-  });
-  return failure(result.wasInterrupted());
-}
 
 namespace {
 struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
@@ -130,7 +72,7 @@ struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
     llvm::StringSet<> seen;
     SmallVector<KernelOp> kernels;
     for (auto kernel : module.getOps<KernelOp>())
-      if (!kernel->hasAttr(kAdjointOfAttr))
+      if (!kernel->hasAttr(kAdjointOfAttr) && !kernel->hasAttr(kTangentOfAttr))
         kernels.push_back(kernel);
     for (KernelOp kernel : kernels)
       if (failed(differentiate(kernel, symbols, wanted, seen)))
@@ -148,10 +90,10 @@ struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
                               llvm::StringSet<> &seen) {
     std::string name = (kernel.getSymName() + "_adj").str();
     unsigned n = kernel.getNumArguments();
-    for (unsigned i = 0; i < n; ++i)
-      if (wanted.contains(kernel.getArgName(i)))
-        seen.insert(kernel.getArgName(i));
     if (Operation *existing = symbols.lookup(name)) {
+      for (unsigned i = 0; i < n; ++i)
+        if (wanted.contains(kernel.getArgName(i)))
+          seen.insert(kernel.getArgName(i));
       // The pass ran before (or the module came with its adjoint).
       if (auto of = existing->getAttrOfType<FlatSymbolRefAttr>(kAdjointOfAttr);
           of && of.getValue() == kernel.getSymName())
@@ -165,58 +107,31 @@ struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
     auto work = cast<KernelOp>(b.clone(*kernel));
     work.setSymName((kernel.getSymName() + "_adj_work").str());
     llvm::scope_exit cleanup([&] { work.erase(); });
-    if (failed(inlineCalls(work, symbols)))
+    if (failed(ad::inlineCalls(work, symbols)))
       return failure();
-    SmallVector<bool> activeInputs(n, false), hasAdjoint(n, false);
     // Arrays written anywhere, device functions included.
     ad::PrimalWrites writes = ad::analyzePrimalWrites(work);
-    for (unsigned i = 0; i < n; ++i) {
-      StringRef argName = kernel.getArgName(i);
-      bool differentiable =
-          isDifferentiableArgument(kernel.getArgumentTypes()[i]);
-      if (wanted.contains(argName)) {
-        if (!differentiable)
-          return kernel.emitError("cannot differentiate with respect to '")
-                 << argName << "': its type " << kernel.getArgumentTypes()[i]
-                 << " has no derivative";
-      }
-      activeInputs[i] =
-          differentiable && (wanted.empty() || wanted.contains(argName));
-      hasAdjoint[i] =
-          activeInputs[i] || (differentiable && writes.written[i]);
-    }
-    SmallVector<int> adjointArgOf;
-    for (unsigned i = 0; i < n; ++i)
-      if (hasAdjoint[i])
-        adjointArgOf.push_back(i);
+    FailureOr<ad::DerivativeArguments> args =
+        ad::chooseArguments(kernel, writes, wanted, seen, n);
+    if (failed(args))
+      return failure();
+    ArrayRef<int> adjointArgOf = args->derivativeOf;
     if (adjointArgOf.empty())
       return success();
 
-    ad::Activity activity(work, activeInputs, hasAdjoint);
+    ad::Activity activity(work, args->activeInputs, args->hasDerivative);
     if (printActivity)
       activity.print(llvm::errs());
-    if (failed(checkSupported(work, activity)))
+    if (failed(ad::checkStructs(work, activity)))
       return failure();
 
-    SmallVector<Type> inputs(kernel.getArgumentTypes());
+    SmallVector<Type> types;
     SmallVector<std::string> names;
-    for (unsigned i = 0; i < n; ++i)
-      names.push_back(kernel.getArgName(i).str());
     for (int i : adjointArgOf) {
-      inputs.push_back(adjointType(kernel.getArgumentTypes()[i]));
+      types.push_back(adjointType(kernel.getArgumentTypes()[i]));
       names.push_back("adj_" + kernel.getArgName(i).str());
     }
-    SmallVector<StringRef> nameRefs(names.begin(), names.end());
-    b.setInsertionPointAfter(kernel);
-    auto adjoint = KernelOp::create(b, kernel.getLoc(), name,
-                                    b.getFunctionType(inputs, {}), nameRefs);
-    for (NamedAttribute attr : kernel->getDiscardableAttrs())
-      adjoint->setAttr(attr.getName(), attr.getValue());
-    if (ArrayAttr argAttrs = kernel.getArgAttrsAttr()) {
-      SmallVector<Attribute> all(argAttrs.begin(), argAttrs.end());
-      all.append(adjointArgOf.size(), b.getDictionaryAttr({}));
-      adjoint.setArgAttrsAttr(b.getArrayAttr(all));
-    }
+    auto adjoint = ad::createDerivativeKernel(b, kernel, name, types, names);
     adjoint->setAttr(kAdjointOfAttr,
                      FlatSymbolRefAttr::get(kernel.getSymNameAttr()));
     adjoint->setAttr(kAdjointArgsAttr,

@@ -164,4 +164,78 @@ def KsReverseAD : Pass<"ks-reverse-ad", "::mlir::ModuleOp"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def KsForwardAD : Pass<"ks-forward-ad", "::mlir::ModuleOp"> {
+  let summary = "Add the tangent kernel K_jvp of every kernel K (forward mode)";
+  let description = [{
+    For every `ks.kernel @K`, adds `ks.kernel @K_jvp`, the Jacobian-vector
+    product of a launch of K: K's arguments followed by one tangent per
+    argument that has one (the same arguments as the adjoints of
+    `ks-reverse-ad`: the active inputs, see `wrt`, and the arrays of float,
+    double, vector or matrix elements that K writes), named `tan_<name>`.
+    A tangent has the type of its argument: a scalar's is passed by value,
+    an array's is an array of the same shape. On entry the tangent arrays
+    hold the tangents of the arrays' values before the launch (zero for an
+    argument outside `wrt`), on exit those after it. `ks.tangent_of` names
+    the primal kernel and `ks.tangent_args` lists, per tangent argument, the
+    index of its primal argument.
+
+    With `width` W > 1 (batched forward mode) the kernel propagates W
+    tangent directions at once: an array's tangent has one more, trailing
+    dimension of extent W, a scalar's is an array of W values, and
+    `ks.tangent_width` records W.
+
+    The body is K's body in which every active value is followed by its
+    tangents; control flow is kept (an `scf.if`, `scf.for` or `scf.while`
+    carries the tangents of its active values as further results, iteration
+    arguments and yielded values), so loops of any trip count, `while`,
+    `break` and `continue` need no tape. With `of-adjoints`, the pass
+    differentiates the adjoint kernels `K_adj` instead (forward over
+    reverse), with respect to the arguments of K, giving `K_hvp`:
+    Hessian-vector products. docs/autodiff.md describes the semantics.
+
+    ```mlir
+    ks.kernel @sq(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
+      %i = ks.tid : i32
+      %v = ks.load %x[%i] : !ks.array<const f32>, i32
+      %w = arith.mulf %v, %v : f32
+      ks.store %w, %y[%i] : !ks.array<f32>, i32
+      ks.return
+    }
+    ```
+
+    gets, after canonicalization:
+
+    ```mlir
+    ks.kernel @sq_jvp(%x: !ks.array<const f32>, %y: !ks.array<f32>,
+                      %tan_x: !ks.array<const f32>, %tan_y: !ks.array<f32>)
+        attributes {ks.tangent_args = array<i64: 0, 1>, ks.tangent_of = @sq} {
+      %i = ks.tid : i32
+      %v = ks.load %x[%i] : !ks.array<const f32>, i32
+      %tan_v = ks.load %tan_x[%i] : !ks.array<const f32>, i32
+      %w = arith.mulf %v, %v : f32
+      %0 = arith.mulf %tan_v, %v : f32
+      %tan_w = arith.addf %0, %0 : f32
+      ks.store %w, %y[%i] : !ks.array<f32>, i32
+      ks.store %tan_w, %tan_y[%i] : !ks.array<f32>, i32
+      ks.return
+    }
+    ```
+  }];
+  let options = [
+    ListOption<"wrt", "wrt", "std::string",
+               "Differentiate with respect to these arguments only (by "
+               "name; default: every argument with a derivative)">,
+    Option<"width", "width", "unsigned", "1",
+           "The number of tangent directions a launch propagates">,
+    Option<"ofAdjoints", "of-adjoints", "bool", "false",
+           "Differentiate the adjoint kernels K_adj into K_hvp "
+           "(Hessian-vector products) instead of the primal kernels">
+  ];
+  let dependentDialects = ["::ksc::ks::KsDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 #endif // KSC_DIALECT_KS_TRANSFORMS_PASSES_TD

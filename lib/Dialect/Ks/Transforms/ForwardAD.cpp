@@ -1,0 +1,166 @@
+//===- ForwardAD.cpp - Tangent kernels by forward-mode AD ----------------===//
+//
+// Part of ksc. For every kernel `K`, builds the tangent kernel `K_jvp`: K's
+// arguments followed by one tangent per argument that has one (see
+// docs/autodiff.md), and a body that is K's with the tangent code of every
+// active value after it (TangentBuilder.cpp). With `of-adjoints` the
+// kernels differentiated are the adjoint kernels `K_adj`, and the result
+// `K_hvp` computes Hessian-vector products (forward over reverse).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TangentBuilder.h"
+
+#include "ksc/Dialect/Ks/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/ScopeExit.h"
+
+namespace ksc::ks {
+#define GEN_PASS_DEF_KSFORWARDAD
+#include "ksc/Dialect/Ks/Transforms/Passes.h.inc"
+} // namespace ksc::ks
+
+using namespace mlir;
+using namespace ksc;
+using namespace ksc::ks;
+
+/// The tangent argument type of a primal argument of `type` for `width`
+/// directions: the type itself for one; with more, an array gets a further
+/// trailing dimension and a scalar becomes an array.
+static Type tangentType(Type type, unsigned width) {
+  if (width == 1)
+    return type;
+  if (auto array = dyn_cast<ArrayType>(type))
+    return ArrayType::get(array.getElementType(), array.getRank() + 1,
+                          array.getIsConst());
+  return ArrayType::get(type, 1, /*isConst=*/true);
+}
+
+namespace {
+struct ForwardAD : public ks::impl::KsForwardADBase<ForwardAD> {
+  using KsForwardADBase::KsForwardADBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (width == 0) {
+      module.emitError("the tangent width must be at least 1");
+      return signalPassFailure();
+    }
+    SymbolTable symbols(module);
+    llvm::StringSet<> wanted;
+    for (const std::string &name : wrt)
+      wanted.insert(name);
+    llvm::StringSet<> seen;
+    SmallVector<KernelOp> kernels;
+    for (auto kernel : module.getOps<KernelOp>()) {
+      bool isAdjoint = kernel->hasAttr(kAdjointOfAttr);
+      if (!kernel->hasAttr(kTangentOfAttr) && isAdjoint == ofAdjoints)
+        kernels.push_back(kernel);
+    }
+    for (KernelOp kernel : kernels)
+      if (failed(differentiate(kernel, symbols, wanted, seen)))
+        return signalPassFailure();
+    for (const auto &entry : wanted)
+      if (!seen.contains(entry.getKey())) {
+        module.emitError("--wrt names '")
+            << entry.getKey() << "', which is not an argument of any kernel";
+        return signalPassFailure();
+      }
+  }
+
+  LogicalResult differentiate(KernelOp kernel, SymbolTable &symbols,
+                              const llvm::StringSet<> &wanted,
+                              llvm::StringSet<> &seen) {
+    unsigned n = kernel.getNumArguments();
+    // The arguments that may be active inputs: an adjoint kernel's primal
+    // ones (its adjoint arrays are the fixed output adjoints).
+    unsigned numCandidates = n;
+    std::string name = (kernel.getSymName() + "_jvp").str();
+    if (ofAdjoints) {
+      auto of = kernel->getAttrOfType<FlatSymbolRefAttr>(kAdjointOfAttr);
+      auto adjointArgs =
+          kernel->getAttrOfType<DenseI64ArrayAttr>(kAdjointArgsAttr);
+      if (!of || !adjointArgs)
+        return kernel.emitError("adjoint kernel '")
+               << kernel.getSymName()
+               << "' needs ks.adjoint_of and ks.adjoint_args";
+      numCandidates = n - adjointArgs.size();
+      name = (of.getValue() + "_hvp").str();
+    }
+    if (Operation *existing = symbols.lookup(name)) {
+      for (unsigned i = 0; i < numCandidates; ++i)
+        if (wanted.contains(kernel.getArgName(i)))
+          seen.insert(kernel.getArgName(i));
+      // The pass ran before (or the module came with the kernel).
+      if (auto of = existing->getAttrOfType<FlatSymbolRefAttr>(kTangentOfAttr);
+          of && of.getValue() == kernel.getSymName())
+        return success();
+      return kernel.emitError("cannot name the tangent kernel of '")
+             << kernel.getSymName() << "' '" << name
+             << "': the module has a symbol of that name";
+    }
+    // Work on a copy with the device functions inlined.
+    OpBuilder b(kernel);
+    auto work = cast<KernelOp>(b.clone(*kernel));
+    work.setSymName((name + "_work"));
+    llvm::scope_exit cleanup([&] { work.erase(); });
+    if (failed(ad::inlineCalls(work, symbols)))
+      return failure();
+    ad::PrimalWrites writes = ad::analyzePrimalWrites(work);
+    FailureOr<ad::DerivativeArguments> args =
+        ad::chooseArguments(kernel, writes, wanted, seen, numCandidates);
+    if (failed(args))
+      return failure();
+    if (args->derivativeOf.empty())
+      return success();
+
+    // What a thread reads of an array with a tangent is varied when the
+    // array is an active input, or when the thread may read back what it
+    // wrote (its tangent array then holds the tangents written).
+    SmallVector<bool> variedArrays(args->activeInputs);
+    for (unsigned i = 0; i < n; ++i)
+      variedArrays[i] =
+          variedArrays[i] || (args->hasDerivative[i] && writes.readBack[i]);
+    ad::Activity activity(work, variedArrays, args->hasDerivative);
+    if (failed(ad::checkStructs(work, activity)))
+      return failure();
+
+    SmallVector<Type> types;
+    SmallVector<std::string> names;
+    for (int i : args->derivativeOf) {
+      Type type = kernel.getArgumentTypes()[i];
+      if (auto array = dyn_cast<ArrayType>(type);
+          array && width > 1 && array.getRank() == 4)
+        return kernel.emitError("cannot propagate several tangent "
+                                "directions (--width) for the 4-D array '")
+               << kernel.getArgName(i)
+               << "': its tangent would need a fifth dimension";
+      types.push_back(tangentType(type, width));
+      names.push_back("tan_" + kernel.getArgName(i).str());
+    }
+    KernelOp tangent =
+        ad::createDerivativeKernel(b, kernel, name, types, names);
+    tangent->setAttr(kTangentOfAttr,
+                     FlatSymbolRefAttr::get(kernel.getSymNameAttr()));
+    tangent->setAttr(
+        kTangentArgsAttr,
+        b.getDenseI64ArrayAttr(llvm::map_to_vector(
+            args->derivativeOf, [](int i) { return int64_t(i); })));
+    if (width > 1)
+      tangent->setAttr(kTangentWidthAttr, b.getI64IntegerAttr(width));
+    ad::TangentBuilder builder(work, activity, args->derivativeOf, tangent,
+                               width);
+    if (failed(builder.run())) {
+      tangent.erase();
+      return failure();
+    }
+    symbols.insert(tangent);
+    return success();
+  }
+};
+} // namespace

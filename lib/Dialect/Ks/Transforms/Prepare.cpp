@@ -1,0 +1,121 @@
+//===- Prepare.cpp - What both differentiation modes do first ----------===//
+//
+// Part of ksc. Before a derivative kernel is built (K_adj by ks-reverse-ad,
+// K_jvp by ks-forward-ad): a copy of the kernel gets its device functions
+// inlined, the arguments with derivatives are chosen from --wrt and from
+// what the kernel writes, and constructs the modes cannot differentiate
+// are refused with located errors. Then the new kernel is created with the
+// primal arguments followed by the derivative ones.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AD.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+using namespace ksc;
+using namespace ksc::ks;
+
+LogicalResult ad::inlineCalls(KernelOp kernel, SymbolTable &symbols) {
+  while (true) {
+    SmallVector<CallOp> calls;
+    kernel.walk([&](CallOp call) { calls.push_back(call); });
+    if (calls.empty())
+      return success();
+    for (CallOp call : calls) {
+      auto callee = symbols.lookup<FuncOp>(call.getCallee());
+      if (!callee || callee.isDeclaration())
+        return call.emitError("cannot differentiate a call to '")
+               << call.getCallee() << "', which has no body";
+      OpBuilder b(call);
+      IRMapping mapping;
+      Block &body = callee.getBody().front();
+      mapping.map(body.getArguments(), call.getOperands());
+      for (Operation &op : body.without_terminator())
+        b.clone(op, mapping);
+      auto ret = cast<ReturnOp>(body.getTerminator());
+      for (auto [result, value] :
+           llvm::zip(call.getResults(), ret.getOperands()))
+        result.replaceAllUsesWith(mapping.lookupOrDefault(value));
+      call.erase();
+    }
+  }
+}
+
+bool ad::isDifferentiableArgument(Type type) {
+  if (auto array = dyn_cast<ArrayType>(type))
+    return isDifferentiable(array.getElementType());
+  return isDifferentiable(type);
+}
+
+FailureOr<ad::DerivativeArguments>
+ad::chooseArguments(KernelOp kernel, const PrimalWrites &writes,
+                    const llvm::StringSet<> &wanted, llvm::StringSet<> &seen,
+                    unsigned numCandidates) {
+  unsigned n = kernel.getNumArguments();
+  DerivativeArguments args;
+  args.activeInputs.assign(n, false);
+  args.hasDerivative.assign(n, false);
+  for (unsigned i = 0; i < n; ++i) {
+    StringRef name = kernel.getArgName(i);
+    Type type = kernel.getArgumentTypes()[i];
+    bool differentiable = isDifferentiableArgument(type);
+    bool named = i < numCandidates && wanted.contains(name);
+    if (named) {
+      seen.insert(name);
+      if (!differentiable)
+        return kernel.emitError("cannot differentiate with respect to '")
+               << name << "': its type " << type << " has no derivative";
+    }
+    args.activeInputs[i] =
+        differentiable && (named || (wanted.empty() && i < numCandidates));
+    args.hasDerivative[i] =
+        args.activeInputs[i] || (differentiable && writes.written[i]);
+    if (args.hasDerivative[i])
+      args.derivativeOf.push_back(i);
+  }
+  return args;
+}
+
+LogicalResult ad::checkStructs(KernelOp kernel, const Activity &activity) {
+  WalkResult result = kernel.walk([&](Operation *op) {
+    if (!isa<StructMakeOp, StructInsertOp>(op))
+      return WalkResult::advance();
+    for (Value v : op->getOperands())
+      if (activity.isVaried(v)) {
+        op->emitError("cannot differentiate through a struct yet: keep the "
+                      "differentiated values in scalars, vectors or arrays");
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+KernelOp ad::createDerivativeKernel(OpBuilder &b, KernelOp kernel,
+                                    StringRef name, ArrayRef<Type> extraTypes,
+                                    ArrayRef<std::string> extraNames) {
+  SmallVector<Type> inputs(kernel.getArgumentTypes());
+  inputs.append(extraTypes.begin(), extraTypes.end());
+  SmallVector<StringRef> names;
+  for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i)
+    names.push_back(kernel.getArgName(i));
+  names.append(extraNames.begin(), extraNames.end());
+  b.setInsertionPointAfter(kernel);
+  auto derived = KernelOp::create(b, kernel.getLoc(), name,
+                                  b.getFunctionType(inputs, {}), names);
+  // The source's attributes, not those saying what `kernel` derives from.
+  for (NamedAttribute attr : kernel->getDiscardableAttrs())
+    if (!llvm::is_contained({kAdjointOfAttr, kAdjointArgsAttr, kTangentOfAttr,
+                             kTangentArgsAttr, kTangentWidthAttr},
+                            attr.getName().strref()))
+      derived->setAttr(attr.getName(), attr.getValue());
+  if (ArrayAttr argAttrs = kernel.getArgAttrsAttr()) {
+    SmallVector<Attribute> all(argAttrs.begin(), argAttrs.end());
+    all.append(extraTypes.size(), b.getDictionaryAttr({}));
+    derived.setArgAttrsAttr(b.getArrayAttr(all));
+  }
+  return derived;
+}
