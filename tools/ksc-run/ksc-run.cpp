@@ -579,8 +579,11 @@ static int runKernel(int argc, char **argv) {
   if (grad == Grad::Hvp)
     adjArgs = getAdjointKernelArguments(*adjoint, *args, adjoints);
   if (grad == Grad::Forward || grad == Grad::Hvp) {
+    // Messages name K, whose arguments the tangents are keyed by.
+    runner::TangentSignature keyed = *tangent;
+    keyed.primalKernel = signature->kernel;
     Expected<std::vector<runner::Argument>> read = readTangents(
-        *tangent, grad == Grad::Hvp ? adjArgs : *args, args->size());
+        keyed, grad == Grad::Hvp ? adjArgs : *args, args->size());
     if (!read)
       return fail(toString(read.takeError()));
     tangents = std::move(*read);
