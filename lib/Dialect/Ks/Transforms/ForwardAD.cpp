@@ -30,8 +30,8 @@ using namespace ksc;
 using namespace ksc::ks;
 
 /// The tangent argument type of a primal argument of `type` for `width`
-/// directions: the type itself for one; with more, an array gets a further
-/// trailing dimension and a scalar becomes an array.
+/// directions: the type itself for one; with more, an array gets a further,
+/// leading dimension (the direction) and a scalar becomes an array.
 static Type tangentType(Type type, unsigned width) {
   if (width == 1)
     return type;

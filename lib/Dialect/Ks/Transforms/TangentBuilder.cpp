@@ -63,7 +63,7 @@ LogicalResult TangentBuilder::run() {
       for (unsigned k = 0; k < width; ++k)
         loaded.push_back(
             LoadOp::create(b, plain(arg.getLoc()), shadowArg,
-                           tangentIndices({}, k, b, arg.getLoc())));
+                           tangentIndices({}, {}, k, b, arg.getLoc())));
       setTangents(arg, loaded, b);
     }
   Block &body = primal.getBody().front();
@@ -132,33 +132,29 @@ void TangentBuilder::nameResults(Operation *op, Operation *copy,
   copy->setAttr(kNamesAttr, b.getArrayAttr(all));
 }
 
-Value TangentBuilder::shadow(Value array, OpBuilder &b) {
-  if (Value known = shadows.lookup(array))
-    return known;
-  Operation *def = array.getDefiningOp();
-  if (auto asConst = dyn_cast_or_null<AsConstOp>(def))
-    return shadow(asConst.getArray(), b);
-  if (auto slice = dyn_cast_or_null<SliceOp>(def)) {
-    Value base = shadow(slice.getArray(), b);
-    if (!base)
+Value TangentBuilder::shadow(Value array, SmallVectorImpl<Value> &prefix) {
+  // Views fix leading dimensions: element (j) of the view x[i] is x(i, j).
+  while (Operation *def = array.getDefiningOp()) {
+    if (auto slice = dyn_cast<SliceOp>(def))
+      prefix.insert(prefix.begin(), slice.getIndices().begin(),
+                    slice.getIndices().end());
+    else if (!isa<AsConstOp>(def))
       return nullptr;
-    auto baseType = cast<ArrayType>(base.getType());
-    auto type = ArrayType::get(baseType.getElementType(),
-                               baseType.getRank() - slice.getIndices().size(),
-                               baseType.getIsConst());
-    return SliceOp::create(b, plain(slice.getLoc()), type, base,
-                           mapped(slice.getIndices()));
+    array = def->getOperand(0);
   }
-  return nullptr;
+  return shadows.lookup(array);
 }
 
-SmallVector<Value> TangentBuilder::tangentIndices(ValueRange indices,
+SmallVector<Value> TangentBuilder::tangentIndices(ArrayRef<Value> prefix,
+                                                  ValueRange indices,
                                                   unsigned k, OpBuilder &b,
                                                   Location loc) {
-  SmallVector<Value> result = mapped(indices);
+  SmallVector<Value> result;
   if (width > 1)
     result.push_back(
         arith::ConstantOp::create(b, plain(loc), b.getI32IntegerAttr(k)));
+  llvm::append_range(result, mapped(prefix));
+  llvm::append_range(result, mapped(indices));
   return result;
 }
 
@@ -221,21 +217,23 @@ LogicalResult TangentBuilder::processLoad(LoadOp op, OpBuilder &b) {
   if (!activity.isActive(op.getResult()))
     return success();
   Location loc = plain(op.getLoc());
-  Value array = shadow(op.getArray(), b);
+  SmallVector<Value> prefix;
+  Value array = shadow(op.getArray(), prefix);
   if (!array)
     return op.emitError("cannot differentiate this read: the array has no "
                         "tangent");
   Tangents loaded;
   for (unsigned k = 0; k < width; ++k)
     loaded.push_back(LoadOp::create(
-        b, loc, array, tangentIndices(op.getIndices(), k, b, loc)));
+        b, loc, array, tangentIndices(prefix, op.getIndices(), k, b, loc)));
   setTangents(op.getResult(), loaded, b);
   return success();
 }
 
 LogicalResult TangentBuilder::processStore(StoreOp op, OpBuilder &b) {
   b.clone(*op, map);
-  Value array = shadow(op.getArray(), b);
+  SmallVector<Value> prefix;
+  Value array = shadow(op.getArray(), prefix);
   if (!array)
     return success();
   Location loc = plain(op.getLoc());
@@ -243,13 +241,14 @@ LogicalResult TangentBuilder::processStore(StoreOp op, OpBuilder &b) {
   Tangents values = tangentsOrZero(op.getValue(), b, loc);
   for (unsigned k = 0; k < width; ++k)
     StoreOp::create(b, loc, values[k], array,
-                    tangentIndices(op.getIndices(), k, b, loc));
+                    tangentIndices(prefix, op.getIndices(), k, b, loc));
   return success();
 }
 
 LogicalResult TangentBuilder::processAtomic(AtomicRMWOp op, OpBuilder &b) {
   b.clone(*op, map);
-  Value array = shadow(op.getArray(), b);
+  SmallVector<Value> prefix;
+  Value array = shadow(op.getArray(), prefix);
   if (!array)
     return success();
   if (activity.isActive(op.getResult()))
@@ -272,7 +271,8 @@ LogicalResult TangentBuilder::processAtomic(AtomicRMWOp op, OpBuilder &b) {
   ArrayRef<Value> values = tangentsOf(op.getValue());
   for (unsigned k = 0; k < values.size(); ++k)
     AtomicRMWOp::create(b, loc, kind, array,
-                        tangentIndices(op.getIndices(), k, b, loc), values[k]);
+                        tangentIndices(prefix, op.getIndices(), k, b, loc),
+                        values[k]);
   return success();
 }
 

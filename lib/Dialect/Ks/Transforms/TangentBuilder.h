@@ -59,14 +59,18 @@ private:
   void nameResults(mlir::Operation *op, mlir::Operation *copy,
                    llvm::ArrayRef<unsigned> positions, mlir::OpBuilder &b);
 
-  /// The tangent array of the array `array` (an argument or a view of
-  /// one), built at `b` for views; null if it has none.
-  mlir::Value shadow(mlir::Value array, mlir::OpBuilder &b);
-  /// The indices of element `indices` (of the primal kernel) in direction
-  /// `k` of a tangent array.
-  llvm::SmallVector<mlir::Value> tangentIndices(mlir::ValueRange indices,
-                                                unsigned k, mlir::OpBuilder &b,
-                                                mlir::Location loc);
+  /// The tangent array of the argument `array` is (a view of), null if
+  /// it has none; adds to `prefix` the indices (of the primal kernel) that
+  /// the views fix, in order.
+  mlir::Value shadow(mlir::Value array,
+                     llvm::SmallVectorImpl<mlir::Value> &prefix);
+  /// The indices in a tangent array of element `indices` of a view with
+  /// `prefix` fixed, in direction `k`: with several directions, the
+  /// direction comes first (each direction is an array shaped like the
+  /// argument).
+  llvm::SmallVector<mlir::Value>
+  tangentIndices(llvm::ArrayRef<mlir::Value> prefix, mlir::ValueRange indices,
+                 unsigned k, mlir::OpBuilder &b, mlir::Location loc);
   mlir::Value mapped(mlir::Value value) { return map.lookupOrDefault(value); }
   llvm::SmallVector<mlir::Value> mapped(mlir::ValueRange values) {
     return llvm::map_to_vector(values,

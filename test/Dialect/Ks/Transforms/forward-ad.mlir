@@ -32,7 +32,8 @@
 // CHECK-NEXT:    ks.return
 
 // Two directions (--width=2, with respect to x only): tan_x and tan_y get a
-// trailing dimension of 2; every tangent is computed once per direction.
+// leading dimension of 2, the direction; every tangent is computed once per
+// direction.
 // a is not differentiated: its tangent is zero, and has no argument.
 
 // WIDTH-LABEL: ks.kernel @straight_jvp(
@@ -42,14 +43,14 @@
 // WIDTH-DAG:     %[[C1:.*]] = arith.constant 1 : i32
 // WIDTH:         %[[I:.*]] = ks.tid : i32
 // WIDTH-NEXT:    %[[V:.*]] = ks.load %[[X]][%[[I]]]
-// WIDTH-NEXT:    %[[DV0:.*]] = ks.load %[[TX]][%[[I]], %[[C0]]]
-// WIDTH-NEXT:    %[[DV1:.*]] = ks.load %[[TX]][%[[I]], %[[C1]]]
+// WIDTH-NEXT:    %[[DV0:.*]] = ks.load %[[TX]][%[[C0]], %[[I]]]
+// WIDTH-NEXT:    %[[DV1:.*]] = ks.load %[[TX]][%[[C1]], %[[I]]]
 // WIDTH:         %[[Z:.*]] = arith.divf %{{.*}}, %[[A]]
 // WIDTH-NEXT:    %[[DZ0:.*]] = arith.divf %{{.*}}, %[[A]]
 // WIDTH-NEXT:    %[[DZ1:.*]] = arith.divf %{{.*}}, %[[A]]
 // WIDTH-NEXT:    ks.store %[[Z]], %{{.*}}[%[[I]]]
-// WIDTH-NEXT:    ks.store %[[DZ0]], %[[TY]][%[[I]], %[[C0]]]
-// WIDTH-NEXT:    ks.store %[[DZ1]], %[[TY]][%[[I]], %[[C1]]]
+// WIDTH-NEXT:    ks.store %[[DZ0]], %[[TY]][%[[C0]], %[[I]]]
+// WIDTH-NEXT:    ks.store %[[DZ1]], %[[TY]][%[[C1]], %[[I]]]
 // WIDTH-NEXT:    ks.return
 ks.kernel @straight(%x: !ks.array<const f32>, %y: !ks.array<f32>, %a: f32) {
   %c0 = arith.constant 0 : i32

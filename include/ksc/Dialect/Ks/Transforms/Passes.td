@@ -180,8 +180,9 @@ def KsForwardAD : Pass<"ks-forward-ad", "::mlir::ModuleOp"> {
     index of its primal argument.
 
     With `width` W > 1 (batched forward mode) the kernel propagates W
-    tangent directions at once: an array's tangent has one more, trailing
-    dimension of extent W, a scalar's is an array of W values, and
+    tangent directions at once: an array's tangent has one more, leading
+    dimension of extent W (`tan_x[k]`, shaped like `x`, is direction k), a
+    scalar's is an array of W values, and
     `ks.tangent_width` records W.
 
     The body is K's body in which every active value is followed by its
