@@ -3,7 +3,8 @@
 // Part of ksc. The tangent kernel `K_jvp` of `K` is the kernel marked
 // `ks.tangent_of = @K`; `ks.tangent_args` gives, per tangent argument, the
 // index of its primal argument, and `ks.tangent_width` the number of
-// tangent directions when there are more than one (docs/autodiff.md). This
+// tangent directions W when there are more than one (docs/autodiff.md);
+// an array's tangent then has a first dimension of W, the direction. This
 // file finds it and checks its signature, makes and reads its tangents,
 // launches it, and checks it: its output tangents Jv against central
 // directional differences of `K`, and <Jv, w> against <v, J^T w> from the
@@ -126,10 +127,11 @@ std::vector<Argument> runner::makeTangents(const TangentSignature &tangent,
                                            ArrayRef<Argument> primal) {
   return makeDerivatives(tangent, primal, [&](unsigned j) {
     const Argument &of = primal[tangent.primalOf[j]];
-    std::vector<int64_t> shape = of.param.isArray ? of.shape
-                                                  : std::vector<int64_t>();
+    std::vector<int64_t> shape;
     if (tangent.width > 1)
       shape.push_back(tangent.width);
+    if (of.param.isArray)
+      shape.insert(shape.end(), of.shape.begin(), of.shape.end());
     return shape;
   });
 }
@@ -145,10 +147,10 @@ runner::parseTangents(const TangentSignature &tangent,
     std::string directions =
         "one per tangent direction (--width=" + std::to_string(width) + ")";
     if (of.isArray)
-      return ", the shape of '" + of.name + "'" +
-             (width > 1 ? " and a last dimension of " +
-                              std::to_string(width) + ", " + directions
-                        : "");
+      return width > 1 ? ": a first dimension of " + std::to_string(width) +
+                             ", " + directions + ", then the shape of '" +
+                             of.name + "'"
+                       : ", the shape of '" + of.name + "'";
     return ": a list of " + std::to_string(width) + " " + of.describe() +
            " values, " + directions + ", for the " + of.describe() +
            " argument '" + of.name + "'";

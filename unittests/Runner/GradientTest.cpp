@@ -370,15 +370,15 @@ TEST(TangentTest, ReadsTangentsByPrimalName) {
   EXPECT_EQ(tangents[2].shape, std::vector<int64_t>{3});
   EXPECT_EQ(get(tangents[2], 1), 0.0f); // missing: zero
 
-  // Two directions: a last dimension of 2, a list of 2 for the scalar.
-  ASSERT_EQ(parseTan(R"({"x": [[1, 0], [0, 1], [2, 3]], "s": [0.5, 4]})", 2,
+  // Two directions: a first dimension of 2, a list of 2 for the scalar.
+  ASSERT_EQ(parseTan(R"({"x": [[1, 0, 2], [0, 1, 3]], "s": [0.5, 4]})", 2,
                      &tangents),
             "");
-  EXPECT_EQ(tangents[0].shape, (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(tangents[0].shape, (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(get(tangents[0], 5), 3.0f);
   EXPECT_EQ(tangents[1].shape, std::vector<int64_t>{2});
   EXPECT_EQ(get(tangents[1], 1), 4.0f);
-  EXPECT_EQ(tangents[2].shape, (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(tangents[2].shape, (std::vector<int64_t>{2, 3}));
 }
 
 TEST(TangentTest, TangentErrorsNameTheArgument) {
@@ -396,9 +396,9 @@ TEST(TangentTest, TangentErrorsNameTheArgument) {
             "float values, one per tangent direction (--width=2), for the "
             "float argument 's'");
   EXPECT_EQ(parseTan(R"({"y": [[1, 2, 3], [1, 2, 3], [1, 2, 3]]})", 2),
-            "the tangent of 'y' has shape [3, 3]; it needs [3, 2], the shape "
-            "of 'y' and a last dimension of 2, one per tangent direction "
-            "(--width=2)");
+            "the tangent of 'y' has shape [3, 3]; it needs [2, 3]: a first "
+            "dimension of 2, one per tangent direction (--width=2), then the "
+            "shape of 'y'");
 }
 
 TEST(TangentTest, RunsTheTangentKernel) {

@@ -19,7 +19,8 @@ namespace ksc::runner {
 /// parameters, then one tangent parameter per parameter of `K` that has
 /// one (`ks.tangent_args`). With one direction a tangent has its primal
 /// parameter's type; with `width` W > 1 an array's tangent has one more,
-/// last dimension of W and a scalar's is an `array<const T>` of W elements.
+/// first dimension of W (`tan_x[k]`, shaped like `x`, is direction k) and a
+/// scalar's is an `array<const T>` of W elements.
 struct TangentSignature : DerivativeSignature {
   unsigned width = 1;
   size_t numTangents() const { return numDerivatives(); }
@@ -40,8 +41,8 @@ llvm::Expected<TangentSignature> getTangentSignature(ks::KernelOp kernel,
                                                      unsigned width = 1);
 
 /// Zeroed tangents, one per tangent parameter, each named after its primal
-/// argument: for an array its shape (and a last dimension of W with width
-/// W > 1), for a scalar a scalar (a list of W with width W > 1).
+/// argument: for an array its shape (after a first dimension of W with
+/// width W > 1), for a scalar a scalar (a list of W with width W > 1).
 std::vector<Argument> makeTangents(const TangentSignature &tangent,
                                    llvm::ArrayRef<Argument> primal);
 
