@@ -11,7 +11,11 @@
 //
 // With --grad=reverse it runs the adjoint kernel K_adj instead, on the
 // output adjoints in ADJ.json, and prints the input adjoints; with
-// --check-grad it compares K_adj with central finite differences of K.
+// --grad=forward the tangent kernel K_jvp, on the tangents in TAN.json,
+// and prints the outputs and their tangents; with --grad=hvp the
+// Hessian-vector kernel K_hvp, on both, and prints the Hessian-vector
+// products. --check-grad compares K_adj and K_jvp with central finite
+// differences of K, and with each other (the dot-product test).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,11 +23,13 @@
 #include "ksc/Driver/Driver.h"
 #include "ksc/InitAll.h"
 #include "ksc/Runner/Gradient.h"
+#include "ksc/Runner/Tangent.h"
 #include "ksc/Runner/Runner.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/Format.h"
@@ -88,26 +94,46 @@ cl::list<std::string> defines("D", cl::Prefix,
                               cl::value_desc("macro"), cl::cat(runCategory));
 
 cl::opt<Precision> &precision = precisionOption(runCategory);
-enum class Grad { None, Reverse };
+enum class Grad { None, Reverse, Forward, Hvp };
 cl::opt<Grad> grad(
     "grad",
-    cl::desc("Run the adjoint kernel K_adj on the output adjoints in "
-             "--adjoints and print the input adjoints (reverse mode; see "
-             "docs/autodiff.md)"),
+    cl::desc("Run a derivative kernel of the kernel (see docs/autodiff.md "
+             "and the README)"),
     cl::ValueOptional,
-    cl::values(clEnumValN(Grad::Reverse, "reverse",
-                          "reverse mode: vector-Jacobian products (default)"),
-               clEnumValN(Grad::Reverse, "", "")),
+    cl::values(
+        clEnumValN(Grad::Reverse, "reverse",
+                   "the adjoint kernel K_adj on the output adjoints in "
+                   "--adjoints; prints the input adjoints (default)"),
+        clEnumValN(Grad::Forward, "forward",
+                   "the tangent kernel K_jvp on the tangents in --tangents; "
+                   "prints the outputs and their tangents"),
+        clEnumValN(Grad::Hvp, "hvp",
+                   "the Hessian-vector kernel K_hvp on --adjoints and "
+                   "--tangents; prints the Hessian-vector products"),
+        clEnumValN(Grad::Reverse, "", "")),
     cl::init(Grad::None), cl::cat(runCategory));
 cl::opt<std::string> adjointsFile(
     "adjoints",
-    cl::desc("With --grad: JSON object with the output adjoint of "
+    cl::desc("With --grad=reverse or hvp: JSON object with the output "
+             "adjoint of arguments, by argument name (missing ones are "
+             "zero)"),
+    cl::value_desc("file"), cl::cat(runCategory));
+cl::opt<std::string> tangentsFile(
+    "tangents",
+    cl::desc("With --grad=forward or hvp: JSON object with the tangent of "
              "arguments, by argument name (missing ones are zero)"),
     cl::value_desc("file"), cl::cat(runCategory));
+cl::opt<unsigned>
+    width("width",
+          cl::desc("With --grad=forward: the number of tangent directions "
+                   "propagated at once (default 1)"),
+          cl::value_desc("W"), cl::init(1), cl::cat(runCategory));
 cl::opt<bool>
     checkGrad("check-grad",
-              cl::desc("Check the adjoint kernel K_adj against central finite "
-                       "differences of the kernel; exit 1 if they differ"),
+              cl::desc("Check the adjoint kernel K_adj and the tangent "
+                       "kernel K_jvp against central finite differences of "
+                       "the kernel and against each other; exit 1 if they "
+                       "differ"),
               cl::cat(runCategory));
 cl::list<std::string>
     wrt("wrt",
@@ -126,7 +152,7 @@ cl::alias tol("tol", cl::desc("Alias for --rtol"), cl::aliasopt(relTol),
               cl::cat(runCategory));
 cl::opt<uint64_t> seed("seed",
                        cl::desc("With --check-grad: seed of the random "
-                                "output adjoints (default 1)"),
+                                "output adjoints and tangents (default 1)"),
                        cl::value_desc("n"), cl::init(1), cl::cat(runCategory));
 } // namespace
 
@@ -153,11 +179,29 @@ static Error checkGradOptions() {
   if (checkGrad && grad != Grad::None)
     return makeError("--check-grad and --grad are two different modes; choose "
                      "one");
-  if (grad != Grad::None && adjointsFile.empty())
-    return makeError("--grad needs --adjoints=FILE: a JSON object with the "
-                     "output adjoint of arguments, by argument name");
+  bool needsAdjoints = grad == Grad::Reverse || grad == Grad::Hvp;
+  bool needsTangents = grad == Grad::Forward || grad == Grad::Hvp;
+  if (needsAdjoints && adjointsFile.empty())
+    return makeError(
+        (grad == Grad::Hvp ? "--grad=hvp" : "--grad") +
+        Twine(" needs --adjoints=FILE: a JSON object with the output "
+              "adjoint of arguments, by argument name"));
+  if (needsTangents && tangentsFile.empty())
+    return makeError(
+        (grad == Grad::Hvp ? "--grad=hvp" : "--grad=forward") +
+        Twine(" needs --tangents=FILE: a JSON object with the tangent of "
+              "arguments, by argument name"));
   if (grad == Grad::None && !adjointsFile.empty())
     return makeError("--adjoints needs --grad");
+  if (!needsAdjoints && !adjointsFile.empty())
+    return makeError("--adjoints goes with --grad=reverse or --grad=hvp, not "
+                     "--grad=forward");
+  if (!needsTangents && !tangentsFile.empty())
+    return makeError("--tangents needs --grad=forward or --grad=hvp");
+  if (width.getNumOccurrences() && grad != Grad::Forward)
+    return makeError("--width needs --grad=forward");
+  if (width == 0)
+    return makeError("--width must be at least 1");
   if (!isGradMode() && !wrt.empty())
     return makeError("--wrt needs --grad or --check-grad");
   if (!checkGrad && (absTol.getNumOccurrences() || relTol.getNumOccurrences() ||
@@ -168,12 +212,13 @@ static Error checkGradOptions() {
   return Error::success();
 }
 
-/// The kernel --kernel names, or the only one (adjoint kernels do not count
-/// in the gradient modes).
+/// The kernel --kernel names, or the only one (adjoint and tangent kernels
+/// do not count in the gradient modes).
 static Expected<ks::KernelOp> selectKernel(mlir::ModuleOp module) {
   SmallVector<ks::KernelOp> kernels;
   for (ks::KernelOp k : module.getOps<ks::KernelOp>())
-    if (!isGradMode() || !runner::isAdjointKernel(k))
+    if (!isGradMode() ||
+        (!runner::isAdjointKernel(k) && !runner::isTangentKernel(k)))
       kernels.push_back(k);
   std::string available;
   for (ks::KernelOp k : kernels)
@@ -195,42 +240,82 @@ static Expected<ks::KernelOp> selectKernel(mlir::ModuleOp module) {
                    " (kernels: " + available + ")");
 }
 
-/// Makes the adjoint kernel of `kernel` unless the module has it (a .mlir
-/// file may), after dropping the other kernels: they need not be
-/// differentiable.
-static mlir::LogicalResult addAdjoint(mlir::ModuleOp module,
-                                      ks::KernelOp kernel) {
-  bool found = false;
+/// Whether `k` is the adjoint kernel of `kernel`, its tangent kernel, or
+/// the tangent kernel of one of `adjoints`.
+static bool isDerivativeOf(ks::KernelOp k, ks::KernelOp kernel,
+                           ArrayRef<ks::KernelOp> adjoints) {
+  return runner::isAdjointOf(k, kernel) || runner::isTangentOf(k, kernel) ||
+         llvm::any_of(adjoints, [&](ks::KernelOp adjoint) {
+           return runner::isTangentOf(k, adjoint);
+         });
+}
+
+/// Makes the derivative kernels of `kernel` the gradient mode needs (K_adj
+/// for --grad=reverse, K_jvp for --grad=forward, both for --check-grad,
+/// K_adj and its tangent kernel K_hvp for --grad=hvp), unless the module
+/// has them (a .mlir file may), after dropping the other kernels: they
+/// need not be differentiable.
+static mlir::LogicalResult addDerivatives(mlir::ModuleOp module,
+                                          ks::KernelOp kernel) {
+  SmallVector<ks::KernelOp> adjoints;
+  for (ks::KernelOp k : module.getOps<ks::KernelOp>())
+    if (runner::isAdjointOf(k, kernel))
+      adjoints.push_back(k);
+  bool hasTangent = false, hasHvp = false;
   for (ks::KernelOp k :
        llvm::make_early_inc_range(module.getOps<ks::KernelOp>())) {
-    found |= runner::isAdjointOf(k, kernel);
-    if (k != kernel && !runner::isAdjointOf(k, kernel))
+    hasTangent |= runner::isTangentOf(k, kernel);
+    hasHvp |= !runner::isTangentOf(k, kernel) &&
+              isDerivativeOf(k, kernel, adjoints) && runner::isTangentKernel(k);
+    if (k != kernel && !isDerivativeOf(k, kernel, adjoints))
       k.erase();
   }
-  if (found)
-    return mlir::success();
   mlir::PassManager pm(module.getContext());
-  addReverseADPasses(pm, wrt);
-  if (mlir::failed(pm.run(module))) {
+  bool differentiate = false;
+  if (grad == Grad::Hvp && !hasHvp) {
+    // The passes make K_adj and its tangent kernel together.
+    for (ks::KernelOp adjoint : adjoints)
+      adjoint.erase();
+    adjoints.clear();
+    addHessianVectorPasses(pm, wrt);
+    differentiate = true;
+  }
+  if ((checkGrad || grad == Grad::Reverse) && adjoints.empty()) {
+    addReverseADPasses(pm, wrt);
+    differentiate = true;
+  }
+  if ((checkGrad || grad == Grad::Forward) && !hasTangent) {
+    addForwardADPasses(pm, wrt, width);
+    differentiate = true;
+  }
+  if (differentiate && mlir::failed(pm.run(module))) {
     fail("cannot differentiate kernel '" + kernel.getSymName() + "'");
     return mlir::failure();
   }
   return mlir::success();
 }
 
-/// --grad: the output adjoints in --adjoints.
-static Expected<std::vector<runner::Argument>>
-readAdjoints(const runner::AdjointSignature &adjoint,
-             ArrayRef<runner::Argument> args) {
+/// The JSON value in `file` ('-' for stdin).
+static Expected<json::Value> readJson(StringRef file) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
-      MemoryBuffer::getFileOrSTDIN(adjointsFile);
+      MemoryBuffer::getFileOrSTDIN(file);
   if (!buffer)
-    return makeError("cannot read '" + adjointsFile +
+    return makeError("cannot read '" + file +
                      "': " + buffer.getError().message());
   Expected<json::Value> value = json::parse((*buffer)->getBuffer());
   if (!value)
-    return makeError(adjointsFile +
-                     " is not valid JSON: " + toString(value.takeError()));
+    return makeError(file + " is not valid JSON: " +
+                     toString(value.takeError()));
+  return value;
+}
+
+/// --grad=reverse and hvp: the output adjoints in --adjoints.
+static Expected<std::vector<runner::Argument>>
+readAdjoints(const runner::AdjointSignature &adjoint,
+             ArrayRef<runner::Argument> args) {
+  Expected<json::Value> value = readJson(adjointsFile);
+  if (!value)
+    return value.takeError();
   Expected<std::vector<runner::Argument>> adjoints =
       runner::parseAdjoints(adjoint, args, *value);
   if (!adjoints)
@@ -238,15 +323,35 @@ readAdjoints(const runner::AdjointSignature &adjoint,
   return adjoints;
 }
 
-/// --grad: runs K_adj on `adjoints` and writes the input adjoints.
-static int runAdjointKernel(const runner::AdjointSignature &adjoint,
-                            ArrayRef<runner::Argument> args,
-                            std::vector<runner::Argument> &adjoints,
-                            runner::Launcher launch) {
-  if (Error error = runner::runAdjoint(adjoint, args, adjoints, launch))
-    return fail(toString(std::move(error)));
+/// --grad=forward and hvp: the tangents in --tangents, keyed by the names
+/// of the first `numKeyed` arguments of `args` (the arguments of the
+/// kernel `tangent` is the tangent kernel of).
+static Expected<std::vector<runner::Argument>>
+readTangents(const runner::TangentSignature &tangent,
+             ArrayRef<runner::Argument> args, unsigned numKeyed) {
+  Expected<json::Value> value = readJson(tangentsFile);
+  if (!value)
+    return value.takeError();
+  Expected<std::vector<runner::Argument>> tangents =
+      runner::parseTangents(tangent, args, *value, numKeyed);
+  if (!tangents)
+    return makeError(tangentsFile + ": " + toString(tangents.takeError()));
+  // The tangent kernel takes the tangents of the arguments outside --wrt
+  // to be zero (what --wrt leaves out is not differentiated).
+  if (!wrt.empty())
+    for (const auto &entry : *value->getAsObject())
+      if (!llvm::is_contained(wrt, entry.first.str()))
+        return makeError(tangentsFile + ": argument '" + entry.first.str() +
+                         "' is not differentiated (--wrt=" +
+                         llvm::join(wrt, ",") +
+                         "): its tangent is zero; leave it out");
+  return tangents;
+}
+
+/// Writes the JSON `write` prints to -o.
+static int writeResult(function_ref<void(raw_ostream &)> write) {
   if (Error error = writeToOutput(outputFile, [&](raw_ostream &os) {
-        runner::writeArrays(os, adjoints);
+        write(os);
         return Error::success();
       }))
     return fail("cannot write '" + outputFile +
@@ -254,9 +359,62 @@ static int runAdjointKernel(const runner::AdjointSignature &adjoint,
   return 0;
 }
 
-/// --check-grad: compares K_adj with finite differences and writes the
-/// report; 1 when an input adjoint is off.
+/// --grad=reverse: runs K_adj on `adjoints` and writes the input adjoints.
+static int runAdjointKernel(const runner::AdjointSignature &adjoint,
+                            ArrayRef<runner::Argument> args,
+                            std::vector<runner::Argument> &adjoints,
+                            runner::Launcher launch) {
+  if (Error error = runner::runAdjoint(adjoint, args, adjoints, launch))
+    return fail(toString(std::move(error)));
+  return writeResult(
+      [&](raw_ostream &os) { runner::writeArrays(os, adjoints); });
+}
+
+/// --grad=forward: runs K_jvp on `tangents` and writes the outputs and
+/// their tangents.
+static int runTangentKernel(const runner::TangentSignature &tangent,
+                            std::vector<runner::Argument> &args,
+                            std::vector<runner::Argument> &tangents,
+                            runner::Launcher launch) {
+  if (Error error = runner::runTangent(tangent, args, tangents, launch))
+    return fail(toString(std::move(error)));
+  return writeResult(
+      [&](raw_ostream &os) { runner::writeTangents(os, args, tangents); });
+}
+
+/// --grad=hvp: K_adj's arguments: `args`, then the output adjoints under
+/// the names of K_adj's adjoint arguments.
+static std::vector<runner::Argument>
+getAdjointKernelArguments(const runner::AdjointSignature &adjoint,
+                          ArrayRef<runner::Argument> args,
+                          std::vector<runner::Argument> &adjoints) {
+  std::vector<runner::Argument> adjArgs(args.begin(), args.end());
+  for (unsigned j = 0; j < adjoints.size(); ++j) {
+    adjArgs.push_back(std::move(adjoints[j]));
+    adjArgs.back().param = adjoint.adjointParam(j);
+  }
+  return adjArgs;
+}
+
+/// --grad=hvp: runs K_hvp, the tangent kernel `hvp` of K_adj, on K_adj's
+/// arguments and `tangents` and writes the Hessian-vector products.
+static int runHvpKernel(const runner::AdjointSignature &adjoint,
+                        const runner::TangentSignature &hvp,
+                        std::vector<runner::Argument> &adjArgs,
+                        std::vector<runner::Argument> &tangents,
+                        runner::Launcher launch) {
+  if (Error error = runner::runTangent(hvp, adjArgs, tangents, launch))
+    return fail(toString(std::move(error)));
+  std::vector<runner::Argument> products =
+      runner::getHessianVectorProducts(adjoint, hvp, tangents);
+  return writeResult(
+      [&](raw_ostream &os) { runner::writeArrays(os, products); });
+}
+
+/// --check-grad: compares K_adj and K_jvp with finite differences and with
+/// each other and writes the report; 1 when a number is off.
 static int runGradCheck(const runner::AdjointSignature &adjoint,
+                        const runner::TangentSignature &tangent,
                         ArrayRef<runner::Argument> args,
                         runner::Launcher launch) {
   runner::GradCheckOptions options;
@@ -270,20 +428,40 @@ static int runGradCheck(const runner::AdjointSignature &adjoint,
       runner::checkGradient(adjoint, args, launch, options);
   if (!report)
     return fail(toString(report.takeError()));
-  if (Error error = writeToOutput(outputFile, [&](raw_ostream &os) {
+  Expected<runner::TangentCheckReport> forward =
+      runner::checkTangent(tangent, adjoint, args, *report, launch, options);
+  if (!forward)
+    return fail(toString(forward.takeError()));
+  if (int status = writeResult([&](raw_ostream &os) {
         runner::writeGradCheckReport(os, *report);
-        return Error::success();
+        runner::writeTangentCheckReport(os, *forward);
       }))
-    return fail("cannot write '" + outputFile +
-                "': " + errorToErrorCode(std::move(error)).message());
-  const runner::GradCheckResult *worst = report->worstFailure();
-  if (!worst)
-    return 0;
-  return fail("gradient check failed: the adjoint of '" + worst->name +
-              "' differs from central differences at " + worst->worst +
-              ": AD " + formatNumber(worst->worstAD) + ", FD " +
-              formatNumber(worst->worstFD) + " (|AD - FD| is " +
-              formatNumber(worst->worstRatio) + " times atol + rtol * |FD|)");
+    return status;
+  if (const runner::GradCheckResult *worst = report->worstFailure())
+    return fail("gradient check failed: the adjoint of '" + worst->name +
+                "' differs from central differences at " + worst->worst +
+                ": AD " + formatNumber(worst->worstAD) + ", FD " +
+                formatNumber(worst->worstFD) + " (|AD - FD| is " +
+                formatNumber(worst->worstRatio) +
+                " times atol + rtol * |FD|)");
+  if (const runner::GradCheckResult *worst =
+          forward->directional.worstFailure())
+    return fail("tangent check failed: the output tangent of '" +
+                worst->name +
+                "' differs from central directional differences at " +
+                worst->worst + ": AD " + formatNumber(worst->worstAD) +
+                ", FD " + formatNumber(worst->worstFD) + " (|AD - FD| is " +
+                formatNumber(worst->worstRatio) +
+                " times atol + rtol * |FD|)");
+  const runner::DotProductTest &dot = forward->dot;
+  if (!dot.passed())
+    return fail("dot-product test failed: <Jv, w> = " +
+                formatNumber(dot.forward) + " from '" + tangent.signature.kernel +
+                "' but <v, J^T w> = " + formatNumber(dot.reverse) + " from '" +
+                adjoint.signature.kernel + "' (relative difference " +
+                formatNumber(dot.relativeDifference()) + ", tolerance " +
+                formatNumber(dot.tol) + ")");
+  return 0;
 }
 
 static int runKernel(int argc, char **argv) {
@@ -344,16 +522,27 @@ static int runKernel(int argc, char **argv) {
   Expected<ks::KernelOp> kernel = selectKernel(*module);
   if (!kernel)
     return fail(toString(kernel.takeError()));
-  if (isGradMode() && mlir::failed(addAdjoint(*module, *kernel)))
+  if (isGradMode() && mlir::failed(addDerivatives(*module, *kernel)))
     return 1;
   Expected<runner::Signature> signature = runner::getSignature(*kernel);
   if (!signature)
     return fail(toString(signature.takeError()));
+  bool usesAdjoint = checkGrad || grad == Grad::Reverse || grad == Grad::Hvp;
   Expected<runner::AdjointSignature> adjoint = runner::AdjointSignature();
-  if (isGradMode())
+  if (usesAdjoint)
     adjoint = runner::getAdjointSignature(*kernel, *signature);
   if (!adjoint)
     return fail(toString(adjoint.takeError()));
+  // K_jvp, or for --grad=hvp K_hvp: the tangent kernel of K_adj.
+  Expected<runner::TangentSignature> tangent = runner::TangentSignature();
+  if (checkGrad || grad == Grad::Forward)
+    tangent = runner::getTangentSignature(*kernel, *signature, width);
+  if (grad == Grad::Hvp)
+    tangent = runner::getTangentSignature(
+        module->lookupSymbol<ks::KernelOp>(adjoint->signature.kernel),
+        adjoint->signature);
+  if (!tangent)
+    return fail(toString(tangent.takeError()));
 
   // Its arguments.
   ErrorOr<std::unique_ptr<MemoryBuffer>> inputsBuffer =
@@ -370,15 +559,34 @@ static int runKernel(int argc, char **argv) {
   if (!args)
     return fail(inputsFile + ": " + toString(args.takeError()));
   std::vector<runner::Argument> adjoints;
-  if (isGradMode())
-    if (Error error = runner::checkContiguous(*adjoint, *args))
-      return fail(inputsFile + ": " + toString(std::move(error)));
-  if (grad != Grad::None) {
+  // (K_hvp's tangents are of arguments of K_adj, which has adjoints of
+  // them.)
+  Error contiguous = runner::checkContiguous(*adjoint, *args);
+  if (!contiguous && grad != Grad::Hvp)
+    contiguous = runner::checkContiguous(*tangent, *args);
+  if (contiguous)
+    return fail(inputsFile + ": " + toString(std::move(contiguous)));
+  if (usesAdjoint && !checkGrad) {
     Expected<std::vector<runner::Argument>> read =
         readAdjoints(*adjoint, *args);
     if (!read)
       return fail(toString(read.takeError()));
     adjoints = std::move(*read);
+  }
+  // The tangents, keyed by the names of K's arguments; for --grad=hvp those
+  // of K_adj's arguments, the adjoint arrays' zero.
+  std::vector<runner::Argument> adjArgs, tangents;
+  if (grad == Grad::Hvp)
+    adjArgs = getAdjointKernelArguments(*adjoint, *args, adjoints);
+  if (grad == Grad::Forward || grad == Grad::Hvp) {
+    // Messages name K, whose arguments the tangents are keyed by.
+    runner::TangentSignature keyed = *tangent;
+    keyed.primalKernel = signature->kernel;
+    Expected<std::vector<runner::Argument>> read = readTangents(
+        keyed, grad == Grad::Hvp ? adjArgs : *args, args->size());
+    if (!read)
+      return fail(toString(read.takeError()));
+    tangents = std::move(*read);
   }
 
   // Compile, load, launch.
@@ -402,19 +610,16 @@ static int runKernel(int argc, char **argv) {
     return runner::launch(*library, name, *grid, values);
   };
   if (checkGrad)
-    return runGradCheck(*adjoint, *args, launch);
-  if (grad != Grad::None)
+    return runGradCheck(*adjoint, *tangent, *args, launch);
+  if (grad == Grad::Reverse)
     return runAdjointKernel(*adjoint, *args, adjoints, launch);
+  if (grad == Grad::Forward)
+    return runTangentKernel(*tangent, *args, tangents, launch);
+  if (grad == Grad::Hvp)
+    return runHvpKernel(*adjoint, *tangent, adjArgs, tangents, launch);
   if (Error error = launch(signature->kernel, *args))
     return fail(toString(std::move(error)));
-
-  if (Error error = writeToOutput(outputFile, [&](raw_ostream &os) {
-        runner::writeArrays(os, *args);
-        return Error::success();
-      }))
-    return fail("cannot write '" + outputFile +
-                "': " + errorToErrorCode(std::move(error)).message());
-  return 0;
+  return writeResult([&](raw_ostream &os) { runner::writeArrays(os, *args); });
 }
 
 int main(int argc, char **argv) {

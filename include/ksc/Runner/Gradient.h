@@ -16,25 +16,35 @@
 
 namespace ksc::runner {
 
-/// The signature of the adjoint kernel `K_adj` of a kernel `K`: `K`'s
-/// parameters, then one adjoint array per parameter of `K` that has one.
-struct AdjointSignature {
+/// The signature of a derivative kernel of a kernel `K` (the adjoint kernel
+/// `K_adj`, a tangent kernel `K_jvp`): `K`'s parameters, then one
+/// derivative parameter per parameter of `K` that has one.
+struct DerivativeSignature {
   /// The name of `K`.
   std::string primalKernel;
-  /// `K_adj`'s signature; its first `numPrimal` parameters are `K`'s.
+  /// The derivative kernel's signature; its first `numPrimal` parameters
+  /// are `K`'s.
   Signature signature;
   unsigned numPrimal = 0;
-  /// For adjoint parameter j (parameter numPrimal + j of `K_adj`), the index
-  /// of its primal parameter in `K` (the attribute `ks.adjoint_args`).
+  /// For derivative parameter j (parameter numPrimal + j of the derivative
+  /// kernel), the index of its primal parameter in `K` (the attribute
+  /// `ks.adjoint_args` or `ks.tangent_args`).
   std::vector<unsigned> primalOf;
 
-  size_t numAdjoints() const { return primalOf.size(); }
-  const Param &adjointParam(unsigned j) const {
+  size_t numDerivatives() const { return primalOf.size(); }
+  const Param &derivativeParam(unsigned j) const {
     return signature.params[numPrimal + j];
   }
   const Param &primalParam(unsigned j) const {
     return signature.params[primalOf[j]];
   }
+};
+
+/// The signature of the adjoint kernel `K_adj` of a kernel `K`: `K`'s
+/// parameters, then one adjoint array per parameter of `K` that has one.
+struct AdjointSignature : DerivativeSignature {
+  size_t numAdjoints() const { return numDerivatives(); }
+  const Param &adjointParam(unsigned j) const { return derivativeParam(j); }
 };
 
 /// Whether `kernel` is the adjoint kernel of another (`ks.adjoint_of`).
@@ -52,9 +62,9 @@ llvm::Expected<AdjointSignature> getAdjointSignature(ks::KernelOp kernel,
 using Launcher = llvm::function_ref<llvm::Error(llvm::StringRef kernel,
                                                 std::vector<Argument> &args)>;
 
-/// Fails unless every argument with an adjoint is a contiguous array or a
+/// Fails unless every argument with a derivative is a contiguous array or a
 /// scalar (the gradient modes do not take strided views).
-llvm::Error checkContiguous(const AdjointSignature &adjoint,
+llvm::Error checkContiguous(const DerivativeSignature &sig,
                             llvm::ArrayRef<Argument> primal);
 
 /// Zeroed adjoint arrays, one per adjoint parameter: the shape of the
@@ -103,13 +113,23 @@ struct GradCheckResult {
   std::string worst;
   double worstAD = 0, worstFD = 0, worstRatio = 0;
   bool passed() const { return worstRatio <= 1; }
+  /// Counts one number, `ad` against `fd`; `where()` names it.
+  void record(double ad, double fd, double atol, double rtol,
+              llvm::function_ref<std::string()> where);
 };
 
 struct GradCheckReport {
-  std::string adjointKernel;
+  /// The kernel checked: `K_adj` (reverse mode), or `K_jvp` (forward mode,
+  /// against directional differences).
+  std::string kernel;
+  bool forward = false;
   double atol = 0, rtol = 0;
   uint64_t seed = 0;
   std::vector<GradCheckResult> results;
+  /// Reverse mode: the random output adjoints w, and the input adjoints
+  /// J^T w `K_adj` computed from them (one per adjoint parameter), for the
+  /// dot-product test of forward mode.
+  std::vector<Argument> outputAdjoints, inputAdjoints;
   /// The failed result with the largest ratio, or null.
   const GradCheckResult *worstFailure() const;
 };

@@ -36,4 +36,23 @@ module {
     %a = ks.atomic_rmw add %adj_s[%c0], %ds : !ks.array<f32>, i32
     ks.return
   }
+  ks.kernel @square_jvp(%x: !ks.array<const f32>, %s: f32, %y: !ks.array<f32>,
+                        %tan_x: !ks.array<const f32>, %tan_s: f32,
+                        %tan_y: !ks.array<f32>)
+      attributes {ks.tangent_args = array<i64: 0, 1, 2>, ks.tangent_of = @square} {
+    %two = arith.constant 2.0 : f32
+    %i = ks.tid : i32
+    %v = ks.load %x[%i] : !ks.array<const f32>, i32
+    %v2 = arith.mulf %v, %v : f32
+    %r = arith.mulf %v2, %s : f32
+    ks.store %r, %y[%i] : !ks.array<f32>, i32
+    %dv = ks.load %tan_x[%i] : !ks.array<const f32>, i32
+    %t = arith.mulf %two, %v : f32
+    %ts = arith.mulf %t, %s : f32
+    %a = arith.mulf %ts, %dv : f32
+    %b = arith.mulf %v2, %tan_s : f32
+    %dr = arith.addf %a, %b : f32
+    ks.store %dr, %tan_y[%i] : !ks.array<f32>, i32
+    ks.return
+  }
 }
