@@ -71,28 +71,29 @@ void ksc::addKsCleanupPasses(OpPassManager &pm, Precision precision) {
   pm.addPass(createCanonicalizerPass());
 }
 
-void ksc::addReverseADPasses(OpPassManager &pm, ArrayRef<std::string> wrt,
-                             bool printActivity) {
+/// `pass` with canonicalization and CSE before and after it.
+static void addBetweenCleanups(OpPassManager &pm, std::unique_ptr<Pass> pass) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  ks::KsReverseADOptions options;
-  options.wrt = llvm::to_vector(wrt);
-  options.printActivity = printActivity;
-  pm.addPass(ks::createKsReverseAD(options));
+  pm.addPass(std::move(pass));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
 
+void ksc::addReverseADPasses(OpPassManager &pm, ArrayRef<std::string> wrt,
+                             bool printActivity) {
+  ks::KsReverseADOptions options;
+  options.wrt = llvm::to_vector(wrt);
+  options.printActivity = printActivity;
+  addBetweenCleanups(pm, ks::createKsReverseAD(options));
+}
+
 void ksc::addForwardADPasses(OpPassManager &pm, ArrayRef<std::string> wrt,
                              unsigned width) {
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
   ks::KsForwardADOptions options;
   options.wrt = llvm::to_vector(wrt);
   options.width = width;
-  pm.addPass(ks::createKsForwardAD(options));
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  addBetweenCleanups(pm, ks::createKsForwardAD(options));
 }
 
 void ksc::addHessianVectorPasses(OpPassManager &pm, ArrayRef<std::string> wrt) {

@@ -14,6 +14,7 @@
 #include "ksc/Dialect/Ks/IR/KsOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
@@ -177,6 +178,20 @@ mlir::FailureOr<DerivativeArguments>
 chooseArguments(KernelOp kernel, const PrimalWrites &writes,
                 const llvm::StringSet<> &wanted, llvm::StringSet<> &seen,
                 unsigned numCandidates);
+
+/// What a differentiation pass does per kernel: builds its derivative
+/// kernel, with the --wrt names in `wanted`, adding to `seen` those the
+/// kernel has.
+using DifferentiateFn = llvm::function_ref<mlir::LogicalResult(
+    KernelOp kernel, const llvm::StringSet<> &wanted, llvm::StringSet<> &seen)>;
+
+/// Runs `differentiate` on the kernels of `module` that `select` accepts
+/// (chosen before any is added), then fails with an error if a name in
+/// `wrt` is no kernel's argument.
+mlir::LogicalResult
+differentiateKernels(mlir::ModuleOp module, llvm::ArrayRef<std::string> wrt,
+                     llvm::function_ref<bool(KernelOp)> select,
+                     DifferentiateFn differentiate);
 
 /// Refuses what the activity analysis would silently drop: an active value
 /// that flows into a struct.

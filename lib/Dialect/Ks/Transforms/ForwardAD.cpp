@@ -52,25 +52,16 @@ struct ForwardAD : public ks::impl::KsForwardADBase<ForwardAD> {
       return signalPassFailure();
     }
     SymbolTable symbols(module);
-    llvm::StringSet<> wanted;
-    for (const std::string &name : wrt)
-      wanted.insert(name);
-    llvm::StringSet<> seen;
-    SmallVector<KernelOp> kernels;
-    for (auto kernel : module.getOps<KernelOp>()) {
-      bool isAdjoint = kernel->hasAttr(kAdjointOfAttr);
-      if (!kernel->hasAttr(kTangentOfAttr) && isAdjoint == ofAdjoints)
-        kernels.push_back(kernel);
-    }
-    for (KernelOp kernel : kernels)
-      if (failed(differentiate(kernel, symbols, wanted, seen)))
-        return signalPassFailure();
-    for (const auto &entry : wanted)
-      if (!seen.contains(entry.getKey())) {
-        module.emitError("--wrt names '")
-            << entry.getKey() << "', which is not an argument of any kernel";
-        return signalPassFailure();
-      }
+    auto select = [&](KernelOp kernel) {
+      return !kernel->hasAttr(kTangentOfAttr) &&
+             kernel->hasAttr(kAdjointOfAttr) == ofAdjoints;
+    };
+    auto differentiate = [&](KernelOp kernel, const llvm::StringSet<> &wanted,
+                             llvm::StringSet<> &seen) {
+      return this->differentiate(kernel, symbols, wanted, seen);
+    };
+    if (failed(ad::differentiateKernels(module, wrt, select, differentiate)))
+      return signalPassFailure();
   }
 
   LogicalResult differentiate(KernelOp kernel, SymbolTable &symbols,

@@ -79,6 +79,28 @@ ad::chooseArguments(KernelOp kernel, const PrimalWrites &writes,
   return args;
 }
 
+LogicalResult ad::differentiateKernels(ModuleOp module,
+                                       ArrayRef<std::string> wrt,
+                                       function_ref<bool(KernelOp)> select,
+                                       DifferentiateFn differentiate) {
+  llvm::StringSet<> wanted;
+  for (const std::string &name : wrt)
+    wanted.insert(name);
+  llvm::StringSet<> seen;
+  SmallVector<KernelOp> kernels;
+  for (auto kernel : module.getOps<KernelOp>())
+    if (select(kernel))
+      kernels.push_back(kernel);
+  for (KernelOp kernel : kernels)
+    if (failed(differentiate(kernel, wanted, seen)))
+      return failure();
+  for (const auto &entry : wanted)
+    if (!seen.contains(entry.getKey()))
+      return module.emitError("--wrt names '")
+             << entry.getKey() << "', which is not an argument of any kernel";
+  return success();
+}
+
 LogicalResult ad::checkStructs(KernelOp kernel, const Activity &activity) {
   WalkResult result = kernel.walk([&](Operation *op) {
     if (!isa<StructMakeOp, StructInsertOp>(op))

@@ -66,23 +66,16 @@ struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
-    llvm::StringSet<> wanted;
-    for (const std::string &name : wrt)
-      wanted.insert(name);
-    llvm::StringSet<> seen;
-    SmallVector<KernelOp> kernels;
-    for (auto kernel : module.getOps<KernelOp>())
-      if (!kernel->hasAttr(kAdjointOfAttr) && !kernel->hasAttr(kTangentOfAttr))
-        kernels.push_back(kernel);
-    for (KernelOp kernel : kernels)
-      if (failed(differentiate(kernel, symbols, wanted, seen)))
-        return signalPassFailure();
-    for (const auto &entry : wanted)
-      if (!seen.contains(entry.getKey())) {
-        module.emitError("--wrt names '")
-            << entry.getKey() << "', which is not an argument of any kernel";
-        return signalPassFailure();
-      }
+    auto select = [&](KernelOp kernel) {
+      return !kernel->hasAttr(kAdjointOfAttr) &&
+             !kernel->hasAttr(kTangentOfAttr);
+    };
+    auto differentiate = [&](KernelOp kernel, const llvm::StringSet<> &wanted,
+                             llvm::StringSet<> &seen) {
+      return this->differentiate(kernel, symbols, wanted, seen);
+    };
+    if (failed(ad::differentiateKernels(module, wrt, select, differentiate)))
+      return signalPassFailure();
   }
 
   LogicalResult differentiate(KernelOp kernel, SymbolTable &symbols,
