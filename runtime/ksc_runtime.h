@@ -16,6 +16,19 @@
 #define KSC_SEQUENTIAL_LAUNCHES 0
 #endif
 
+// KSC_INLINE marks the functions that must be inlined for the emitted
+// kernels to be fast: the vector and matrix operations and the thread
+// bodies the launchers call in their loops (the host compiler's heuristics
+// otherwise keep some of them as calls, e.g. g++ -O2 when a body has large
+// locals); KSC_INLINE_LAMBDA the lambdas of the component loops.
+#if defined(__GNUC__) || defined(__clang__)
+#define KSC_INLINE inline __attribute__((always_inline))
+#define KSC_INLINE_LAMBDA __attribute__((always_inline))
+#else
+#define KSC_INLINE inline
+#define KSC_INLINE_LAMBDA
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -27,6 +40,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 extern "C" {
@@ -286,9 +300,9 @@ enum class atomic_kind { add, sub, min, max };
 /// component atomically (adjoint kernels accumulate into vector elements
 /// with them). The old value returned is not one atomic snapshot.
 template <atomic_kind Kind, int N, typename T>
-vec<N, T> atomic_update(vec<N, T> *p, vec<N, T> v);
+KSC_INLINE vec<N, T> atomic_update(vec<N, T> *p, vec<N, T> v);
 template <atomic_kind Kind, int N, typename T>
-mat<N, T> atomic_update(mat<N, T> *p, mat<N, T> v);
+KSC_INLINE mat<N, T> atomic_update(mat<N, T> *p, mat<N, T> v);
 
 template <typename T> struct identity { using type = T; };
 
@@ -301,7 +315,8 @@ template <atomic_kind Kind, typename T> inline bool replaces(T old, T desired) {
     return better;
 }
 
-template <atomic_kind Kind, typename T> inline T atomic_update(T *p, T v) {
+template <atomic_kind Kind, typename T>
+KSC_INLINE T atomic_update(T *p, T v) {
   static_assert(!std::is_const_v<T>, "atomics write: use array<T>, not "
                                      "array<const T>");
   static_assert((std::is_integral_v<T> && !std::is_same_v<T, bool>) ||
@@ -349,23 +364,23 @@ template <atomic_kind Kind, typename T> inline T atomic_update(T *p, T v) {
 
 #define KSC_RUNTIME_ATOMIC(name, kind)                                         \
   template <typename T>                                                        \
-  inline T name(const array<T, 1> &a, int64_t i,                               \
-                typename detail::identity<T>::type v) {                        \
+  KSC_INLINE T name(const array<T, 1> &a, int64_t i,                           \
+                    typename detail::identity<T>::type v) {                    \
     return detail::atomic_update<detail::atomic_kind::kind>(&a(i), v);         \
   }                                                                            \
   template <typename T>                                                        \
-  inline T name(const array<T, 2> &a, int64_t i, int64_t j,                    \
-                typename detail::identity<T>::type v) {                        \
+  KSC_INLINE T name(const array<T, 2> &a, int64_t i, int64_t j,                \
+                    typename detail::identity<T>::type v) {                    \
     return detail::atomic_update<detail::atomic_kind::kind>(&a(i, j), v);      \
   }                                                                            \
   template <typename T>                                                        \
-  inline T name(const array<T, 3> &a, int64_t i, int64_t j, int64_t k,         \
-                typename detail::identity<T>::type v) {                        \
+  KSC_INLINE T name(const array<T, 3> &a, int64_t i, int64_t j, int64_t k,     \
+                    typename detail::identity<T>::type v) {                    \
     return detail::atomic_update<detail::atomic_kind::kind>(&a(i, j, k), v);   \
   }                                                                            \
   template <typename T>                                                        \
-  inline T name(const array<T, 4> &a, int64_t i, int64_t j, int64_t k,         \
-                int64_t l, typename detail::identity<T>::type v) {             \
+  KSC_INLINE T name(const array<T, 4> &a, int64_t i, int64_t j, int64_t k,     \
+                    int64_t l, typename detail::identity<T>::type v) {         \
     return detail::atomic_update<detail::atomic_kind::kind>(&a(i, j, k, l),    \
                                                             v);                \
   }
@@ -392,6 +407,22 @@ template <typename To, typename From> inline To bit_cast(From from) {
 //===----------------------------------------------------------------------===//
 // Vectors and matrices
 //===----------------------------------------------------------------------===//
+
+namespace detail {
+template <typename F, int... I>
+KSC_INLINE void unroll_sequence(F &f, std::integer_sequence<int, I...>) {
+  (f(std::integral_constant<int, I>()), ...);
+}
+} // namespace detail
+
+/// Calls f(0), f(1), ..., f(N - 1) in order, each index an integral
+/// constant: the component loops of the vector and matrix operations below
+/// become straight-line code with constant component indices whatever the
+/// host compiler's loop-unrolling heuristics (g++ -O2 keeps a loop over
+/// the three components of a vec3 as a loop with a switch on the index).
+template <int N, typename F> KSC_INLINE void unroll(F &&f) {
+  detail::unroll_sequence(f, std::make_integer_sequence<int, N>());
+}
 
 /// `vec<N, T>`: the kernel language's vec2, vec3, vec4 (float), vec3d
 /// (double), vec3i (int), ... N components, named x, y, z, w, with no
@@ -434,17 +465,18 @@ template <int N, typename T> struct mat {
   vec<N, T> rows[N];
   mat() = default;
   explicit mat(T s) {
-    for (int i = 0; i < N; ++i)
-      rows[i] = vec<N, T>(s);
+    unroll<N>([&](auto i) KSC_INLINE_LAMBDA { rows[i] = vec<N, T>(s); });
   }
   /// The N * N elements, row by row.
   template <typename... E,
             typename = std::enable_if_t<sizeof...(E) == N * N && N * N != 1>>
   mat(E... elements) {
     const T values[] = {T(elements)...};
-    for (int i = 0; i < N; ++i)
-      for (int j = 0; j < N; ++j)
+    unroll<N>([&](auto i) KSC_INLINE_LAMBDA {
+      unroll<N>([&](auto j) KSC_INLINE_LAMBDA {
         rows[i][j] = values[i * N + j];
+      });
+    });
   }
   vec<N, T> &operator[](int64_t i) { return rows[i]; }
   const vec<N, T> &operator[](int64_t i) const { return rows[i]; }
@@ -454,19 +486,21 @@ template <int N, typename T> struct mat {
 
 namespace detail {
 template <atomic_kind Kind, int N, typename T>
-vec<N, T> atomic_update(vec<N, T> *p, vec<N, T> v) {
+KSC_INLINE vec<N, T> atomic_update(vec<N, T> *p, vec<N, T> v) {
   static_assert(Kind == atomic_kind::add || Kind == atomic_kind::sub,
                 "vectors are only added to and subtracted from atomically");
   vec<N, T> old;
-  for (int c = 0; c < N; ++c)
+  unroll<N>([&](auto c) KSC_INLINE_LAMBDA {
     old[c] = atomic_update<Kind>(&(*p)[c], v[c]);
+  });
   return old;
 }
 template <atomic_kind Kind, int N, typename T>
-mat<N, T> atomic_update(mat<N, T> *p, mat<N, T> v) {
+KSC_INLINE mat<N, T> atomic_update(mat<N, T> *p, mat<N, T> v) {
   mat<N, T> old;
-  for (int r = 0; r < N; ++r)
+  unroll<N>([&](auto r) KSC_INLINE_LAMBDA {
     old[r] = atomic_update<Kind>(&(*p)[r], v[r]);
+  });
   return old;
 }
 } // namespace detail
@@ -489,107 +523,125 @@ using mat44d = mat<4, double>;
 
 /// `f(a[i], b[i])` for every component (row) i.
 template <int N, typename T, typename F>
-inline vec<N, T> componentwise(const vec<N, T> &a, const vec<N, T> &b, F f) {
+KSC_INLINE vec<N, T> componentwise(const vec<N, T> &a, const vec<N, T> &b,
+                                   F f) {
   vec<N, T> r;
-  for (int i = 0; i < N; ++i)
-    r[i] = f(a[i], b[i]);
+  unroll<N>([&](auto i) KSC_INLINE_LAMBDA { r[i] = f(a[i], b[i]); });
   return r;
 }
 template <int N, typename T, typename F>
-inline mat<N, T> componentwise(const mat<N, T> &a, const mat<N, T> &b, F f) {
+KSC_INLINE mat<N, T> componentwise(const mat<N, T> &a, const mat<N, T> &b,
+                                   F f) {
   mat<N, T> r;
-  for (int i = 0; i < N; ++i)
+  unroll<N>([&](auto i) KSC_INLINE_LAMBDA {
     r[i] = componentwise(a[i], b[i], f);
+  });
   return r;
 }
 
 /// Whether V is a vec or mat (the component-wise operators below apply).
 template <typename V> struct is_vec_or_mat : std::false_type {};
-template <int N, typename T> struct is_vec_or_mat<vec<N, T>> : std::true_type {};
-template <int N, typename T> struct is_vec_or_mat<mat<N, T>> : std::true_type {};
+template <int N, typename T>
+struct is_vec_or_mat<vec<N, T>> : std::true_type {};
+template <int N, typename T>
+struct is_vec_or_mat<mat<N, T>> : std::true_type {};
 #define KSC_VEC_OR_MAT(V) std::enable_if_t<is_vec_or_mat<V>::value, V>
 
-template <typename V> inline KSC_VEC_OR_MAT(V) operator+(const V &a, const V &b) {
-  return componentwise(a, b, [](auto x, auto y) { return x + y; });
+template <typename V>
+KSC_INLINE KSC_VEC_OR_MAT(V) operator+(const V &a, const V &b) {
+  return componentwise(a, b,
+                       [](auto x, auto y) KSC_INLINE_LAMBDA { return x + y; });
 }
-template <typename V> inline KSC_VEC_OR_MAT(V) operator-(const V &a, const V &b) {
-  return componentwise(a, b, [](auto x, auto y) { return x - y; });
+template <typename V>
+KSC_INLINE KSC_VEC_OR_MAT(V) operator-(const V &a, const V &b) {
+  return componentwise(a, b,
+                       [](auto x, auto y) KSC_INLINE_LAMBDA { return x - y; });
 }
-template <typename V> inline KSC_VEC_OR_MAT(V) operator-(const V &a) {
-  return componentwise(a, a, [](auto x, auto) { return -x; });
+template <typename V> KSC_INLINE KSC_VEC_OR_MAT(V) operator-(const V &a) {
+  return componentwise(a, a, [](auto x, auto) KSC_INLINE_LAMBDA { return -x; });
 }
-template <typename V> inline KSC_VEC_OR_MAT(V) cw_mul(const V &a, const V &b) {
-  return componentwise(a, b, [](auto x, auto y) { return x * y; });
+template <typename V>
+KSC_INLINE KSC_VEC_OR_MAT(V) cw_mul(const V &a, const V &b) {
+  return componentwise(a, b,
+                       [](auto x, auto y) KSC_INLINE_LAMBDA { return x * y; });
 }
-template <typename V> inline KSC_VEC_OR_MAT(V) cw_div(const V &a, const V &b) {
-  return componentwise(a, b, [](auto x, auto y) { return x / y; });
+template <typename V>
+KSC_INLINE KSC_VEC_OR_MAT(V) cw_div(const V &a, const V &b) {
+  return componentwise(a, b,
+                       [](auto x, auto y) KSC_INLINE_LAMBDA { return x / y; });
 }
 /// Every component (element) times / divided by the scalar `s`.
 template <typename V>
-inline KSC_VEC_OR_MAT(V) operator*(const V &a, typename V::scalar s) {
-  return componentwise(a, a, [s](auto x, auto) { return x * s; });
+KSC_INLINE KSC_VEC_OR_MAT(V) operator*(const V &a, typename V::scalar s) {
+  return componentwise(a, a,
+                       [s](auto x, auto) KSC_INLINE_LAMBDA { return x * s; });
 }
 template <typename V>
-inline KSC_VEC_OR_MAT(V) operator*(typename V::scalar s, const V &a) {
-  return componentwise(a, a, [s](auto x, auto) { return s * x; });
+KSC_INLINE KSC_VEC_OR_MAT(V) operator*(typename V::scalar s, const V &a) {
+  return componentwise(a, a,
+                       [s](auto x, auto) KSC_INLINE_LAMBDA { return s * x; });
 }
 template <typename V>
-inline KSC_VEC_OR_MAT(V) operator/(const V &a, typename V::scalar s) {
-  return componentwise(a, a, [s](auto x, auto) { return x / s; });
+KSC_INLINE KSC_VEC_OR_MAT(V) operator/(const V &a, typename V::scalar s) {
+  return componentwise(a, a,
+                       [s](auto x, auto) KSC_INLINE_LAMBDA { return x / s; });
 }
 #undef KSC_VEC_OR_MAT
 
 /// The sum of the products of the components, added in order.
-template <int N, typename T> inline T dot(const vec<N, T> &a, const vec<N, T> &b) {
+template <int N, typename T>
+KSC_INLINE T dot(const vec<N, T> &a, const vec<N, T> &b) {
   T sum = a[0] * b[0];
-  for (int i = 1; i < N; ++i)
-    sum = sum + a[i] * b[i];
+  unroll<N - 1>([&](auto i) KSC_INLINE_LAMBDA {
+    sum = sum + a[i + 1] * b[i + 1];
+  });
   return sum;
 }
-template <typename T> inline vec<3, T> cross(const vec<3, T> &a, const vec<3, T> &b) {
+template <typename T>
+KSC_INLINE vec<3, T> cross(const vec<3, T> &a, const vec<3, T> &b) {
   return vec<3, T>(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z,
                    a.x * b.y - a.y * b.x);
 }
 /// The matrix a b^T.
 template <int N, typename T>
-inline mat<N, T> outer(const vec<N, T> &a, const vec<N, T> &b) {
+KSC_INLINE mat<N, T> outer(const vec<N, T> &a, const vec<N, T> &b) {
   mat<N, T> r;
-  for (int i = 0; i < N; ++i)
-    for (int j = 0; j < N; ++j)
-      r[i][j] = a[i] * b[j];
+  unroll<N>([&](auto i) KSC_INLINE_LAMBDA {
+    unroll<N>([&](auto j) KSC_INLINE_LAMBDA { r[i][j] = a[i] * b[j]; });
+  });
   return r;
 }
-template <int N, typename T> inline mat<N, T> transpose(const mat<N, T> &m) {
+template <int N, typename T>
+KSC_INLINE mat<N, T> transpose(const mat<N, T> &m) {
   mat<N, T> r;
-  for (int i = 0; i < N; ++i)
-    for (int j = 0; j < N; ++j)
-      r[i][j] = m[j][i];
+  unroll<N>([&](auto i) KSC_INLINE_LAMBDA {
+    unroll<N>([&](auto j) KSC_INLINE_LAMBDA { r[i][j] = m[j][i]; });
+  });
   return r;
 }
 /// Matrix products: each element a sum of products added in index order.
 template <int N, typename T>
-inline vec<N, T> operator*(const mat<N, T> &m, const vec<N, T> &v) {
+KSC_INLINE vec<N, T> operator*(const mat<N, T> &m, const vec<N, T> &v) {
   vec<N, T> r;
-  for (int i = 0; i < N; ++i)
-    r[i] = dot(m[i], v);
+  unroll<N>([&](auto i) KSC_INLINE_LAMBDA { r[i] = dot(m[i], v); });
   return r;
 }
 template <int N, typename T>
-inline vec<N, T> operator*(const vec<N, T> &v, const mat<N, T> &m) {
+KSC_INLINE vec<N, T> operator*(const vec<N, T> &v, const mat<N, T> &m) {
   vec<N, T> r;
-  for (int j = 0; j < N; ++j) {
+  unroll<N>([&](auto j) KSC_INLINE_LAMBDA {
     T sum = v[0] * m[0][j];
-    for (int i = 1; i < N; ++i)
-      sum = sum + v[i] * m[i][j];
+    unroll<N - 1>([&](auto i) KSC_INLINE_LAMBDA {
+      sum = sum + v[i + 1] * m[i + 1][j];
+    });
     r[j] = sum;
-  }
+  });
   return r;
 }
 template <int N, typename T>
-inline mat<N, T> operator*(const mat<N, T> &a, const mat<N, T> &b) {
+KSC_INLINE mat<N, T> operator*(const mat<N, T> &a, const mat<N, T> &b) {
   mat<N, T> r;
-  for (int i = 0; i < N; ++i)
-    r[i] = a[i] * b;
+  unroll<N>([&](auto i) KSC_INLINE_LAMBDA { r[i] = a[i] * b; });
   return r;
 }
 
@@ -598,7 +650,7 @@ inline mat<N, T> operator*(const mat<N, T> &a, const mat<N, T> &b) {
 
 /// The Hamilton product a b.
 template <typename T>
-inline vec<4, T> quat_mul(const vec<4, T> &a, const vec<4, T> &b) {
+KSC_INLINE vec<4, T> quat_mul(const vec<4, T> &a, const vec<4, T> &b) {
   return vec<4, T>(a.w * b.x + b.w * a.x + a.y * b.z - b.y * a.z,
                    a.w * b.y + b.w * a.y + a.z * b.x - b.z * a.x,
                    a.w * b.z + b.w * a.z + a.x * b.y - b.x * a.y,
@@ -606,7 +658,7 @@ inline vec<4, T> quat_mul(const vec<4, T> &a, const vec<4, T> &b) {
 }
 /// v rotated by the unit quaternion q (by its inverse when `inverse`).
 template <typename T>
-inline vec<3, T> quat_rotate_impl(const vec<4, T> &q, const vec<3, T> &v,
+KSC_INLINE vec<3, T> quat_rotate_impl(const vec<4, T> &q, const vec<3, T> &v,
                                   T sign) {
   T c = T(2) * q.w * q.w - T(1);
   T d = T(2) * (q.x * v.x + q.y * v.y + q.z * v.z);
@@ -615,23 +667,22 @@ inline vec<3, T> quat_rotate_impl(const vec<4, T> &q, const vec<3, T> &v,
                    v.z * c + q.z * d + sign * ((q.x * v.y - q.y * v.x) * q.w * T(2)));
 }
 template <typename T>
-inline vec<3, T> quat_rotate(const vec<4, T> &q, const vec<3, T> &v) {
+KSC_INLINE vec<3, T> quat_rotate(const vec<4, T> &q, const vec<3, T> &v) {
   return quat_rotate_impl(q, v, T(1));
 }
 template <typename T>
-inline vec<3, T> quat_rotate_inv(const vec<4, T> &q, const vec<3, T> &v) {
+KSC_INLINE vec<3, T> quat_rotate_inv(const vec<4, T> &q, const vec<3, T> &v) {
   return quat_rotate_impl(q, v, T(-1));
 }
 /// Column j is quat_rotate(q, e_j).
-template <typename T> inline mat<3, T> quat_to_matrix(const vec<4, T> &q) {
+template <typename T> KSC_INLINE mat<3, T> quat_to_matrix(const vec<4, T> &q) {
   mat<3, T> r;
-  for (int j = 0; j < 3; ++j) {
+  unroll<3>([&](auto j) KSC_INLINE_LAMBDA {
     vec<3, T> e;
     e[j] = T(1);
     vec<3, T> column = quat_rotate(q, e);
-    for (int i = 0; i < 3; ++i)
-      r[i][j] = column[i];
-  }
+    unroll<3>([&](auto i) KSC_INLINE_LAMBDA { r[i][j] = column[i]; });
+  });
   return r;
 }
 

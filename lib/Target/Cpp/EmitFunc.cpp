@@ -4,7 +4,7 @@
 //
 //   #include "ksc_runtime.h"
 //   static float sq(float v) { ... }                       // ks.func
-//   static void saxpy(int tid, float a, ...) { ... }       // one thread
+//   static KSC_INLINE void saxpy(int tid, float a, ...) { ... } // a thread
 //   void launch_saxpy(int64_t dim, float a, ...) { ... }   // typed launch
 //   extern "C" int ksc_launch_saxpy(int64_t dim, void *const *args,
 //                                   char *error, size_t error_size);
@@ -199,6 +199,10 @@ static FailureOr<std::string> signature(Emitter &emitter, func::FuncOp func,
     if (!emitter.calledFunctions.contains(func.getSymName()))
       result += "[[maybe_unused]] ";
     result += "static ";
+    // Inlined into the launcher's loop whatever the host compiler's
+    // heuristics say (a call per thread costs more than many bodies).
+    if (emitter.threadBodies.contains(func.getSymName()))
+      result += "KSC_INLINE ";
   }
   unsigned direct = ks::getNumDirectResults(func);
   if (direct > 1)
@@ -358,8 +362,11 @@ LogicalResult Emitter::emitModule(ModuleOp m) {
     });
   }
   m.walk([&](func::CallOp call) {
-    if (!dead.contains(call))
-      calledFunctions.insert(call.getCallee());
+    if (dead.contains(call))
+      return;
+    calledFunctions.insert(call.getCallee());
+    if (call->getParentOfType<func::FuncOp>()->hasAttr(kLaunchOfAttr))
+      threadBodies.insert(call.getCallee());
   });
   // Private functions go into kKernelNamespace; names that are macros of
   // the C headers get a trailing underscore.

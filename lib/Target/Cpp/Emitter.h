@@ -378,6 +378,8 @@ public:
   llvm::StringMap<mlir::func::FuncOp> functionsByName;
   /// Functions some call calls.
   llvm::StringSet<> calledFunctions;
+  /// Thread bodies: the functions launchers call in their loops.
+  llvm::StringSet<> threadBodies;
   /// Names local variables must not take: the module's functions.
   llvm::StringSet<> reservedNames;
   /// The C++ name of each function of the module.

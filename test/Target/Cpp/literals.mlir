@@ -6,7 +6,7 @@
 // Constants print as C++ literals of the right type, with the fewest digits
 // that read back exactly.
 
-// CHECK-LABEL: static void literals(ksc::array<float> f, ksc::array<double> d, ksc::array<int> i, ksc::array<int64_t> l, ksc::array<bool> b) {
+// CHECK-LABEL: static KSC_INLINE void literals(ksc::array<float> f, ksc::array<double> d, ksc::array<int> i, ksc::array<int64_t> l, ksc::array<bool> b) {
 // CHECK-NEXT:    f[0] = 0.1f;
 // CHECK-NEXT:    f[1] = 1.0f;
 // CHECK-NEXT:    f[2] = -2.5f;

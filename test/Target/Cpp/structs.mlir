@@ -19,7 +19,7 @@
 // CHECK-LABEL: static Particle scale(Particle p, float s) {
 // CHECK-NEXT:    p.mass = p.mass * s;
 // CHECK-NEXT:    return p;
-// CHECK-LABEL: static void k(int tid, ksc::array<Body> a, float s) {
+// CHECK-LABEL: static KSC_INLINE void k(int tid, ksc::array<Body> a, float s) {
 // CHECK-NEXT:    Body t = a[tid];
 // CHECK-NEXT:    Particle t_1 = scale(t.p, s);
 // CHECK-NEXT:    t.p = t_1;
