@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# The derivative-cost benchmark: compiles grad-kernels.kdsl with
-# `ksc --grad=all` and `ksc --grad=forward --width=4` and `=8`, builds
-# grad_bench.cpp (Google Benchmark) with the host C++ compiler at -O2 and
-# prints, per kernel, the time of K, of K_adj and K_jvp and their ratios
-# to K, and the cost per direction of K_jvp with 4 and 8 directions
-# (its time / W / K's), as a Markdown table (docs/performance.md has the
-# results).
+# The derivative-cost benchmark: times every kernel K of grad-kernels.kdsl
+# as K, K_adj and K_jvp, and K_jvp propagating 4 and 8 directions, on the
+# CPU (Google Benchmark), and prints the ratios to K as a Markdown table
+# (docs/performance.md has the results).
+#
+# Each mode is its own translation unit, built with the host C++ compiler
+# at -O2 from one file ksc generates (`ksc`, `ksc --grad=reverse`,
+# `ksc --grad=forward --width=W`), so that the compiler's per-unit budgets
+# treat every kernel alike; the C entry points are renamed per unit
+# (ksc_<mode>_launch_*) so that the units link together.
 #
 #   utils/bench/run-grad-bench.sh [extra Google Benchmark flags]
 set -euo pipefail
@@ -13,18 +16,30 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 build="$(bash "$root/utils/setup.sh")"
 ksc="$build/bin/ksc"
+runtime="$("$ksc" --print-runtime-dir)"
+cxx="${CXX:-c++}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-"$ksc" "$here/grad-kernels.kdsl" --grad=all -o "$work/grad-kernels.cpp"
-for w in 4 8; do
-  # Included in namespaces by grad_bench.cpp: only the C entry points,
-  # extern "C", would clash.
-  "$ksc" "$here/grad-kernels.kdsl" --grad=forward --width=$w |
-    sed "s/ksc_launch_/ksc_w${w}_launch_/g" > "$work/grad-kernels-w$w.cpp"
+# unit MODE SOURCE DEFINE [ksc options...]: generates the kernels of MODE
+# and compiles SOURCE with them into $work/MODE.o.
+unit() {
+  local mode="$1" source="$2" define="$3"
+  shift 3
+  "$ksc" "$here/grad-kernels.kdsl" "$@" |
+    sed "s/ksc_launch_/ksc_${mode}_launch_/g" > "$work/$mode.cpp"
+  "$cxx" -O2 -std=c++17 -I "$here" -I "$runtime" -D"$define" \
+    -DKSC_GENERATED="\"$work/$mode.cpp\"" -c "$here/$source" \
+    -o "$work/$mode.o"
+}
+unit primal grad_bench_reverse.cpp KSC_ADJOINT=0
+unit adjoint grad_bench_reverse.cpp KSC_ADJOINT=1 --grad=reverse
+for w in 1 4 8; do
+  unit "tangent$w" grad_bench_forward.cpp KSC_WIDTH=$w --grad=forward \
+    --width=$w
 done
-"${CXX:-c++}" -O2 -std=c++17 -I "$work" -I "$("$ksc" --print-runtime-dir)" \
-  "$here/grad_bench.cpp" -o "$work/grad_bench" -lbenchmark -lpthread
+"$cxx" "$work"/*.o -o "$work/grad_bench" -lbenchmark_main -lbenchmark \
+  -lpthread
 "$work/grad_bench" --benchmark_format=json --benchmark_repetitions=5 \
   --benchmark_report_aggregates_only=true "$@" > "$work/results.json"
 
