@@ -92,6 +92,46 @@ config.substitutions.append(
     )
 )
 
+# The CUDA toolkit (CUDA_HOME, else its default location, else PATH):
+# `REQUIRES: nvcc` and `REQUIRES: ptxas` tests compile emitted CUDA C++ and
+# assemble PTX with it, without a GPU.
+cuda_home = os.environ.get("CUDA_HOME") or "/usr/local/cuda"
+cuda_tools = {}
+for tool in ["nvcc", "ptxas"]:
+    path = os.path.join(cuda_home, "bin", tool)
+    if not os.access(path, os.X_OK):
+        path = shutil.which(tool)
+    if path:
+        config.available_features.add(tool)
+        cuda_tools[tool] = path
+if "nvcc" in cuda_tools:
+    # %nvcc-compile-all: compile-all.py with `ksc --target=cuda` and nvcc
+    # for sm_80 and sm_90, warnings as errors. Before %nvcc, which lit
+    # would otherwise substitute inside it.
+    nvcc_flags = "-std=c++17 -Werror all-warnings -I%s -x cu" % config.ksc_runtime_dir
+    config.substitutions.append(
+        (
+            "%nvcc-compile-all",
+            " ".join(
+                shlex.quote(part)
+                for part in [
+                    config.python_executable,
+                    os.path.join(config.ksc_src_root, "utils", "lit",
+                                 "compile-all.py"),
+                    "--ksc",
+                    os.path.join(config.ksc_tools_dir, "ksc"),
+                    "--ksc-arg=--target=cuda",
+                    "--cxx",
+                    "%s %s -arch=sm_80" % (cuda_tools["nvcc"], nvcc_flags),
+                    "--cxx",
+                    "%s %s -arch=sm_90" % (cuda_tools["nvcc"], nvcc_flags),
+                ]
+            ),
+        )
+    )
+for tool, path in cuda_tools.items():
+    config.substitutions.append(("%" + tool, path))
+
 # `%expect-exit-1 CMD ARGS...` runs CMD and succeeds only when it exits with
 # status 1, the status of a compile error (`not` accepts any non-zero status
 # but a crash's).

@@ -126,6 +126,28 @@ LogicalResult ksc::emitCpuCpp(ModuleOp module, std::string &out,
   return translateToCpp(*lowered, os, emitter);
 }
 
+void ksc::addCudaLoweringPasses(OpPassManager &pm,
+                                const CudaPipelineOptions &options) {
+  if (options.boundsCheck)
+    pm.addPass(ks::createKsInsertBoundsChecks());
+  ConvertKsToCudaOptions lowering;
+  lowering.launch = options.gridStride ? "grid-stride" : "guarded";
+  pm.addPass(createConvertKsToCuda(lowering));
+  pm.addPass(createCanonicalizerPass());
+}
+
+LogicalResult ksc::emitCudaCpp(ModuleOp module, std::string &out,
+                               const CudaPipelineOptions &pipeline,
+                               const CppEmitterOptions &emitter) {
+  OwningOpRef<ModuleOp> lowered(cast<ModuleOp>(module->clone()));
+  PassManager pm(module->getContext());
+  addCudaLoweringPasses(pm, pipeline);
+  if (failed(pm.run(*lowered)))
+    return failure();
+  llvm::raw_string_ostream os(out);
+  return translateToCpp(*lowered, os, emitter);
+}
+
 int ksc::runWithLargeStack(llvm::function_ref<int()> fn) {
   // 1 GiB of address space; only the pages a program touches are used.
   constexpr unsigned kStackSize = 1u << 30;
@@ -144,5 +166,13 @@ void ksc::registerPipelines() {
       [](OpPassManager &pm) {
         addKsCleanupPasses(pm);
         addCpuLoweringPasses(pm, CpuPipelineOptions());
+      });
+  PassPipelineRegistration<>(
+      "ksc-cuda-pipeline",
+      "The passes `ksc --target=cuda` runs between the frontend and the "
+      "CUDA C++ emitter",
+      [](OpPassManager &pm) {
+        addKsCleanupPasses(pm);
+        addCudaLoweringPasses(pm, CudaPipelineOptions());
       });
 }

@@ -2,10 +2,10 @@
 //
 // Part of ksc.
 //
-//   ksc FILE.kdsl [--target=cpu] [--emit=cpp|mlir] [-o OUT]
+//   ksc FILE.kdsl [--target=cpu|cuda] [--emit=cpp|cuda|mlir] [-o OUT]
 //
-// Compiles a kernel file (or ks IR in a .mlir file) to C++ for the CPU, or
-// prints its ks IR. Errors go to standard error with their source location;
+// Compiles a kernel file (or ks IR in a .mlir file) to C++ for the CPU or
+// CUDA C++ for NVIDIA GPUs, or prints its ks IR. Errors go to standard error with their source location;
 // the exit status is then 1 and no output file is written.
 //
 //===----------------------------------------------------------------------===//
@@ -32,8 +32,9 @@ using namespace llvm;
 using namespace ksc;
 
 namespace {
-enum class Target { Cpu };
-enum class Emit { Cpp, Mlir };
+enum class Target { Cpu, Cuda };
+enum class Emit { Cpp, Cuda, Mlir };
+enum class Launch { Guarded, GridStride };
 
 cl::OptionCategory kscCategory("ksc options");
 
@@ -45,13 +46,34 @@ cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' for stdout)"),
                                 cl::cat(kscCategory));
 cl::opt<Target> target("target", cl::desc("Code generation target"),
                        cl::values(clEnumValN(Target::Cpu, "cpu",
-                                             "C++ for the CPU (default)")),
+                                             "C++ for the CPU (default)"),
+                                  clEnumValN(Target::Cuda, "cuda",
+                                             "CUDA for NVIDIA GPUs")),
                        cl::init(Target::Cpu), cl::cat(kscCategory));
-cl::opt<Emit>
-    emit("emit", cl::desc("What to write"),
-         cl::values(clEnumValN(Emit::Cpp, "cpp", "C++ source (default)"),
-                    clEnumValN(Emit::Mlir, "mlir", "the ks dialect IR")),
-         cl::init(Emit::Cpp), cl::cat(kscCategory));
+cl::opt<Emit> emit(
+    "emit", cl::desc("What to write"),
+    cl::values(clEnumValN(Emit::Cpp, "cpp",
+                          "C++ source (the default for --target=cpu)"),
+               clEnumValN(Emit::Cuda, "cuda",
+                          "CUDA C++ source (the default for --target=cuda)"),
+               clEnumValN(Emit::Mlir, "mlir", "the ks dialect IR")),
+    cl::init(Emit::Cpp), cl::cat(kscCategory));
+cl::opt<Launch> launch(
+    "launch",
+    cl::desc("With --target=cuda: how GPU threads cover the launch grid"),
+    cl::values(clEnumValN(Launch::Guarded, "guarded",
+                          "one GPU thread per thread of the grid, the extra "
+                          "ones of the last block idle (default)"),
+               clEnumValN(Launch::GridStride, "grid-stride",
+                          "at most 65535 blocks, each GPU thread running "
+                          "every gridDim.x * blockDim.x-th thread")),
+    cl::init(Launch::Guarded), cl::cat(kscCategory));
+cl::opt<unsigned> blockSize(
+    "block-size",
+    cl::desc("With --target=cuda: GPU threads per block of the launch "
+             "functions, also given to the kernels as __launch_bounds__ "
+             "(default 256, without launch bounds)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(kscCategory));
 cl::opt<bool> standalone(
     "standalone",
     cl::desc("Copy the runtime header into the C++ output so that it "
@@ -137,7 +159,8 @@ static int compile(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "ksc: ahead-of-time compiler for GPU-style kernels written in C++\n\n"
-      "  ksc saxpy.kdsl --target=cpu --emit=cpp -o saxpy.cpp\n");
+      "  ksc saxpy.kdsl --target=cpu --emit=cpp -o saxpy.cpp\n"
+      "  ksc saxpy.kdsl --target=cuda --emit=cuda -o saxpy.cu\n");
 
   if (printRuntimeDir) {
     outs() << getRuntimeDir() << "\n";
@@ -199,6 +222,29 @@ static int compile(int argc, char **argv) {
     return mlir::succeeded(handler.verify()) ? 0 : 1;
   }
 
+  // What to write: --emit defaults to the target's source language.
+  if (target == Target::Cuda && !emit.getNumOccurrences())
+    emit = Emit::Cuda;
+  if (target == Target::Cpu && emit == Emit::Cuda) {
+    errs() << "ksc: error: --emit=cuda needs --target=cuda\n";
+    return 1;
+  }
+  if (target == Target::Cuda && emit == Emit::Cpp) {
+    errs() << "ksc: error: --target=cuda writes CUDA C++ (--emit=cuda), not "
+              "--emit=cpp\n";
+    return 1;
+  }
+  if (target != Target::Cuda &&
+      (launch.getNumOccurrences() || blockSize.getNumOccurrences())) {
+    errs() << "ksc: error: --launch and --block-size need --target=cuda\n";
+    return 1;
+  }
+  if (blockSize.getNumOccurrences() && (blockSize < 1 || blockSize > 1024)) {
+    errs() << "ksc: error: --block-size must be between 1 and 1024 (CUDA's "
+              "limit of threads per block)\n";
+    return 1;
+  }
+
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       loadModule(context, sourceMgr, inputFile, frontendOptions, "ksc");
@@ -250,9 +296,17 @@ static int compile(int argc, char **argv) {
     emitterOptions.standalone = standalone;
     emitterOptions.sourceName =
         inputFile == "-" ? std::string("<stdin>") : inputFile.getValue();
-    if (mlir::failed(
-            emitCpuCpp(*module, output, {boundsCheck}, emitterOptions)))
+    if (emit == Emit::Cuda) {
+      emitterOptions.target = CppTarget::Cuda;
+      emitterOptions.blockSize = blockSize;
+      if (mlir::failed(emitCudaCpp(*module, output,
+                                   {boundsCheck, launch == Launch::GridStride},
+                                   emitterOptions)))
+        return 1;
+    } else if (mlir::failed(emitCpuCpp(*module, output, {boundsCheck},
+                                       emitterOptions))) {
       return 1;
+    }
   }
 
   // Written at once through a temporary file, so a failing compile never

@@ -80,4 +80,83 @@ def ConvertKsToCpu : Pass<"convert-ks-to-cpu", "::mlir::ModuleOp"> {
   ];
 }
 
+def ConvertKsToCuda : Pass<"convert-ks-to-cuda", "::mlir::ModuleOp"> {
+  let summary = "Lower kernels and device functions to CUDA thread functions and GPU kernels";
+  let description = [{
+    The CUDA counterpart of `convert-ks-to-cpu`: device functions and the
+    one-thread functions of kernels are the same (`ks.func` becomes a
+    private `func.func`, `ks.kernel @k` a private `func.func @k` receiving
+    the thread indices it reads as leading `i32` arguments), so that the
+    emitters print the same bodies for both targets. What differs is the
+    launcher `func.func @launch_k(%dim: !ks.grid, ...)` (`ks.launch_of =
+    "k"`): it is the body of one GPU thread of the launch, which the C++
+    emitter prints as the `__global__` function `k`. It computes its global
+    index `blockIdx.x * blockDim.x + threadIdx.x` (`gpu.block_id`,
+    `gpu.block_dim`, `gpu.thread_id` in 64 bits) and calls `@k`
+
+    * once, when the index is below the number of threads of the grid
+      (`launch=guarded`, the default: the host launches one GPU thread per
+      thread of the grid), or
+    * for the index and every `gridDim.x * blockDim.x` after it below the
+      number of threads (`launch=grid-stride`: any number of blocks covers
+      the grid).
+
+    A kernel that reads `tid(0)`, `tid(1)` or `tid(2)` gets its coordinates
+    from the flat index in row-major order, as on the CPU. The launcher
+    carries `ks.cuda_launch` (`"guarded"` or `"grid-stride"`) for the
+    emitter's host launch function. Sums over threads stay atomic updates
+    of the arrays (no `ks.accumulator`). The thread's tape
+    (`ks.tape_push`/`ks.tape_pop`, in adjoints of loops) is not supported
+    on the CUDA target yet: a kernel that uses it is an error.
+
+    ```mlir
+    ks.kernel @fill(%v: f32, %y: !ks.array<f32>) {
+      %i = ks.tid : i32
+      ks.store %v, %y[%i] : !ks.array<f32>, i32
+      ks.return
+    }
+    ```
+
+    becomes (guarded)
+
+    ```mlir
+    func.func private @fill(%tid: i32 {ks.name = "tid"}, %v: f32 {ks.name = "v"},
+                            %y: !ks.array<f32> {ks.name = "y"}) {
+      ks.store %v, %y[%tid] : !ks.array<f32>, i32
+      return
+    }
+    func.func @launch_fill(%dim: !ks.grid {ks.name = "dim"}, %v: f32 {ks.name = "v"},
+                           %y: !ks.array<f32> {ks.name = "y"})
+        attributes {ks.cuda_launch = "guarded", ks.launch_of = "fill"} {
+      %block = gpu.block_id x
+      %b = arith.index_cast %block : index to i64
+      %size = gpu.block_dim x
+      %s = arith.index_cast %size : index to i64
+      %thread = gpu.thread_id x
+      %t = arith.index_cast %thread : index to i64
+      %0 = arith.muli %b, %s : i64
+      %tid = arith.addi %0, %t : i64
+      %n = ks.grid_size %dim
+      %in = arith.cmpi slt, %tid, %n : i64
+      scf.if %in {
+        %i = arith.trunci %tid : i64 to i32
+        func.call @fill(%i, %v, %y) : (i32, f32, !ks.array<f32>) -> ()
+      }
+      return
+    }
+    ```
+  }];
+  let options = [
+    Option<"launch", "launch", "std::string", /*default=*/"\"guarded\"",
+           "How GPU threads cover the grid: guarded (one GPU thread per "
+           "thread of the grid) or grid-stride">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 #endif // KSC_CONVERSION_PASSES_TD

@@ -86,6 +86,24 @@ mlir::LogicalResult emitCpuCpp(mlir::ModuleOp module, std::string &out,
                                const CpuPipelineOptions &pipeline,
                                const CppEmitterOptions &emitter);
 
+struct CudaPipelineOptions {
+  /// Insert bounds checks on every array access.
+  bool boundsCheck = false;
+  /// Cover the grid with grid-stride loops instead of one GPU thread per
+  /// thread of the grid.
+  bool gridStride = false;
+};
+
+/// From ks IR to the IR the C++ emitter prints as CUDA C++.
+void addCudaLoweringPasses(mlir::OpPassManager &pm,
+                           const CudaPipelineOptions &options);
+
+/// Lowers a copy of `module` for CUDA and prints it as CUDA C++ into `out`
+/// (`emitter.target` must be CppTarget::Cuda).
+mlir::LogicalResult emitCudaCpp(mlir::ModuleOp module, std::string &out,
+                                const CudaPipelineOptions &pipeline,
+                                const CppEmitterOptions &emitter);
+
 /// Runs `fn` on a thread with a stack large enough for deeply nested source
 /// (Clang's parser and ksc recurse on the nesting) and returns its result.
 int runWithLargeStack(llvm::function_ref<int()> fn);

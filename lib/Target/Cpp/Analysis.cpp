@@ -106,7 +106,8 @@ bool Emitter::isExpressionOp(Operation &op) {
   if (!dialect)
     return false;
   StringRef ns = dialect->getNamespace();
-  if (ns == "arith" || ns == "math")
+  // The gpu thread indices (threadIdx.x, ...) of CUDA launchers.
+  if (ns == "arith" || ns == "math" || ns == "gpu")
     return true;
   // vector.insert assigns a component of a variable.
   if (ns == "vector")

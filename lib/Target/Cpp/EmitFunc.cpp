@@ -25,8 +25,6 @@ using namespace mlir;
 using namespace ksc;
 using namespace ksc::cpp;
 
-static constexpr llvm::StringLiteral kLaunchOfAttr = "ks.launch_of";
-
 bool ksc::cpp::isCppIdentifier(StringRef name) {
   if (name.empty() || !(isalpha(name[0]) || name[0] == '_'))
     return false;
@@ -199,11 +197,18 @@ static FailureOr<std::string> signature(Emitter &emitter, func::FuncOp func,
     if (!emitter.calledFunctions.contains(func.getSymName()))
       result += "[[maybe_unused]] ";
     result += "static ";
+    if (emitter.isCuda())
+      result += "__device__ ";
     // Inlined into the launcher's loop whatever the host compiler's
     // heuristics say (a call per thread costs more than many bodies).
     if (emitter.threadBodies.contains(func.getSymName()))
-      result += "KSC_INLINE ";
+      result += emitter.isCuda() ? "__forceinline__ " : "KSC_INLINE ";
   }
+  // A CUDA launcher is the kernel's __global__ function, named after it.
+  auto kernel = func->getAttrOfType<StringAttr>(kLaunchOfAttr);
+  bool cudaKernel = emitter.isCuda() && kernel;
+  if (cudaKernel)
+    result += "extern \"C\" __global__ ";
   unsigned direct = ks::getNumDirectResults(func);
   if (direct > 1)
     return func.emitError("cannot emit a function with several results as C++");
@@ -218,7 +223,13 @@ static FailureOr<std::string> signature(Emitter &emitter, func::FuncOp func,
       return failure();
     result += *ret;
   }
-  result += " " + emitter.functionNames.lookup(func.getSymName()) + "(";
+  result += " ";
+  if (cudaKernel)
+    result += emitter.cudaKernelQualifiers() +
+              emitter.functionNames.lookup(kernel.getValue());
+  else
+    result += emitter.functionNames.lookup(func.getSymName());
+  result += "(";
   llvm::ListSeparator sep;
   for (auto [index, input, name] :
        llvm::enumerate(type.getInputs(), names)) {
@@ -273,9 +284,20 @@ LogicalResult Emitter::emitFunction(func::FuncOp func) {
   FailureOr<std::string> sig = signature(*this, func, names);
   if (failed(sig))
     return failure();
-  if (auto kernel = func->getAttrOfType<StringAttr>(kLaunchOfAttr))
-    os << "// Runs every thread of a launch of kernel " << kernel.getValue()
-       << ", one after another.\n";
+  if (auto kernel = func->getAttrOfType<StringAttr>(kLaunchOfAttr)) {
+    if (isCuda())
+      os << "// Kernel " << kernel.getValue()
+         << " on the GPU: the GPU thread with index\n"
+         << "// blockIdx.x * blockDim.x + threadIdx.x runs "
+         << (isGridStrideLauncher(func)
+                 ? "the thread of the launch\n// grid with that index and "
+                   "every gridDim.x * blockDim.x-th after it.\n"
+                 : "the thread of the launch\n// grid with that index, if "
+                   "there is one.\n");
+    else
+      os << "// Runs every thread of a launch of kernel " << kernel.getValue()
+         << ", one after another.\n";
+  }
   os << *sig << " {\n";
   os.indent();
   LogicalResult result = emitBlock(entry);
@@ -382,8 +404,9 @@ LogicalResult Emitter::emitModule(ModuleOp m) {
   if (!options.sourceName.empty())
     os << " from " << options.sourceName;
   os << ". Do not edit.\n";
-  // The launchers below run the threads of a launch one after another.
-  os << "#define KSC_SEQUENTIAL_LAUNCHES 1\n";
+  // The CPU launchers below run the threads of a launch one after another.
+  if (!isCuda())
+    os << "#define KSC_SEQUENTIAL_LAUNCHES 1\n";
   if (options.standalone) {
     os << "// The ksc runtime header is included below (--standalone).\n\n";
     os << getCpuRuntimeHeader() << "\n\n";
@@ -436,7 +459,9 @@ LogicalResult Emitter::emitModule(ModuleOp m) {
       continue;
     if (failed(emitFunction(func)))
       return failure();
-    if (func->hasAttr(kLaunchOfAttr) && failed(emitLauncherEntry(func)))
+    if (!func->hasAttr(kLaunchOfAttr))
+      continue;
+    if (failed(isCuda() ? emitCudaLaunch(func) : emitLauncherEntry(func)))
       return failure();
   }
   return failure(hadError);

@@ -320,6 +320,8 @@ FailureOr<Expr> Emitter::buildExpr(Operation &op) {
     return buildVectorExpr(op);
   if (isa<ks::StructMakeOp, ks::StructExtractOp>(op))
     return buildStructExpr(op);
+  if (ns == "gpu")
+    return buildGpuExpr(op);
   return buildKsExpr(op);
 }
 

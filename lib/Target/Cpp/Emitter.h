@@ -33,8 +33,9 @@
 //
 // The op families are printed in EmitArith.cpp (arith, math), EmitScf.cpp
 // (scf), EmitFunc.cpp (func, launchers and C entry points), EmitKs.cpp
-// (ks arrays and random numbers), EmitVector.cpp (vectors and matrices) and
-// EmitStruct.cpp (structs).
+// (ks arrays and random numbers), EmitVector.cpp (vectors and matrices),
+// EmitStruct.cpp (structs) and EmitCuda.cpp (what only CUDA C++ has: thread
+// indices, `__global__` kernels and their host launch functions).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KSC_LIB_TARGET_CPP_EMITTER_H
@@ -54,6 +55,10 @@
 #include "llvm/ADT/StringSet.h"
 
 namespace ksc::cpp {
+
+/// The attribute of a launcher that names its kernel (convert-ks-to-cpu,
+/// convert-ks-to-cuda).
+inline constexpr llvm::StringLiteral kLaunchOfAttr = "ks.launch_of";
 
 /// C++ operator precedence, higher binds tighter.
 enum Prec : int {
@@ -214,6 +219,8 @@ public:
   mlir::FailureOr<Expr> buildArithExpr(mlir::Operation &op);
   mlir::FailureOr<Expr> buildMathExpr(mlir::Operation &op);
   mlir::FailureOr<Expr> buildKsExpr(mlir::Operation &op);
+  /// The CUDA thread indices of the gpu dialect (EmitCuda.cpp).
+  mlir::FailureOr<Expr> buildGpuExpr(mlir::Operation &op);
   /// vector operations and the linear algebra of ks (EmitVector.cpp).
   mlir::FailureOr<Expr> buildVectorExpr(mlir::Operation &op);
   mlir::LogicalResult emitVectorInsert(mlir::vector::InsertOp op);
@@ -258,6 +265,15 @@ public:
 
   mlir::LogicalResult emitFunction(mlir::func::FuncOp func);
   mlir::LogicalResult emitLauncherEntry(mlir::func::FuncOp launcher);
+  /// CUDA (EmitCuda.cpp): the `__global__` qualifiers of launcher
+  /// `launcher`'s signature, and its host launch function.
+  std::string cudaKernelQualifiers();
+  mlir::LogicalResult emitCudaLaunch(mlir::func::FuncOp launcher);
+  bool isCuda() const { return options.target == CppTarget::Cuda; }
+  /// Whether CUDA launcher `launcher` covers the grid with a grid-stride
+  /// loop (`ks.cuda_launch = "grid-stride"`) rather than one GPU thread
+  /// per thread.
+  static bool isGridStrideLauncher(mlir::func::FuncOp launcher);
   /// Prints the operations of `block` except its terminator.
   mlir::LogicalResult emitBlock(mlir::Block &block);
   mlir::LogicalResult emitOperation(mlir::Operation &op);

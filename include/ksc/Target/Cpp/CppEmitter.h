@@ -1,8 +1,9 @@
 //===- CppEmitter.h - Emit ks IR as readable C++ ------------*- C++ -*-===//
 //
-// Part of ksc. Prints a module lowered by `convert-ks-to-cpu` (func, scf,
-// arith, math and the ks array operations) as C++17 source that compiles
-// with ksc's runtime header.
+// Part of ksc. Prints a module lowered by `convert-ks-to-cpu` or
+// `convert-ks-to-cuda` (func, scf, arith, math, the ks array operations and
+// the gpu thread indices) as C++17 or CUDA C++ source that compiles with
+// ksc's runtime header.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KSC_TARGET_CPP_CPPEMITTER_H
@@ -16,7 +17,23 @@
 
 namespace ksc {
 
+/// What the C++ is for.
+enum class CppTarget {
+  /// C++17 for the host (`convert-ks-to-cpu`): launchers run the threads
+  /// of a launch in turn, with C entry points for ksc-run.
+  Cpu,
+  /// CUDA C++ (`convert-ks-to-cuda`): the same bodies as `__device__`
+  /// functions, a `__global__` function per kernel and a host launch
+  /// function `K_launch(dim, stream, args...)`.
+  Cuda,
+};
+
 struct CppEmitterOptions {
+  CppTarget target = CppTarget::Cpu;
+  /// CUDA: the threads per block of the launch functions, with
+  /// `__launch_bounds__` on the kernels; 0 for the default of 256 without
+  /// launch bounds.
+  unsigned blockSize = 0;
   /// Copy the runtime header into the output instead of `#include`-ing it,
   /// so the file compiles on its own.
   bool standalone = false;
@@ -24,9 +41,13 @@ struct CppEmitterOptions {
   std::string sourceName;
 };
 
+/// The threads per block of CUDA launches without `--block-size`.
+inline constexpr unsigned kDefaultCudaBlockSize = 256;
+
 /// Prints `module` as C++. The module must have gone through
-/// `convert-ks-to-cpu`. Reports unsupported operations as errors on the
-/// operation and fails without printing a partial file.
+/// `convert-ks-to-cpu` (`convert-ks-to-cuda` for CppTarget::Cuda). Reports
+/// unsupported operations as errors on the operation and fails without
+/// printing a partial file.
 mlir::LogicalResult translateToCpp(mlir::ModuleOp module, llvm::raw_ostream &os,
                                    const CppEmitterOptions &options = {});
 

@@ -1,0 +1,130 @@
+//===- EmitCuda.cpp - What only CUDA C++ has --------------------------===//
+//
+// Part of ksc. A module lowered by `convert-ks-to-cuda` prints like a CPU
+// one (the same device functions and thread bodies, `__device__`), except
+// for its launchers: each is the `__global__` function of its kernel,
+//
+//   extern "C" __global__ void saxpy(ksc::grid dim, float a, ...) {
+//     int64_t tid = int64_t(blockIdx.x) * int64_t(blockDim.x) + ...;
+//     if (tid < dim.size()) {
+//       ksc_kernels::saxpy(int(tid), a, x, y);
+//     }
+//   }
+//
+// followed by its host launch function
+//
+//   extern "C" cudaError_t saxpy_launch(ksc::grid dim, cudaStream_t stream,
+//                                       float a, ...);
+//
+//===----------------------------------------------------------------------===//
+
+#include "Emitter.h"
+
+#include "ksc/Dialect/Ks/IR/KsOps.h"
+#include "ksc/Dialect/Ks/IR/SourceNames.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+using namespace mlir;
+using namespace ksc;
+using namespace ksc::cpp;
+
+static constexpr llvm::StringLiteral kCudaLaunchAttr = "ks.cuda_launch";
+
+bool Emitter::isGridStrideLauncher(func::FuncOp launcher) {
+  auto launch = launcher->getAttrOfType<StringAttr>(kCudaLaunchAttr);
+  return launch && launch.getValue() == "grid-stride";
+}
+
+FailureOr<Expr> Emitter::buildGpuExpr(Operation &op) {
+  if (!isCuda())
+    return op.emitError("cannot emit '")
+           << op.getName() << "' as C++ for the CPU; emit CUDA C++";
+  StringRef variable;
+  gpu::Dimension dimension;
+  if (auto id = dyn_cast<gpu::ThreadIdOp>(op)) {
+    variable = "threadIdx";
+    dimension = id.getDimension();
+  } else if (auto id = dyn_cast<gpu::BlockIdOp>(op)) {
+    variable = "blockIdx";
+    dimension = id.getDimension();
+  } else if (auto dim = dyn_cast<gpu::BlockDimOp>(op)) {
+    variable = "blockDim";
+    dimension = dim.getDimension();
+  } else if (auto dim = dyn_cast<gpu::GridDimOp>(op)) {
+    variable = "gridDim";
+    dimension = dim.getDimension();
+  } else {
+    return op.emitError("cannot emit '")
+           << op.getName() << "' as CUDA C++ (not supported by the emitter)";
+  }
+  return Expr((variable + "." + gpu::stringifyDimension(dimension)).str(),
+              kPostfix);
+}
+
+std::string Emitter::cudaKernelQualifiers() {
+  if (!options.blockSize)
+    return "";
+  return "__launch_bounds__(" + std::to_string(options.blockSize) + ") ";
+}
+
+LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
+  StringRef kernel =
+      launcher->getAttrOfType<StringAttr>(kLaunchOfAttr).getValue();
+  if (!launcher->hasAttr(kCudaLaunchAttr))
+    return launcher.emitError("cannot emit the launcher of kernel '")
+           << kernel << "' as CUDA C++; lower it with convert-ks-to-cuda";
+  FunctionType type = launcher.getFunctionType();
+  if (type.getNumInputs() == 0 || !isa<ks::GridType>(type.getInput(0)))
+    return launcher.emitError("a launcher takes the launch grid (!ks.grid) "
+                              "as its first argument");
+  bool gridStride = isGridStrideLauncher(launcher);
+  unsigned blockSize =
+      options.blockSize ? options.blockSize : kDefaultCudaBlockSize;
+  std::string name = functionNames.lookup(kernel);
+
+  // The parameters: the kernel's, with their source names (args when
+  // unnamed), after the grid and the stream.
+  std::string params = "ksc::grid dim, cudaStream_t stream";
+  std::string args = "dim";
+  for (unsigned i = 1, e = type.getNumInputs(); i < e; ++i) {
+    FailureOr<std::string> typeText = typeName(
+        cppType(type.getInput(i), ks::isUnsignedArg(launcher, i)),
+        launcher.getLoc());
+    if (failed(typeText))
+      return failure();
+    auto argName = launcher.getArgAttrOfType<StringAttr>(i, kNameAttr);
+    std::string arg = argName && isCppIdentifier(argName.getValue()) &&
+                              argName.getValue() != "dim" &&
+                              argName.getValue() != "stream"
+                          ? argName.getValue().str()
+                          : "arg" + std::to_string(i);
+    params += ", " + *typeText + " " + arg;
+    args += ", " + arg;
+  }
+
+  os << "// Launches kernel " << kernel << " on `stream` in blocks of "
+     << blockSize << " GPU threads:\n// "
+     << (gridStride ? "at most 65535 blocks"
+                    : "one GPU thread per thread of `dim`")
+     << ". Returns cudaErrorInvalidValue\n"
+     << "// when `dim` has a negative extent or more than 2^31 - 1 threads, "
+        "else\n"
+     << "// the error of the launch (cudaSuccess when it started).\n";
+  os << "extern \"C\" cudaError_t " << name << "_launch(" << params << ") {\n";
+  os.indent();
+  os << "if (!ksc::valid_grid(dim))\n";
+  os << "  return cudaErrorInvalidValue;\n";
+  os << "if (dim.size() == 0)\n";
+  os << "  return cudaSuccess;\n";
+  os << "int64_t blocks = (dim.size() + " << blockSize - 1 << ") / "
+     << blockSize << ";\n";
+  if (gridStride)
+    os << "if (blocks > 65535)\n  blocks = 65535;\n";
+  os << name << "<<<unsigned(blocks), " << blockSize << ", 0, stream>>>("
+     << args << ");\n";
+  os << "return cudaGetLastError();\n";
+  os.unindent();
+  os << "}\n\n";
+  return success();
+}
