@@ -21,10 +21,21 @@
 // bodies the launchers call in their loops (the host compiler's heuristics
 // otherwise keep some of them as calls, e.g. g++ -O2 when a body has large
 // locals); KSC_INLINE_LAMBDA the lambdas of the component loops.
-#if defined(__GNUC__) || defined(__clang__)
+//
+// KSC_HD marks what CUDA device code may call too (`__host__ __device__`
+// under nvcc or clang -x cuda): the arrays, vectors and matrices, atomics,
+// bounds checks and random numbers. Launching, errors as exceptions, the
+// tape and accumulators are for the host only.
+#if defined(__CUDACC__)
+#define KSC_HD __host__ __device__
+#define KSC_INLINE __host__ __device__ __forceinline__
+#define KSC_INLINE_LAMBDA
+#elif defined(__GNUC__) || defined(__clang__)
+#define KSC_HD
 #define KSC_INLINE inline __attribute__((always_inline))
 #define KSC_INLINE_LAMBDA __attribute__((always_inline))
 #else
+#define KSC_HD
 #define KSC_INLINE inline
 #define KSC_INLINE_LAMBDA
 #endif
@@ -67,14 +78,14 @@ public:
   array() = default;
 
   /// A contiguous 1-D array of `n` elements.
-  array(T *data, int64_t n) : data_(data) {
+  KSC_HD array(T *data, int64_t n) : data_(data) {
     static_assert(N == 1, "this constructor makes 1-D arrays");
     shape_[0] = n;
     strides_[0] = 1;
   }
 
   /// A view described through the C ABI.
-  explicit array(const ksc_array_desc &desc)
+  KSC_HD explicit array(const ksc_array_desc &desc)
       : data_(static_cast<T *>(desc.data)) {
     for (int d = 0; d < N; ++d) {
       shape_[d] = desc.shape[d];
@@ -86,17 +97,17 @@ public:
   template <typename U,
             typename = std::enable_if_t<std::is_same_v<const U, T> &&
                                         !std::is_same_v<U, T>>>
-  array(const array<U, N> &other) : data_(other.data()) {
+  KSC_HD array(const array<U, N> &other) : data_(other.data()) {
     for (int d = 0; d < N; ++d) {
       shape_[d] = other.shape(d);
       strides_[d] = other.stride(d);
     }
   }
 
-  T *data() const { return data_; }
-  int64_t shape(int d) const { return shape_[d]; }
-  int64_t stride(int d) const { return strides_[d]; }
-  int64_t size() const {
+  KSC_HD T *data() const { return data_; }
+  KSC_HD int64_t shape(int d) const { return shape_[d]; }
+  KSC_HD int64_t stride(int d) const { return strides_[d]; }
+  KSC_HD int64_t size() const {
     int64_t n = 1;
     for (int d = 0; d < N; ++d)
       n *= shape_[d];
@@ -105,7 +116,7 @@ public:
 
   /// Element `i` of a 1-D array; of an N-D array, the (N-1)-D view of its
   /// slice `i` (a row of a 2-D array), sharing its memory.
-  decltype(auto) operator[](int64_t i) const {
+  KSC_HD decltype(auto) operator[](int64_t i) const {
     if constexpr (N == 1) {
       return data_[i * strides_[0]];
     } else {
@@ -119,7 +130,7 @@ public:
     }
   }
 
-  template <typename... I> T &operator()(I... indices) const {
+  template <typename... I> KSC_HD T &operator()(I... indices) const {
     static_assert(sizeof...(I) == N, "one index per dimension");
     const int64_t index[] = {static_cast<int64_t>(indices)...};
     int64_t offset = 0;
@@ -159,8 +170,8 @@ public:
 /// Stops the launch unless `indices` lie inside the shape of `a`. `name` is
 /// the array's source name, `where` the source location of the access.
 template <typename T, int N, typename... I>
-inline void check_bounds(const array<T, N> &a, const char *name,
-                         const char *where, I... indices) {
+KSC_HD inline void check_bounds(const array<T, N> &a, const char *name,
+                                const char *where, I... indices) {
   // One index per dimension for an element, fewer for a slice (a[i] of a
   // 2-D array), checked against the leading dimensions.
   constexpr int count = sizeof...(I);
@@ -171,6 +182,18 @@ inline void check_bounds(const array<T, N> &a, const char *name,
     inside = inside && index[d] >= 0 && index[d] < a.shape(d);
   if (inside)
     return;
+#ifdef __CUDA_ARCH__
+  // On the GPU: the message, then a trap that ends the launch with an
+  // error (cudaErrorLaunchFailure on the host).
+  printf("ksc: %s: index (", where);
+  for (int d = 0; d < count; ++d)
+    printf(d ? ", %lld" : "%lld", static_cast<long long>(index[d]));
+  printf(") is out of bounds for array '%s' of shape [", name);
+  for (int d = 0; d < N; ++d)
+    printf(d ? ", %lld" : "%lld", static_cast<long long>(a.shape(d)));
+  printf("]\n");
+  __trap();
+#else
   std::string indexText, shapeText;
   for (int d = 0; d < N; ++d) {
     if (d < count)
@@ -182,17 +205,26 @@ inline void check_bounds(const array<T, N> &a, const char *name,
   fail_launch(std::string(where) + ": index " + indexText +
               " is out of bounds for array '" + name + "' of shape [" +
               shapeText + "]");
+#endif
 }
 
 /// Stops the launch unless `index` lies in [0, extent): a run-time component
 /// index of a vector or matrix of type `type` (`v[i]`, `m[i][j]`).
-inline void check_index(int64_t index, int64_t extent, const char *type,
-                        const char *where) {
+KSC_HD inline void check_index(int64_t index, int64_t extent,
+                               const char *type, const char *where) {
   if (index >= 0 && index < extent)
     return;
+#ifdef __CUDA_ARCH__
+  printf("ksc: %s: component index %lld is out of range for '%s' (valid: 0 "
+         "to %lld)\n",
+         where, static_cast<long long>(index), type,
+         static_cast<long long>(extent - 1));
+  __trap();
+#else
   fail_launch(std::string(where) + ": component index " +
               std::to_string(index) + " is out of range for '" + type +
               "' (valid: 0 to " + std::to_string(extent - 1) + ")");
+#endif
 }
 
 /// Argument `T` of a C entry point, from the pointer the caller passed.
@@ -208,10 +240,20 @@ template <typename T> inline T arg(void *pointer) {
 /// `launch_k({16, 8}, ...)` a 2-D launch of 16 x 8.
 struct grid {
   int64_t x = 1, y = 1, z = 1;
-  grid(int64_t x_ = 1, int64_t y_ = 1, int64_t z_ = 1) : x(x_), y(y_), z(z_) {}
+  KSC_HD grid(int64_t x_ = 1, int64_t y_ = 1, int64_t z_ = 1) : x(x_), y(y_), z(z_) {}
   /// The number of threads.
-  int64_t size() const { return x * y * z; }
+  KSC_HD int64_t size() const { return x * y * z; }
 };
+
+/// Whether a launch can have grid `dim`: every extent >= 0 and at most
+/// 2^31 - 1 threads (what `tid()`, an int, indexes).
+inline bool valid_grid(const grid &dim) {
+  const int64_t limit = std::numeric_limits<int32_t>::max();
+  return dim.x >= 0 && dim.y >= 0 && dim.z >= 0 && dim.x <= limit &&
+         dim.y <= limit && dim.z <= limit &&
+         (dim.x == 0 || dim.y == 0 || dim.z == 0 ||
+          (dim.y <= limit / dim.z && dim.x <= limit / (dim.y * dim.z)));
+}
 
 /// Runs `launch` (a call of a typed launcher) for a C entry point: checks
 /// the launch grid (every extent and the number of threads must fit an
@@ -221,12 +263,7 @@ template <typename F>
 inline int run_launch(const char *kernel, const grid &dim, char *error,
                       size_t error_size, F &&launch) {
   std::string message;
-  const int64_t limit = std::numeric_limits<int32_t>::max();
-  bool valid = dim.x >= 0 && dim.y >= 0 && dim.z >= 0 && dim.x <= limit &&
-               dim.y <= limit && dim.z <= limit &&
-               (dim.x == 0 || dim.y == 0 || dim.z == 0 ||
-                (dim.y <= limit / dim.z && dim.x <= limit / (dim.y * dim.z)));
-  if (!valid) {
+  if (!valid_grid(dim)) {
     message = "launch grid (" + std::to_string(dim.x) + ", " +
               std::to_string(dim.y) + ", " + std::to_string(dim.z) +
               ") is invalid: every extent must be >= 0 and the number of "
@@ -251,33 +288,40 @@ inline int run_launch(const char *kernel, const grid &dim, char *error,
 }
 
 // Floating-point comparisons C++ has no operator for.
-template <typename T> inline bool ordered(T a, T b) {
+template <typename T> KSC_HD inline bool ordered(T a, T b) {
   return !std::isnan(a) && !std::isnan(b);
 }
-template <typename T> inline bool unordered(T a, T b) {
+template <typename T> KSC_HD inline bool unordered(T a, T b) {
   return std::isnan(a) || std::isnan(b);
 }
-template <typename T> inline bool ordered_not_equal(T a, T b) {
+template <typename T> KSC_HD inline bool ordered_not_equal(T a, T b) {
   return a < b || a > b;
 }
-template <typename T> inline bool unordered_or_equal(T a, T b) {
+template <typename T> KSC_HD inline bool unordered_or_equal(T a, T b) {
   return !(a < b || a > b);
 }
 
 /// IEEE 754-2019 minimum/maximum: NaN if either is NaN, -0 < +0.
-template <typename T> inline T minimum(T a, T b) {
+template <typename T> KSC_HD inline T minimum(T a, T b) {
   if (std::isnan(a) || std::isnan(b))
-    return std::numeric_limits<T>::quiet_NaN();
+    return T(NAN);
   if (a == b)
     return std::signbit(a) ? a : b;
   return a < b ? a : b;
 }
-template <typename T> inline T maximum(T a, T b) {
+template <typename T> KSC_HD inline T maximum(T a, T b) {
   if (std::isnan(a) || std::isnan(b))
-    return std::numeric_limits<T>::quiet_NaN();
+    return T(NAN);
   if (a == b)
     return std::signbit(a) ? b : a;
   return a > b ? a : b;
+}
+
+template <typename To, typename From> KSC_HD inline To bit_cast(From from) {
+  static_assert(sizeof(To) == sizeof(From), "bit_cast needs equal sizes");
+  To to;
+  std::memcpy(&to, &from, sizeof(To));
+  return to;
 }
 
 // Atomic updates of array elements: `atomic_add(a, i, j, v)` updates element
@@ -307,13 +351,57 @@ KSC_INLINE mat<N, T> atomic_update(mat<N, T> *p, mat<N, T> v);
 template <typename T> struct identity { using type = T; };
 
 /// Whether `desired` replaces `old` in an atomic min (or max).
-template <atomic_kind Kind, typename T> inline bool replaces(T old, T desired) {
+template <atomic_kind Kind, typename T>
+KSC_HD inline bool replaces(T old, T desired) {
   bool better = Kind == atomic_kind::min ? desired < old : desired > old;
   if constexpr (std::is_floating_point_v<T>)
     return better || (std::isnan(old) && !std::isnan(desired));
   else
     return better;
 }
+
+#ifdef __CUDA_ARCH__
+/// The GPU's atomics: atomicAdd/Sub/Min/Max where CUDA has them, else a
+/// compare-and-swap loop on the element's bits (floating-point min and max,
+/// which keep the semantics of `replaces`; 64-bit subtraction adds the
+/// negation).
+template <atomic_kind Kind, typename T>
+__device__ __forceinline__ T device_atomic_update(T *p, T v) {
+  using Bits = std::conditional_t<sizeof(T) == 8, unsigned long long,
+                                  unsigned int>;
+  if constexpr (std::is_floating_point_v<T> &&
+                (Kind == atomic_kind::add || Kind == atomic_kind::sub)) {
+    return atomicAdd(p, Kind == atomic_kind::add ? v : -v);
+  } else if constexpr (std::is_integral_v<T>) {
+    // int, uint32_t and int64_t as the CUDA types of their size.
+    using U = std::conditional_t<
+        sizeof(T) == 8,
+        std::conditional_t<std::is_signed_v<T>, long long, unsigned long long>,
+        std::conditional_t<std::is_signed_v<T>, int, unsigned int>>;
+    U *q = reinterpret_cast<U *>(p);
+    U u = static_cast<U>(v);
+    if constexpr (Kind == atomic_kind::add)
+      return T(atomicAdd(reinterpret_cast<Bits *>(q), static_cast<Bits>(u)));
+    else if constexpr (Kind == atomic_kind::sub)
+      return T(atomicAdd(reinterpret_cast<Bits *>(q), Bits(0) - Bits(u)));
+    else if constexpr (Kind == atomic_kind::min)
+      return T(atomicMin(q, u));
+    else
+      return T(atomicMax(q, u));
+  } else {
+    Bits *bits = reinterpret_cast<Bits *>(p);
+    Bits assumed, old = *bits;
+    do {
+      assumed = old;
+      T current = bit_cast<T>(assumed);
+      if (!replaces<Kind>(current, v))
+        return current;
+      old = atomicCAS(bits, assumed, bit_cast<Bits>(v));
+    } while (old != assumed);
+    return bit_cast<T>(old);
+  }
+}
+#endif
 
 template <atomic_kind Kind, typename T>
 KSC_INLINE T atomic_update(T *p, T v) {
@@ -323,6 +411,9 @@ KSC_INLINE T atomic_update(T *p, T v) {
                     std::is_floating_point_v<T>,
                 "atomics work on int, uint32_t, int64_t, float and double "
                 "elements");
+#ifdef __CUDA_ARCH__
+  return device_atomic_update<Kind>(p, v);
+#else
   // In a launch whose threads run one after another (the CPU launchers
   // ksc emits), no other thread runs during the update.
   if constexpr (KSC_SEQUENTIAL_LAUNCHES) {
@@ -359,6 +450,7 @@ KSC_INLINE T atomic_update(T *p, T v) {
         return old;
     }
   }
+#endif
 }
 } // namespace detail
 
@@ -397,21 +489,20 @@ KSC_RUNTIME_ATOMIC(atomic_min, min)
 KSC_RUNTIME_ATOMIC(atomic_max, max)
 #undef KSC_RUNTIME_ATOMIC
 
-template <typename To, typename From> inline To bit_cast(From from) {
-  static_assert(sizeof(To) == sizeof(From), "bit_cast needs equal sizes");
-  To to;
-  std::memcpy(&to, &from, sizeof(To));
-  return to;
-}
 
 //===----------------------------------------------------------------------===//
 // Vectors and matrices
 //===----------------------------------------------------------------------===//
 
 namespace detail {
+/// The index I as a compile-time constant (std::integral_constant's
+/// conversion is not callable from CUDA device code).
+template <int I> struct index_constant {
+  KSC_HD constexpr operator int() const { return I; }
+};
 template <typename F, int... I>
 KSC_INLINE void unroll_sequence(F &f, std::integer_sequence<int, I...>) {
-  (f(std::integral_constant<int, I>()), ...);
+  (f(index_constant<I>()), ...);
 }
 } // namespace detail
 
@@ -432,28 +523,28 @@ template <typename T> struct vec<2, T> {
   using scalar = T;
   T x = T(), y = T();
   vec() = default;
-  explicit vec(T s) : x(s), y(s) {}
-  vec(T x_, T y_) : x(x_), y(y_) {}
-  T &operator[](int64_t i) { return i == 0 ? x : y; }
-  const T &operator[](int64_t i) const { return i == 0 ? x : y; }
+  KSC_HD explicit vec(T s) : x(s), y(s) {}
+  KSC_HD vec(T x_, T y_) : x(x_), y(y_) {}
+  KSC_HD T &operator[](int64_t i) { return i == 0 ? x : y; }
+  KSC_HD const T &operator[](int64_t i) const { return i == 0 ? x : y; }
 };
 template <typename T> struct vec<3, T> {
   using scalar = T;
   T x = T(), y = T(), z = T();
   vec() = default;
-  explicit vec(T s) : x(s), y(s), z(s) {}
-  vec(T x_, T y_, T z_) : x(x_), y(y_), z(z_) {}
-  T &operator[](int64_t i) { return i == 0 ? x : i == 1 ? y : z; }
-  const T &operator[](int64_t i) const { return i == 0 ? x : i == 1 ? y : z; }
+  KSC_HD explicit vec(T s) : x(s), y(s), z(s) {}
+  KSC_HD vec(T x_, T y_, T z_) : x(x_), y(y_), z(z_) {}
+  KSC_HD T &operator[](int64_t i) { return i == 0 ? x : i == 1 ? y : z; }
+  KSC_HD const T &operator[](int64_t i) const { return i == 0 ? x : i == 1 ? y : z; }
 };
 template <typename T> struct vec<4, T> {
   using scalar = T;
   T x = T(), y = T(), z = T(), w = T();
   vec() = default;
-  explicit vec(T s) : x(s), y(s), z(s), w(s) {}
-  vec(T x_, T y_, T z_, T w_) : x(x_), y(y_), z(z_), w(w_) {}
-  T &operator[](int64_t i) { return i == 0 ? x : i == 1 ? y : i == 2 ? z : w; }
-  const T &operator[](int64_t i) const {
+  KSC_HD explicit vec(T s) : x(s), y(s), z(s), w(s) {}
+  KSC_HD vec(T x_, T y_, T z_, T w_) : x(x_), y(y_), z(z_), w(w_) {}
+  KSC_HD T &operator[](int64_t i) { return i == 0 ? x : i == 1 ? y : i == 2 ? z : w; }
+  KSC_HD const T &operator[](int64_t i) const {
     return i == 0 ? x : i == 1 ? y : i == 2 ? z : w;
   }
 };
@@ -464,13 +555,13 @@ template <int N, typename T> struct mat {
   using scalar = T;
   vec<N, T> rows[N];
   mat() = default;
-  explicit mat(T s) {
+  KSC_HD explicit mat(T s) {
     unroll<N>([&](auto i) KSC_INLINE_LAMBDA { rows[i] = vec<N, T>(s); });
   }
   /// The N * N elements, row by row.
   template <typename... E,
             typename = std::enable_if_t<sizeof...(E) == N * N && N * N != 1>>
-  mat(E... elements) {
+  KSC_HD mat(E... elements) {
     const T values[] = {T(elements)...};
     unroll<N>([&](auto i) KSC_INLINE_LAMBDA {
       unroll<N>([&](auto j) KSC_INLINE_LAMBDA {
@@ -478,10 +569,10 @@ template <int N, typename T> struct mat {
       });
     });
   }
-  vec<N, T> &operator[](int64_t i) { return rows[i]; }
-  const vec<N, T> &operator[](int64_t i) const { return rows[i]; }
-  T &operator()(int64_t i, int64_t j) { return rows[i][j]; }
-  const T &operator()(int64_t i, int64_t j) const { return rows[i][j]; }
+  KSC_HD vec<N, T> &operator[](int64_t i) { return rows[i]; }
+  KSC_HD const vec<N, T> &operator[](int64_t i) const { return rows[i]; }
+  KSC_HD T &operator()(int64_t i, int64_t j) { return rows[i][j]; }
+  KSC_HD const T &operator()(int64_t i, int64_t j) const { return rows[i][j]; }
 };
 
 namespace detail {
@@ -688,7 +779,7 @@ template <typename T> KSC_INLINE mat<3, T> quat_to_matrix(const vec<4, T> &q) {
 
 /// m without row `row` and column `col`.
 template <int N, typename T>
-inline mat<N - 1, T> minor_of(const mat<N, T> &m, int row, int col) {
+KSC_HD inline mat<N - 1, T> minor_of(const mat<N, T> &m, int row, int col) {
   mat<N - 1, T> r;
   for (int i = 0, ri = 0; i < N; ++i) {
     if (i == row)
@@ -701,7 +792,7 @@ inline mat<N - 1, T> minor_of(const mat<N, T> &m, int row, int col) {
   return r;
 }
 /// By cofactor expansion along the first row.
-template <int N, typename T> inline T determinant(const mat<N, T> &m) {
+template <int N, typename T> KSC_HD inline T determinant(const mat<N, T> &m) {
   if constexpr (N == 2) {
     return m[0][0] * m[1][1] - m[0][1] * m[1][0];
   } else {
@@ -715,7 +806,7 @@ template <int N, typename T> inline T determinant(const mat<N, T> &m) {
 }
 /// The adjugate divided by the determinant; zero for a singular matrix (as
 /// Warp's inverse).
-template <int N, typename T> inline mat<N, T> inverse(const mat<N, T> &m) {
+template <int N, typename T> KSC_HD inline mat<N, T> inverse(const mat<N, T> &m) {
   T det = determinant(m);
   if (det == T(0))
     return mat<N, T>();
@@ -738,43 +829,43 @@ template <int N, typename T> inline mat<N, T> inverse(const mat<N, T> &m) {
 // 2020); the numbers are computed from the new state.
 
 /// The PCG hash of `x`.
-inline uint32_t rand_pcg(uint32_t x) {
+KSC_HD inline uint32_t rand_pcg(uint32_t x) {
   uint32_t b = x * 747796405u + 2891336453u;
   uint32_t c = ((b >> ((b >> 28u) + 4u)) ^ b) * 277803737u;
   return (c >> 22u) ^ c;
 }
 
 /// The state of the stream for `seed`.
-inline uint32_t rand_init(int seed) { return rand_pcg(uint32_t(seed)); }
+KSC_HD inline uint32_t rand_init(int seed) { return rand_pcg(uint32_t(seed)); }
 
 /// The state of stream `offset` (usually the thread index) for `seed`.
-inline uint32_t rand_init(int seed, int offset) {
+KSC_HD inline uint32_t rand_init(int seed, int offset) {
   return rand_pcg(uint32_t(seed) + rand_pcg(uint32_t(offset)));
 }
 
 /// The next state, as an int (the same 32 bits).
-inline int randi(uint32_t &state) {
+KSC_HD inline int randi(uint32_t &state) {
   state = rand_pcg(state);
   return int(state);
 }
 
 /// A number in [lo, hi) for lo < hi: the next state modulo hi - lo, plus lo,
 /// computed on uint32_t (hi == lo divides by zero, as in Warp).
-inline int randi(uint32_t &state, int lo, int hi) {
+KSC_HD inline int randi(uint32_t &state, int lo, int hi) {
   state = rand_pcg(state);
   return int(state % (uint32_t(hi) - uint32_t(lo)) + uint32_t(lo));
 }
 
 /// A float in [0, 1): the top 24 bits of the next state times 2^-24, one of
 /// 2^24 evenly spaced values, exactly.
-inline float randf(uint32_t &state) {
+KSC_HD inline float randf(uint32_t &state) {
   state = rand_pcg(state);
   return float(state >> 8) * (1.0f / 16777216.0f);
 }
 
 /// A float in [lo, hi): (hi - lo) * randf(state) + lo, each step rounded to
 /// float.
-inline float randf(uint32_t &state, float lo, float hi) {
+KSC_HD inline float randf(uint32_t &state, float lo, float hi) {
   float unit = randf(state);
   float scaled = (hi - lo) * unit;
   return scaled + lo;
@@ -783,7 +874,7 @@ inline float randf(uint32_t &state, float lo, float hi) {
 /// A float from the standard normal distribution (Box-Muller): the first
 /// draw gives the radius, the second the angle; 5.96e-8 keeps the logarithm
 /// finite.
-inline float randn(uint32_t &state) {
+KSC_HD inline float randn(uint32_t &state) {
   float u1 = randf(state);
   float u2 = randf(state);
   float radius = std::sqrt(-2.0f * std::log(u1 + 5.96e-8f));

@@ -106,7 +106,7 @@ for tool in ["nvcc", "ptxas"]:
         cuda_tools[tool] = path
 if "nvcc" in cuda_tools:
     # %nvcc-compile-all: compile-all.py with `ksc --target=cuda` and nvcc
-    # for sm_80 and sm_90, warnings as errors. Before %nvcc, which lit
+    # for sm_80 and sm_90 (one host pass), warnings as errors. Before %nvcc, which lit
     # would otherwise substitute inside it.
     nvcc_flags = "-std=c++17 -Werror all-warnings -I%s -x cu" % config.ksc_runtime_dir
     config.substitutions.append(
@@ -122,9 +122,9 @@ if "nvcc" in cuda_tools:
                     os.path.join(config.ksc_tools_dir, "ksc"),
                     "--ksc-arg=--target=cuda",
                     "--cxx",
-                    "%s %s -arch=sm_80" % (cuda_tools["nvcc"], nvcc_flags),
-                    "--cxx",
-                    "%s %s -arch=sm_90" % (cuda_tools["nvcc"], nvcc_flags),
+                    "%s %s -gencode arch=compute_80,code=sm_80 "
+                    "-gencode arch=compute_90,code=sm_90"
+                    % (cuda_tools["nvcc"], nvcc_flags),
                 ]
             ),
         )

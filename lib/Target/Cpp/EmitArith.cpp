@@ -72,8 +72,17 @@ static std::string unsignedName(Type type) {
 }
 
 /// The shortest decimal text that reads back as `value`, as a C++ literal.
+/// CUDA device code cannot call std::numeric_limits (constexpr host
+/// functions): NaN and infinity are then the C macros, as `typeName`.
 template <typename T>
-static std::string floatLiteral(T value, StringRef typeName, StringRef suffix) {
+static std::string floatLiteral(T value, StringRef typeName, StringRef suffix,
+                                bool cuda) {
+  if (cuda && (std::isnan(value) || std::isinf(value))) {
+    std::string macro = std::isnan(value) ? "NAN" : "INFINITY";
+    if (typeName != "float")
+      macro = typeName.str() + "(" + macro + ")";
+    return (value < 0 && !std::isnan(value) ? "-" : "") + macro;
+  }
   if (std::isnan(value))
     return "std::numeric_limits<" + typeName.str() + ">::quiet_NaN()";
   if (std::isinf(value))
@@ -126,9 +135,10 @@ FailureOr<Expr> Emitter::literal(Attribute value, Location loc,
     std::string text;
     if (floatAttr.getType().isF32())
       text = floatLiteral(static_cast<float>(floatAttr.getValueAsDouble()),
-                          "float", "f");
+                          "float", "f", isCuda());
     else if (floatAttr.getType().isF64())
-      text = floatLiteral(floatAttr.getValueAsDouble(), "double", "");
+      text = floatLiteral(floatAttr.getValueAsDouble(), "double", "",
+                          isCuda());
     else
       return emitError(loc) << "cannot emit constant " << value << " as C++";
     return Expr(text, text[0] == '-' ? kUnary : kPrimary);
@@ -464,9 +474,11 @@ FailureOr<Expr> Emitter::buildArithExpr(Operation &op) {
       })
       .Case<arith::MinSIOp, arith::MaxSIOp, arith::MinUIOp, arith::MaxUIOp>(
           [&](auto o) -> FailureOr<Expr> {
-            StringRef callee = isa<arith::MinSIOp, arith::MinUIOp>(op)
-                                   ? "std::min"
-                                   : "std::max";
+            // CUDA's ::min and ::max are the device overloads (std::min
+            // is a constexpr host function there).
+            bool isMin = isa<arith::MinSIOp, arith::MinUIOp>(op);
+            StringRef callee = isCuda() ? (isMin ? "::min" : "::max")
+                                        : (isMin ? "std::min" : "std::max");
             bool u = isa<arith::MinUIOp, arith::MaxUIOp>(op);
             if (isI32(o.getLhs()))
               return withUnsigned(call(callee, {operandAs(o.getLhs(), u),

@@ -4,7 +4,7 @@
 // one (the same device functions and thread bodies, `__device__`), except
 // for its launchers: each is the `__global__` function of its kernel,
 //
-//   extern "C" __global__ void saxpy(ksc::grid dim, float a, ...) {
+//   __global__ void saxpy(ksc::grid dim, float a, ...) {
 //     int64_t tid = int64_t(blockIdx.x) * int64_t(blockDim.x) + ...;
 //     if (tid < dim.size()) {
 //       ksc_kernels::saxpy(int(tid), a, x, y);
@@ -87,6 +87,9 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
   // unnamed), after the grid and the stream.
   std::string params = "ksc::grid dim, cudaStream_t stream";
   std::string args = "dim";
+  // Names are unique among the parameters (a derivative kernel's `tan_x`
+  // may meet a `tan_x` of the source): later ones get a suffix.
+  llvm::StringSet<> taken = {"dim", "stream"};
   for (unsigned i = 1, e = type.getNumInputs(); i < e; ++i) {
     FailureOr<std::string> typeText = typeName(
         cppType(type.getInput(i), ks::isUnsignedArg(launcher, i)),
@@ -94,11 +97,12 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
     if (failed(typeText))
       return failure();
     auto argName = launcher.getArgAttrOfType<StringAttr>(i, kNameAttr);
-    std::string arg = argName && isCppIdentifier(argName.getValue()) &&
-                              argName.getValue() != "dim" &&
-                              argName.getValue() != "stream"
-                          ? argName.getValue().str()
-                          : "arg" + std::to_string(i);
+    std::string base = argName && isCppIdentifier(argName.getValue())
+                           ? argName.getValue().str()
+                           : "arg";
+    std::string arg = base;
+    for (unsigned n = 1; !taken.insert(arg).second; ++n)
+      arg = base + "_" + std::to_string(n);
     params += ", " + *typeText + " " + arg;
     args += ", " + arg;
   }
@@ -121,7 +125,8 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
      << blockSize << ";\n";
   if (gridStride)
     os << "if (blocks > 65535)\n  blocks = 65535;\n";
-  os << name << "<<<unsigned(blocks), " << blockSize << ", 0, stream>>>("
+  // Qualified: a parameter may have the kernel's name.
+  os << "::" << name << "<<<unsigned(blocks), " << blockSize << ", 0, stream>>>("
      << args << ");\n";
   os << "return cudaGetLastError();\n";
   os.unindent();

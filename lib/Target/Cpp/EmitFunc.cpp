@@ -208,7 +208,7 @@ static FailureOr<std::string> signature(Emitter &emitter, func::FuncOp func,
   auto kernel = func->getAttrOfType<StringAttr>(kLaunchOfAttr);
   bool cudaKernel = emitter.isCuda() && kernel;
   if (cudaKernel)
-    result += "extern \"C\" __global__ ";
+    result += "__global__ ";
   unsigned direct = ks::getNumDirectResults(func);
   if (direct > 1)
     return func.emitError("cannot emit a function with several results as C++");
