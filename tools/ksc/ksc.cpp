@@ -5,8 +5,9 @@
 //   ksc FILE.kdsl [--target=cpu|cuda] [--emit=cpp|cuda|mlir] [-o OUT]
 //
 // Compiles a kernel file (or ks IR in a .mlir file) to C++ for the CPU or
-// CUDA C++ for NVIDIA GPUs, or prints its ks IR. Errors go to standard error with their source location;
-// the exit status is then 1 and no output file is written.
+// CUDA C++ for NVIDIA GPUs, or prints its ks IR. Errors go to standard error
+// with their source location; the exit status is then 1 and no output file is
+// written.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,12 +45,11 @@ cl::opt<std::string> inputFile(cl::Positional,
 cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' for stdout)"),
                                 cl::value_desc("file"), cl::init("-"),
                                 cl::cat(kscCategory));
-cl::opt<Target> target("target", cl::desc("Code generation target"),
-                       cl::values(clEnumValN(Target::Cpu, "cpu",
-                                             "C++ for the CPU (default)"),
-                                  clEnumValN(Target::Cuda, "cuda",
-                                             "CUDA for NVIDIA GPUs")),
-                       cl::init(Target::Cpu), cl::cat(kscCategory));
+cl::opt<Target> target(
+    "target", cl::desc("Code generation target"),
+    cl::values(clEnumValN(Target::Cpu, "cpu", "C++ for the CPU (default)"),
+               clEnumValN(Target::Cuda, "cuda", "CUDA for NVIDIA GPUs")),
+    cl::init(Target::Cpu), cl::cat(kscCategory));
 cl::opt<Emit> emit(
     "emit", cl::desc("What to write"),
     cl::values(clEnumValN(Emit::Cpp, "cpp",

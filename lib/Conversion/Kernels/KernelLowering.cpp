@@ -180,11 +180,11 @@ void ksc::conversion::addLegalKsOps(ConversionTarget &target) {
   target.addLegalDialect<arith::ArithDialect, func::FuncDialect,
                          math::MathDialect, scf::SCFDialect>();
   target.addLegalOp<ModuleOp, ks::LoadOp, ks::StoreOp, ks::AtomicRMWOp,
-                    ks::DimOp, ks::SliceOp, ks::CheckBoundsOp,
-                    ks::CheckIndexOp, ks::AsConstOp, ks::GridExtentOp,
-                    ks::GridSizeOp, ks::RandInitOp, ks::RandIOp, ks::RandFOp,
-                    ks::RandNOp, ks::StructMakeOp, ks::StructExtractOp,
-                    ks::StructInsertOp, ks::TapePushOp, ks::TapePopOp>();
+                    ks::DimOp, ks::SliceOp, ks::CheckBoundsOp, ks::CheckIndexOp,
+                    ks::AsConstOp, ks::GridExtentOp, ks::GridSizeOp,
+                    ks::RandInitOp, ks::RandIOp, ks::RandFOp, ks::RandNOp,
+                    ks::StructMakeOp, ks::StructExtractOp, ks::StructInsertOp,
+                    ks::TapePushOp, ks::TapePopOp>();
   target.addIllegalOp<ks::KernelOp, ks::FuncOp, ks::ReturnOp, ks::CallOp,
                       ks::TidOp>();
 }

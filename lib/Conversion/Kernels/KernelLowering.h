@@ -41,9 +41,8 @@ struct ThreadFunction {
 /// Replaces `kernel`'s body by a private `func.func` with its name that runs
 /// one thread (see convert-ks-to-cpu) and returns it; `kernel` itself stays
 /// (empty) for the caller to erase after it has built the launcher.
-ThreadFunction
-createThreadFunction(mlir::ConversionPatternRewriter &rewriter,
-                     ks::KernelOp kernel);
+ThreadFunction createThreadFunction(mlir::ConversionPatternRewriter &rewriter,
+                                    ks::KernelOp kernel);
 
 /// The launcher `func.func @launch_k(%dim: !ks.grid, <k's arguments>)`,
 /// empty, with `ks.launch_of` and the argument names and attributes of

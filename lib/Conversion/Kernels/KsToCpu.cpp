@@ -76,8 +76,8 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
     MLIRContext *ctx = getContext();
     Type i32 = rewriter.getI32Type();
 
-    SmallVector<int64_t> accumulatorSizes = llvm::map_to_vector(
-        kernel.getArguments(), [](BlockArgument arg) {
+    SmallVector<int64_t> accumulatorSizes =
+        llvm::map_to_vector(kernel.getArguments(), [](BlockArgument arg) {
           return accumulatorSize(arg);
         });
     ThreadFunction thread = createThreadFunction(rewriter, kernel);
@@ -118,8 +118,8 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
     };
     auto loopOver = [&](Value count, StringRef var) {
       auto loop = scf::ForOp::create(
-          rewriter, NameLoc::get(rewriter.getStringAttr(var), loc), zero,
-          count, one);
+          rewriter, NameLoc::get(rewriter.getStringAttr(var), loc), zero, count,
+          one);
       rewriter.setInsertionPointToStart(loop.getBody());
       return loop.getInductionVar();
     };

@@ -50,9 +50,9 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
     ThreadFunction thread = createThreadFunction(rewriter, kernel);
     rewriter.setInsertionPointAfter(thread.func);
     func::FuncOp launcher = createLauncher(rewriter, kernel);
-    launcher->setAttr(kCudaLaunchAttr,
-                      rewriter.getStringAttr(gridStride ? "grid-stride"
-                                                        : "guarded"));
+    launcher->setAttr(
+        kCudaLaunchAttr,
+        rewriter.getStringAttr(gridStride ? "grid-stride" : "guarded"));
     Block *body = launcher.addEntryBlock();
     rewriter.setInsertionPointToStart(body);
     Value grid = body->getArgument(0);
@@ -60,16 +60,16 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
     auto dim = [&](auto op) {
       return arith::IndexCastOp::create(rewriter, loc, i64, op.getResult());
     };
-    Value blockId = dim(gpu::BlockIdOp::create(rewriter, loc,
-                                               gpu::Dimension::x));
-    Value blockSize = dim(gpu::BlockDimOp::create(rewriter, loc,
-                                                  gpu::Dimension::x));
-    Value threadId = dim(gpu::ThreadIdOp::create(rewriter, loc,
-                                                 gpu::Dimension::x));
+    Value blockId =
+        dim(gpu::BlockIdOp::create(rewriter, loc, gpu::Dimension::x));
+    Value blockSize =
+        dim(gpu::BlockDimOp::create(rewriter, loc, gpu::Dimension::x));
+    Value threadId =
+        dim(gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x));
     Value first = arith::AddIOp::create(
         rewriter, named(thread.nameOf[0]),
-        arith::MulIOp::create(rewriter, loc, blockId, blockSize, nsw),
-        threadId, nsw);
+        arith::MulIOp::create(rewriter, loc, blockId, blockSize, nsw), threadId,
+        nsw);
     Value count = ks::GridSizeOp::create(rewriter, loc, grid);
 
     // The body run for the flat index `flat` (i64, below `count`).
@@ -90,15 +90,15 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
       // (The flat index keeps its name in 64 bits, `flat`.)
       for (int kind : thread.kinds)
         args.push_back(arith::TruncIOp::create(
-            rewriter, kind == kFlat ? loc : named(thread.nameOf[kind + 1]),
-            i32, kind == kFlat ? flat : coords[kind]));
+            rewriter, kind == kFlat ? loc : named(thread.nameOf[kind + 1]), i32,
+            kind == kFlat ? flat : coords[kind]));
       llvm::append_range(args, body->getArguments().drop_front());
       func::CallOp::create(rewriter, loc, thread.func, args);
     };
 
     if (gridStride) {
-      Value gridSize = dim(gpu::GridDimOp::create(rewriter, loc,
-                                                  gpu::Dimension::x));
+      Value gridSize =
+          dim(gpu::GridDimOp::create(rewriter, loc, gpu::Dimension::x));
       Value stride =
           arith::MulIOp::create(rewriter, loc, gridSize, blockSize, nsw);
       auto loop = scf::ForOp::create(rewriter, named(thread.nameOf[0]), first,

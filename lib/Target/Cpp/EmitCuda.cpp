@@ -91,9 +91,9 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
   // may meet a `tan_x` of the source): later ones get a suffix.
   llvm::StringSet<> taken = {"dim", "stream"};
   for (unsigned i = 1, e = type.getNumInputs(); i < e; ++i) {
-    FailureOr<std::string> typeText = typeName(
-        cppType(type.getInput(i), ks::isUnsignedArg(launcher, i)),
-        launcher.getLoc());
+    FailureOr<std::string> typeText =
+        typeName(cppType(type.getInput(i), ks::isUnsignedArg(launcher, i)),
+                 launcher.getLoc());
     if (failed(typeText))
       return failure();
     auto argName = launcher.getArgAttrOfType<StringAttr>(i, kNameAttr);
@@ -126,8 +126,8 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
   if (gridStride)
     os << "if (blocks > 65535)\n  blocks = 65535;\n";
   // Qualified: a parameter may have the kernel's name.
-  os << "::" << name << "<<<unsigned(blocks), " << blockSize << ", 0, stream>>>("
-     << args << ");\n";
+  os << "::" << name << "<<<unsigned(blocks), " << blockSize
+     << ", 0, stream>>>(" << args << ");\n";
   os << "return cudaGetLastError();\n";
   os.unindent();
   os << "}\n\n";
