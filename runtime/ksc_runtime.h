@@ -1,8 +1,11 @@
-//===- ksc_runtime.h - Runtime of C++ emitted by ksc (CPU) ------*- C++ -*-===//
+//===- ksc_runtime.h - Runtime of C++ emitted by ksc ------------*- C++ -*-===//
 //
 // Part of ksc. The only header the C++ that `ksc --target=cpu` emits needs:
 // compile that code with `-I$(ksc --print-runtime-dir)`, or emit it with
-// `--standalone` to get this header copied in. C++17, header-only.
+// `--standalone` to get this header copied in. C++17, header-only. The
+// CUDA C++ of `ksc --target=cuda` includes it too: what device code calls
+// compiles for the GPU with nvcc (and clang -x cuda), without
+// --expt-relaxed-constexpr.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KSC_RUNTIME_H
@@ -23,20 +26,25 @@
 // locals); KSC_INLINE_LAMBDA the lambdas of the component loops.
 //
 // KSC_HD marks what CUDA device code may call too (`__host__ __device__`
-// under nvcc or clang -x cuda): the arrays, vectors and matrices, atomics,
-// bounds checks and random numbers. Launching, errors as exceptions, the
-// tape and accumulators are for the host only.
+// under nvcc or clang -x cuda; KSC_INLINE functions are both as well): the
+// arrays, the launch grid, vectors and matrices, atomics, bounds checks,
+// comparisons and random numbers. Launching, errors as exceptions, the
+// tape and accumulators are for the host only. Both CUDA compilers accept
+// always_inline on the lambdas of device code.
 #if defined(__CUDACC__)
 #define KSC_HD __host__ __device__
 #define KSC_INLINE __host__ __device__ __forceinline__
-#define KSC_INLINE_LAMBDA
-#elif defined(__GNUC__) || defined(__clang__)
-#define KSC_HD
-#define KSC_INLINE inline __attribute__((always_inline))
-#define KSC_INLINE_LAMBDA __attribute__((always_inline))
 #else
 #define KSC_HD
+#if defined(__GNUC__) || defined(__clang__)
+#define KSC_INLINE inline __attribute__((always_inline))
+#else
 #define KSC_INLINE inline
+#endif
+#endif
+#if defined(__GNUC__) || defined(__clang__)
+#define KSC_INLINE_LAMBDA __attribute__((always_inline))
+#else
 #define KSC_INLINE_LAMBDA
 #endif
 
@@ -167,6 +175,40 @@ public:
 #endif
 }
 
+#ifdef __CUDA_ARCH__
+namespace detail {
+/// "v0, v1, ..." for the `count` values at `values`, at most four, in
+/// decimal as std::to_string writes them (device code has no std::string):
+/// the indices and shapes of the bounds-check messages.
+struct index_list {
+  char text[4 * 22];
+  __device__ index_list(const int64_t *values, int count) {
+    char *out = text;
+    for (int k = 0; k < count; ++k) {
+      if (k) {
+        *out++ = ',';
+        *out++ = ' ';
+      }
+      if (values[k] < 0)
+        *out++ = '-';
+      // The magnitude as unsigned, which INT64_MIN's has room for.
+      uint64_t rest =
+          values[k] < 0 ? 0 - uint64_t(values[k]) : uint64_t(values[k]);
+      char digits[20];
+      int n = 0;
+      do {
+        digits[n++] = char('0' + rest % 10);
+        rest /= 10;
+      } while (rest);
+      while (n)
+        *out++ = digits[--n];
+    }
+    *out = '\0';
+  }
+};
+} // namespace detail
+#endif
+
 /// Stops the launch unless `indices` lie inside the shape of `a`. `name` is
 /// the array's source name, `where` the source location of the access.
 template <typename T, int N, typename... I>
@@ -183,15 +225,17 @@ KSC_HD inline void check_bounds(const array<T, N> &a, const char *name,
   if (inside)
     return;
 #ifdef __CUDA_ARCH__
-  // On the GPU: the message, then a trap that ends the launch with an
+  // On the GPU: the message in one printf (so that those of threads failing
+  // together do not interleave), then a trap that ends the launch with an
   // error (cudaErrorLaunchFailure on the host).
-  printf("ksc: %s: index (", where);
-  for (int d = 0; d < count; ++d)
-    printf(d ? ", %lld" : "%lld", static_cast<long long>(index[d]));
-  printf(") is out of bounds for array '%s' of shape [", name);
+  int64_t shape[N];
   for (int d = 0; d < N; ++d)
-    printf(d ? ", %lld" : "%lld", static_cast<long long>(a.shape(d)));
-  printf("]\n");
+    shape[d] = a.shape(d);
+  detail::index_list indexText(index, count), shapeText(shape, N);
+  const char *open = count > 1 ? "(" : "", *close = count > 1 ? ")" : "";
+  printf("ksc: %s: index %s%s%s is out of bounds for array '%s' of shape "
+         "[%s]\n",
+         where, open, indexText.text, close, name, shapeText.text);
   __trap();
 #else
   std::string indexText, shapeText;
@@ -210,8 +254,8 @@ KSC_HD inline void check_bounds(const array<T, N> &a, const char *name,
 
 /// Stops the launch unless `index` lies in [0, extent): a run-time component
 /// index of a vector or matrix of type `type` (`v[i]`, `m[i][j]`).
-KSC_HD inline void check_index(int64_t index, int64_t extent,
-                               const char *type, const char *where) {
+KSC_HD inline void check_index(int64_t index, int64_t extent, const char *type,
+                               const char *where) {
   if (index >= 0 && index < extent)
     return;
 #ifdef __CUDA_ARCH__
@@ -240,7 +284,8 @@ template <typename T> inline T arg(void *pointer) {
 /// `launch_k({16, 8}, ...)` a 2-D launch of 16 x 8.
 struct grid {
   int64_t x = 1, y = 1, z = 1;
-  KSC_HD grid(int64_t x_ = 1, int64_t y_ = 1, int64_t z_ = 1) : x(x_), y(y_), z(z_) {}
+  KSC_HD grid(int64_t x_ = 1, int64_t y_ = 1, int64_t z_ = 1)
+      : x(x_), y(y_), z(z_) {}
   /// The number of threads.
   KSC_HD int64_t size() const { return x * y * z; }
 };
@@ -361,33 +406,37 @@ KSC_HD inline bool replaces(T old, T desired) {
 }
 
 #ifdef __CUDA_ARCH__
-/// The GPU's atomics: atomicAdd/Sub/Min/Max where CUDA has them, else a
-/// compare-and-swap loop on the element's bits (floating-point min and max,
-/// which keep the semantics of `replaces`; 64-bit subtraction adds the
-/// negation).
+/// The GPU's atomics: CUDA's atomicAdd, atomicSub, atomicMin and atomicMax
+/// where it has them, integers as the CUDA integer type of their size
+/// (subtraction from 64-bit integers and from floating-point elements adds
+/// the negation, which rounds and wraps as the subtraction); a
+/// compare-and-swap loop on the element's bits for floating-point min and
+/// max, with the semantics of `replaces`.
 template <atomic_kind Kind, typename T>
 __device__ __forceinline__ T device_atomic_update(T *p, T v) {
-  using Bits = std::conditional_t<sizeof(T) == 8, unsigned long long,
-                                  unsigned int>;
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8,
+                "the GPU's atomics work on 32-bit and 64-bit elements");
+  using Bits =
+      std::conditional_t<sizeof(T) == 8, unsigned long long, unsigned int>;
   if constexpr (std::is_floating_point_v<T> &&
                 (Kind == atomic_kind::add || Kind == atomic_kind::sub)) {
     return atomicAdd(p, Kind == atomic_kind::add ? v : -v);
   } else if constexpr (std::is_integral_v<T>) {
-    // int, uint32_t and int64_t as the CUDA types of their size.
-    using U = std::conditional_t<
-        sizeof(T) == 8,
-        std::conditional_t<std::is_signed_v<T>, long long, unsigned long long>,
-        std::conditional_t<std::is_signed_v<T>, int, unsigned int>>;
-    U *q = reinterpret_cast<U *>(p);
-    U u = static_cast<U>(v);
+    // Addition and subtraction wrap, the same on the unsigned bits; min and
+    // max compare as CUDA's signed or unsigned type.
+    using Signed = std::conditional_t<sizeof(T) == 8, long long, int>;
+    using U = std::conditional_t<std::is_signed_v<T>, Signed, Bits>;
+    Bits *bits = reinterpret_cast<Bits *>(p);
     if constexpr (Kind == atomic_kind::add)
-      return T(atomicAdd(reinterpret_cast<Bits *>(q), static_cast<Bits>(u)));
+      return T(atomicAdd(bits, Bits(v)));
+    else if constexpr (Kind == atomic_kind::sub && sizeof(T) == 4)
+      return T(atomicSub(bits, Bits(v)));
     else if constexpr (Kind == atomic_kind::sub)
-      return T(atomicAdd(reinterpret_cast<Bits *>(q), Bits(0) - Bits(u)));
+      return T(atomicAdd(bits, Bits(0) - Bits(v)));
     else if constexpr (Kind == atomic_kind::min)
-      return T(atomicMin(q, u));
+      return T(atomicMin(reinterpret_cast<U *>(p), U(v)));
     else
-      return T(atomicMax(q, u));
+      return T(atomicMax(reinterpret_cast<U *>(p), U(v)));
   } else {
     Bits *bits = reinterpret_cast<Bits *>(p);
     Bits assumed, old = *bits;
@@ -403,8 +452,7 @@ __device__ __forceinline__ T device_atomic_update(T *p, T v) {
 }
 #endif
 
-template <atomic_kind Kind, typename T>
-KSC_INLINE T atomic_update(T *p, T v) {
+template <atomic_kind Kind, typename T> KSC_INLINE T atomic_update(T *p, T v) {
   static_assert(!std::is_const_v<T>, "atomics write: use array<T>, not "
                                      "array<const T>");
   static_assert((std::is_integral_v<T> && !std::is_same_v<T, bool>) ||
@@ -489,7 +537,6 @@ KSC_RUNTIME_ATOMIC(atomic_min, min)
 KSC_RUNTIME_ATOMIC(atomic_max, max)
 #undef KSC_RUNTIME_ATOMIC
 
-
 //===----------------------------------------------------------------------===//
 // Vectors and matrices
 //===----------------------------------------------------------------------===//
@@ -535,7 +582,9 @@ template <typename T> struct vec<3, T> {
   KSC_HD explicit vec(T s) : x(s), y(s), z(s) {}
   KSC_HD vec(T x_, T y_, T z_) : x(x_), y(y_), z(z_) {}
   KSC_HD T &operator[](int64_t i) { return i == 0 ? x : i == 1 ? y : z; }
-  KSC_HD const T &operator[](int64_t i) const { return i == 0 ? x : i == 1 ? y : z; }
+  KSC_HD const T &operator[](int64_t i) const {
+    return i == 0 ? x : i == 1 ? y : z;
+  }
 };
 template <typename T> struct vec<4, T> {
   using scalar = T;
@@ -543,7 +592,9 @@ template <typename T> struct vec<4, T> {
   vec() = default;
   KSC_HD explicit vec(T s) : x(s), y(s), z(s), w(s) {}
   KSC_HD vec(T x_, T y_, T z_, T w_) : x(x_), y(y_), z(z_), w(w_) {}
-  KSC_HD T &operator[](int64_t i) { return i == 0 ? x : i == 1 ? y : i == 2 ? z : w; }
+  KSC_HD T &operator[](int64_t i) {
+    return i == 0 ? x : i == 1 ? y : i == 2 ? z : w;
+  }
   KSC_HD const T &operator[](int64_t i) const {
     return i == 0 ? x : i == 1 ? y : i == 2 ? z : w;
   }
@@ -747,15 +798,16 @@ KSC_INLINE vec<4, T> quat_mul(const vec<4, T> &a, const vec<4, T> &b) {
                    a.w * b.z + b.w * a.z + a.x * b.y - b.x * a.y,
                    a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z);
 }
-/// v rotated by the unit quaternion q (by its inverse when `inverse`).
+/// v rotated by the unit quaternion q (by its inverse when `sign` is -1).
 template <typename T>
 KSC_INLINE vec<3, T> quat_rotate_impl(const vec<4, T> &q, const vec<3, T> &v,
-                                  T sign) {
+                                      T sign) {
   T c = T(2) * q.w * q.w - T(1);
   T d = T(2) * (q.x * v.x + q.y * v.y + q.z * v.z);
-  return vec<3, T>(v.x * c + q.x * d + sign * ((q.y * v.z - q.z * v.y) * q.w * T(2)),
-                   v.y * c + q.y * d + sign * ((q.z * v.x - q.x * v.z) * q.w * T(2)),
-                   v.z * c + q.z * d + sign * ((q.x * v.y - q.y * v.x) * q.w * T(2)));
+  return vec<3, T>(
+      v.x * c + q.x * d + sign * ((q.y * v.z - q.z * v.y) * q.w * T(2)),
+      v.y * c + q.y * d + sign * ((q.z * v.x - q.x * v.z) * q.w * T(2)),
+      v.z * c + q.z * d + sign * ((q.x * v.y - q.y * v.x) * q.w * T(2)));
 }
 template <typename T>
 KSC_INLINE vec<3, T> quat_rotate(const vec<4, T> &q, const vec<3, T> &v) {
@@ -806,7 +858,8 @@ template <int N, typename T> KSC_HD inline T determinant(const mat<N, T> &m) {
 }
 /// The adjugate divided by the determinant; zero for a singular matrix (as
 /// Warp's inverse).
-template <int N, typename T> KSC_HD inline mat<N, T> inverse(const mat<N, T> &m) {
+template <int N, typename T>
+KSC_HD inline mat<N, T> inverse(const mat<N, T> &m) {
   T det = determinant(m);
   if (det == T(0))
     return mat<N, T>();
