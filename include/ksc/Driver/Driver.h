@@ -104,6 +104,30 @@ mlir::LogicalResult emitCudaCpp(mlir::ModuleOp module, std::string &out,
                                 const CudaPipelineOptions &pipeline,
                                 const CppEmitterOptions &emitter);
 
+/// What `emitPtx` writes.
+struct PtxOptions {
+  /// The GPU architecture: sm_XX or sm_XXa (default sm_80).
+  std::string arch = "sm_80";
+  /// The CUDA toolkit, for libdevice; empty: $CUDA_HOME, then
+  /// /usr/local/cuda.
+  std::string cudaPath;
+  /// Write the NVPTX LLVM IR instead of PTX.
+  bool llvmIR = false;
+  /// GPU threads per block the kernels are launched with (their `maxntid`);
+  /// 0: not said.
+  unsigned blockSize = 0;
+};
+
+/// Lowers a copy of `module` for CUDA through the LLVM dialect and writes
+/// PTX (or LLVM IR) for `options.arch` with LLVM's NVPTX backend, in
+/// process. Every kernel K becomes an entry `K` whose parameters are those
+/// of the CUDA C++ `__global__` function: the grid (`ksc::grid`, three
+/// int64 by value), then the kernel's arguments, arrays as their
+/// `ksc::array` struct by value (data pointer, shape, strides).
+mlir::LogicalResult emitPtx(mlir::ModuleOp module, std::string &out,
+                            const CudaPipelineOptions &pipeline,
+                            const PtxOptions &options);
+
 /// Runs `fn` on a thread with a stack large enough for deeply nested source
 /// (Clang's parser and ksc recurse on the nesting) and returns its result.
 int runWithLargeStack(llvm::function_ref<int()> fn);
