@@ -5,7 +5,8 @@
 // `--standalone` to get this header copied in. C++17, header-only. The
 // CUDA C++ of `ksc --target=cuda` includes it too: what device code calls
 // compiles for the GPU with nvcc (and clang -x cuda), without
-// --expt-relaxed-constexpr.
+// --expt-relaxed-constexpr, and with NVRTC (-default-device), which has
+// no standard library headers: see __CUDACC_RTC__ below.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KSC_RUNTIME_H
@@ -48,6 +49,89 @@
 #define KSC_INLINE_LAMBDA
 #endif
 
+#if defined(__CUDACC_RTC__)
+// NVRTC compiles device code only, and has no C++ standard library: what
+// the device code of this header and of ksc's CUDA C++ uses of it is
+// defined here (fixed-width integers, a few type traits, integer
+// sequences, the math functions under their std:: names, INFINITY, NAN).
+// The host-only parts below (launching, exceptions, the tape) are left out.
+typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+#ifndef NAN
+#define NAN __int_as_float(0x7fffffff)
+#endif
+namespace std {
+using ::size_t;
+template <typename T, T V> struct integral_constant {
+  static constexpr T value = V;
+  using value_type = T;
+  using type = integral_constant;
+  __host__ __device__ constexpr operator T() const { return V; }
+};
+using true_type = integral_constant<bool, true>;
+using false_type = integral_constant<bool, false>;
+template <bool B, typename T = void> struct enable_if {};
+template <typename T> struct enable_if<true, T> { using type = T; };
+template <bool B, typename T = void>
+using enable_if_t = typename enable_if<B, T>::type;
+template <bool B, typename T, typename F> struct conditional {
+  using type = T;
+};
+template <typename T, typename F> struct conditional<false, T, F> {
+  using type = F;
+};
+template <bool B, typename T, typename F>
+using conditional_t = typename conditional<B, T, F>::type;
+template <typename A, typename B> struct is_same : false_type {};
+template <typename A> struct is_same<A, A> : true_type {};
+template <typename A, typename B>
+inline constexpr bool is_same_v = is_same<A, B>::value;
+template <typename T> struct is_const : false_type {};
+template <typename T> struct is_const<const T> : true_type {};
+template <typename T> inline constexpr bool is_const_v = is_const<T>::value;
+template <typename T> struct remove_cv { using type = T; };
+template <typename T> struct remove_cv<const T> { using type = T; };
+template <typename T> struct remove_cv<volatile T> { using type = T; };
+template <typename T> struct remove_cv<const volatile T> { using type = T; };
+template <typename T> using remove_cv_t = typename remove_cv<T>::type;
+template <typename T, typename... U>
+inline constexpr bool ksc_is_one_of_v = (is_same_v<remove_cv_t<T>, U> || ...);
+template <typename T>
+inline constexpr bool is_integral_v =
+    ksc_is_one_of_v<T, bool, char, signed char, unsigned char, short,
+                unsigned short, int, unsigned int, long, unsigned long,
+                long long, unsigned long long>;
+template <typename T>
+inline constexpr bool is_floating_point_v =
+    ksc_is_one_of_v<T, float, double, long double>;
+template <typename T>
+inline constexpr bool is_signed_v =
+    (is_integral_v<T> || is_floating_point_v<T>) && T(-1) < T(0);
+template <typename T, T... I> struct integer_sequence {};
+template <typename T, long long N, T... I>
+struct ksc_make_sequence : ksc_make_sequence<T, N - 1, T(N - 1), I...> {};
+template <typename T, T... I> struct ksc_make_sequence<T, 0, I...> {
+  using type = integer_sequence<T, I...>;
+};
+template <typename T, T N>
+using make_integer_sequence = typename ksc_make_sequence<T, N>::type;
+// CUDA's device math functions, float and double overloads.
+using ::abs, ::acos, ::acosh, ::asin, ::asinh, ::atan, ::atan2, ::atanh,
+    ::cbrt, ::ceil, ::copysign, ::cos, ::cosh, ::erf, ::erfc, ::exp, ::exp2,
+    ::expm1, ::fabs, ::floor, ::fma, ::fmax, ::fmin, ::fmod, ::isfinite,
+    ::isinf, ::isnan, ::log, ::log10, ::log1p, ::log2, ::memcpy, ::nearbyint,
+    ::pow, ::round, ::signbit, ::sin, ::sinh, ::sqrt, ::tan, ::tanh, ::trunc;
+} // namespace std
+#else
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -61,6 +145,7 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+#endif
 
 extern "C" {
 /// How the C entry points (`ksc_launch_<kernel>`) receive an array: its data,
@@ -158,6 +243,7 @@ private:
 template <typename T> struct is_array : std::false_type {};
 template <typename T, int N> struct is_array<array<T, N>> : std::true_type {};
 
+#ifndef __CUDACC_RTC__
 /// An error that stops a launch, such as a failed bounds check. The C entry
 /// points turn it into their error message; C++ callers of the typed
 /// launchers see the exception.
@@ -174,6 +260,7 @@ public:
   std::abort();
 #endif
 }
+#endif // !__CUDACC_RTC__
 
 #ifdef __CUDA_ARCH__
 namespace detail {
@@ -271,6 +358,7 @@ KSC_HD inline void check_index(int64_t index, int64_t extent, const char *type,
 #endif
 }
 
+#ifndef __CUDACC_RTC__
 /// Argument `T` of a C entry point, from the pointer the caller passed.
 template <typename T> inline T arg(void *pointer) {
   if constexpr (is_array<T>::value)
@@ -278,6 +366,7 @@ template <typename T> inline T arg(void *pointer) {
   else
     return *static_cast<const T *>(pointer);
 }
+#endif // !__CUDACC_RTC__
 
 /// The grid of a launch: the number of threads along each of its three
 /// dimensions. `launch_k(100, ...)` is a 1-D launch of 100 threads,
@@ -290,6 +379,7 @@ struct grid {
   KSC_HD int64_t size() const { return x * y * z; }
 };
 
+#ifndef __CUDACC_RTC__
 /// Whether a launch can have grid `dim`: every extent >= 0 and at most
 /// 2^31 - 1 threads (what `tid()`, an int, indexes).
 inline bool valid_grid(const grid &dim) {
@@ -331,6 +421,7 @@ inline int run_launch(const char *kernel, const grid &dim, char *error,
                   message.c_str());
   return 1;
 }
+#endif // !__CUDACC_RTC__
 
 // Floating-point comparisons C++ has no operator for.
 template <typename T> KSC_HD inline bool ordered(T a, T b) {
@@ -935,6 +1026,7 @@ KSC_HD inline float randn(uint32_t &state) {
   return radius * std::cos(angle);
 }
 
+#ifndef __CUDACC_RTC__
 /// The partial sums of the first N elements of a 1-D array that a launch
 /// only adds into, private to the launch (`ks.accumulator`): the CPU
 /// launchers give kernels one in place of such an array (it converts to an
@@ -1011,6 +1103,8 @@ template <typename T> inline void tape_push(const T &value) {
 template <typename T> inline T tape_pop() {
   return thread_tape().template pop<T>();
 }
+
+#endif // !__CUDACC_RTC__
 
 } // namespace ksc
 

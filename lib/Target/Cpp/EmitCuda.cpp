@@ -11,10 +11,13 @@
 //     }
 //   }
 //
-// followed by its host launch function
+// followed by its host launch function, which NVRTC (device code only)
+// skips:
 //
+//   #ifndef __CUDACC_RTC__
 //   extern "C" cudaError_t saxpy_launch(ksc::grid dim, cudaStream_t stream,
 //                                       float a, ...);
+//   #endif
 //
 //===----------------------------------------------------------------------===//
 
@@ -107,6 +110,8 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
     args += ", " + arg;
   }
 
+  // NVRTC, which compiles device code only, skips the host code.
+  os << "#ifndef __CUDACC_RTC__\n";
   os << "// Launches kernel " << kernel << " on `stream` in blocks of "
      << blockSize << " GPU threads:\n// "
      << (gridStride ? "at most 65535 blocks"
@@ -130,6 +135,7 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
      << ", 0, stream>>>(" << args << ");\n";
   os << "return cudaGetLastError();\n";
   os.unindent();
-  os << "}\n\n";
+  os << "}\n";
+  os << "#endif // __CUDACC_RTC__\n\n";
   return success();
 }

@@ -393,9 +393,7 @@ LogicalResult Emitter::emitModule(ModuleOp m) {
   // Private functions go into kKernelNamespace; names that are macros of
   // the C headers get a trailing underscore.
   for (func::FuncOp func : functions) {
-    std::string name = func.getSymName().str();
-    if (isMacroOfRuntimeHeaders(name))
-      name += "_";
+    std::string name = getCppFunctionName(func.getSymName());
     reservedNames.insert(name);
     functionNames[func.getSymName()] = name;
   }

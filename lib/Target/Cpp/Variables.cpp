@@ -55,6 +55,10 @@ bool ksc::cpp::isMacroOfRuntimeHeaders(StringRef name) {
   return macros.contains(name);
 }
 
+std::string ksc::getCppFunctionName(StringRef symbol) {
+  return isMacroOfRuntimeHeaders(symbol) ? (symbol + "_").str() : symbol.str();
+}
+
 static bool isCppKeywordOrReserved(StringRef name) {
   static const llvm::StringSet<> reserved = {
       "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor",

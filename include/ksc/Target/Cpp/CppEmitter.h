@@ -51,6 +51,11 @@ inline constexpr unsigned kDefaultCudaBlockSize = 256;
 mlir::LogicalResult translateToCpp(mlir::ModuleOp module, llvm::raw_ostream &os,
                                    const CppEmitterOptions &options = {});
 
+/// The C++ name of the function `symbol` (of a kernel's thread body, and
+/// in CUDA C++ of its `__global__` function): the symbol, with a trailing
+/// underscore when it is a macro of the headers the C++ includes.
+std::string getCppFunctionName(llvm::StringRef symbol);
+
 /// The text of ksc's CPU runtime header (what `--standalone` inlines).
 llvm::StringRef getCpuRuntimeHeader();
 
