@@ -1,0 +1,118 @@
+//===- Cuda.h - Run kernels on an NVIDIA GPU -----------------*- C++ -*-===//
+//
+// Part of ksc. What `ksc-run --target=cuda` needs beyond the CPU runner:
+// GPU code for a module (PTX from ksc, or the CUDA C++ compiled with
+// NVRTC), the devices, and an executor that copies the arguments to the
+// GPU, launches a kernel and copies the arrays back. The CUDA driver and
+// NVRTC are loaded at run time (dlopen), so that ksc-run builds and runs
+// where they are missing; `NoDeviceError` says that there is no GPU to run
+// on.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KSC_RUNNER_CUDA_H
+#define KSC_RUNNER_CUDA_H
+
+#include "ksc/Runner/Executor.h"
+
+#include "llvm/ADT/StringMap.h"
+
+namespace ksc::runner {
+
+/// No CUDA driver, no device, or a driver that does not start: ksc-run
+/// exits with status 77 (what lit and CTest report as skipped).
+class NoDeviceError : public llvm::ErrorInfo<NoDeviceError> {
+public:
+  static char ID;
+  explicit NoDeviceError(std::string why) : why(std::move(why)) {}
+  void log(llvm::raw_ostream &os) const override;
+  std::error_code convertToErrorCode() const override;
+
+private:
+  std::string why;
+};
+
+/// GPU code for the kernels of a module.
+struct CudaModule {
+  /// The architecture it is for, `sm_90`.
+  std::string arch;
+  /// Its PTX.
+  std::string ptx;
+  /// What the driver loads: a CUBIN, or the PTX with its terminating NUL.
+  std::string image;
+  /// The entry point of each kernel: its name in ksc's PTX, the mangled
+  /// name of its `__global__` function in the CUDA C++.
+  llvm::StringMap<std::string> entries;
+};
+
+/// ksc's PTX (emitPtx), whose entry points are named after the kernels.
+CudaModule makePtxModule(std::string ptx, llvm::ArrayRef<std::string> kernels,
+                         llvm::StringRef arch);
+
+/// Compiles `source`, CUDA C++ of `ksc --target=cuda` whose kernels are
+/// `kernels`, with NVRTC for `arch` (sm_XY), with the runtime header
+/// `runtimeHeader` as "ksc_runtime.h". NVRTC is looked for in `cudaPath`,
+/// then $CUDA_HOME, then /usr/local/cuda (lib64/libnvrtc.so*).
+llvm::Expected<CudaModule>
+compileWithNvrtc(llvm::StringRef source, llvm::StringRef sourceName,
+                 llvm::ArrayRef<std::string> kernels, llvm::StringRef arch,
+                 llvm::StringRef runtimeHeader, llvm::StringRef cudaPath);
+
+struct CudaDevice {
+  int ordinal = 0;
+  std::string name;
+  int major = 0, minor = 0;
+  size_t memory = 0;
+  /// `sm_90`.
+  std::string arch() const;
+};
+
+/// The devices the driver sees (CUDA_VISIBLE_DEVICES applies), and the
+/// driver's version (12080 for 12.8); a NoDeviceError without any.
+llvm::Expected<std::vector<CudaDevice>> listCudaDevices(int *driverVersion);
+
+struct CudaLaunchOptions {
+  /// GPU threads per block; blocks = ceil(threads / blockSize).
+  unsigned blockSize = 256;
+  /// The kernels loop over the grid (--launch=grid-stride): at most 65535
+  /// blocks, as the emitted K_launch launches them.
+  bool gridStride = false;
+  /// The code checks indices: a failed check prints and traps.
+  bool boundsCheck = true;
+  /// Launches timed per launch (0: not timed); see CudaExecutor.
+  unsigned repeat = 0;
+  /// For reports: "ptx" or "cuda-source".
+  std::string via;
+};
+
+/// The times of the launches of one kernel.
+struct LaunchTiming {
+  std::string kernel;
+  int64_t threads = 0;
+  unsigned blocks = 0, blockSize = 0;
+  /// Every array argument's bytes once, the writable ones twice (read and
+  /// written).
+  uint64_t bytes = 0;
+  std::vector<double> milliseconds;
+  double median() const;
+};
+
+/// Runs kernels on device 0. With `repeat` N > 0 every launch is timed:
+/// after a first launch (warming up), the arrays are copied to the device
+/// again before each of N launches, each timed with CUDA events, and the
+/// arrays after the last one are copied back; every launch starts from
+/// the same inputs, and the results are those of one launch.
+class CudaExecutor : public Executor {
+public:
+  static llvm::Expected<std::unique_ptr<CudaExecutor>>
+  create(const CudaModule &module, const Grid &grid,
+         const CudaLaunchOptions &options);
+  virtual const std::vector<LaunchTiming> &getTimings() const = 0;
+};
+
+/// A table of `timings`, one row per timed launch.
+void writeTimings(llvm::raw_ostream &os, llvm::ArrayRef<LaunchTiming> timings,
+                  llvm::StringRef device);
+
+} // namespace ksc::runner
+
+#endif // KSC_RUNNER_CUDA_H

@@ -1,0 +1,92 @@
+//===- Executor.h - What runs kernels for ksc-run ------------*- C++ -*-===//
+//
+// Part of ksc. An executor launches the kernels of one compiled module on
+// one launch grid: on the CPU (a shared library from the host compiler), on
+// a GPU (CudaExecutor, Cuda.h), or on both, comparing the results
+// (CompareExecutor). ksc-run's plain runs, `--grad` and `--check-grad` all
+// launch kernels through one, as a Launcher (Gradient.h), so the same code
+// drives every target.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KSC_RUNNER_EXECUTOR_H
+#define KSC_RUNNER_EXECUTOR_H
+
+#include "ksc/Runner/Runner.h"
+
+#include <memory>
+
+namespace ksc::runner {
+
+class Executor {
+public:
+  virtual ~Executor();
+  /// Launches `kernel` on `args`, whose arrays are updated in place.
+  virtual llvm::Error launch(llvm::StringRef kernel,
+                             std::vector<Argument> &args) = 0;
+  /// What runs the kernels, for reports: "cpu", "cuda (NVIDIA ..., sm_90,
+  /// via ptx)".
+  virtual std::string describe() const = 0;
+};
+
+/// Launches the kernels of `library` (compileSharedLibrary) on the CPU.
+std::unique_ptr<Executor> createCpuExecutor(std::string library,
+                                            const Grid &grid);
+
+/// |tested - reference| <= atol + rtol * |reference| for one precision.
+struct Tolerance {
+  double atol = 0, rtol = 0;
+};
+
+/// How CompareExecutor compares numbers: floats and doubles within their
+/// tolerance (both NaN, or the same infinity, match), integers and bools
+/// exactly.
+struct CompareOptions {
+  /// float: a few ulp of two math libraries, and sums reordered by atomic
+  /// updates, stay far below; a wrong result is off by much more.
+  Tolerance f32 = {1e-5, 1e-4};
+  Tolerance f64 = {1e-12, 1e-10};
+};
+
+/// How one array argument of one kernel compares over all its launches.
+struct ArrayComparison {
+  std::string kernel, name;
+  int64_t numCompared = 0;
+  double maxAbsDiff = 0;
+  /// Over the numbers whose reference value is not zero.
+  double maxRelDiff = 0;
+  /// The number with the largest |diff| / tolerance (infinite where a
+  /// NaN, an infinity or an integer differs): `y[2]`, `v[1] component 0`.
+  std::string worst;
+  double worstTested = 0, worstReference = 0, worstRatio = 0;
+  bool passed() const { return worstRatio <= 1; }
+};
+
+/// Launches every kernel on `tested` and on a copy of its arguments on
+/// `reference`, and compares the arrays after each launch; `tested`'s
+/// results are the ones kept.
+class CompareExecutor : public Executor {
+public:
+  CompareExecutor(Executor &tested, Executor &reference, CompareOptions options)
+      : tested(tested), reference(reference), options(options) {}
+  llvm::Error launch(llvm::StringRef kernel,
+                     std::vector<Argument> &args) override;
+  std::string describe() const override;
+
+  const std::vector<ArrayComparison> &getResults() const { return results; }
+  /// The failed comparison with the largest ratio, or null.
+  const ArrayComparison *worstFailure() const;
+  /// A table, one row per array of every kernel launched.
+  void writeReport(llvm::raw_ostream &os) const;
+
+private:
+  void compare(llvm::StringRef kernel, const Argument &tested,
+               const Argument &reference);
+
+  Executor &tested, &reference;
+  CompareOptions options;
+  std::vector<ArrayComparison> results;
+};
+
+} // namespace ksc::runner
+
+#endif // KSC_RUNNER_EXECUTOR_H
