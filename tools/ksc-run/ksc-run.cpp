@@ -17,14 +17,28 @@
 // products. --check-grad compares K_adj and K_jvp with central finite
 // differences of K, and with each other (the dot-product test).
 //
+// With --target=cuda it runs the kernels on an NVIDIA GPU instead (all of
+// the modes above), from ksc's PTX (--via=ptx, the default) or from the
+// CUDA C++ compiled with NVRTC (--via=cuda-source), and prints the same
+// JSON. The CUDA driver and NVRTC are loaded at run time; without a driver
+// or a device ksc-run exits with status 77 ("ksc-run: no CUDA device:
+// ..."), which lit and CTest report as skipped. --compare=cpu also runs
+// every launch on the CPU and compares the arrays (a report on stderr,
+// status 1 when they differ); --time times the launches with CUDA events
+// (median of --repeat, on stderr). See docs/cuda.md.
+//
 //===----------------------------------------------------------------------===//
 
 #include "ksc/Config.h"
 #include "ksc/Driver/Driver.h"
 #include "ksc/InitAll.h"
+#include "ksc/Runner/Cuda.h"
+#include "ksc/Runner/Executor.h"
 #include "ksc/Runner/Gradient.h"
 #include "ksc/Runner/Tangent.h"
 #include "ksc/Runner/Runner.h"
+
+#include "Gpu.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -42,7 +56,7 @@ using namespace llvm;
 using namespace ksc;
 
 namespace {
-enum class Target { Cpu };
+enum class Target { Cpu, Cuda };
 
 cl::OptionCategory runCategory("ksc-run options");
 
@@ -69,7 +83,10 @@ cl::opt<std::string> outputFile("o",
                                 cl::cat(runCategory));
 cl::opt<Target> target("target", cl::desc("Where to run the kernel"),
                        cl::values(clEnumValN(Target::Cpu, "cpu",
-                                             "on this machine (default)")),
+                                             "on this machine (default)"),
+                                  clEnumValN(Target::Cuda, "cuda",
+                                             "on an NVIDIA GPU (exit status "
+                                             "77 without one)")),
                        cl::init(Target::Cpu), cl::cat(runCategory));
 cl::opt<bool>
     boundsCheck("bounds-check",
@@ -142,14 +159,75 @@ cl::list<std::string>
         cl::CommaSeparated, cl::value_desc("arg,..."), cl::cat(runCategory));
 cl::opt<double> absTol("atol",
                        cl::desc("With --check-grad: absolute tolerance "
-                                "(default 1e-3 for float, 1e-7 for double)"),
+                                "(default 1e-3 for float, 1e-7 for double); "
+                                "with --compare: of both precisions"),
                        cl::value_desc("a"), cl::cat(runCategory));
 cl::opt<double> relTol("rtol",
                        cl::desc("With --check-grad: relative tolerance "
-                                "(default 1e-2 for float, 1e-6 for double)"),
+                                "(default 1e-2 for float, 1e-6 for double); "
+                                "with --compare: of both precisions"),
                        cl::value_desc("r"), cl::cat(runCategory));
 cl::alias tol("tol", cl::desc("Alias for --rtol"), cl::aliasopt(relTol),
               cl::cat(runCategory));
+
+// The GPU target.
+cl::opt<tool::Via>
+    via("via", cl::desc("With --target=cuda: the GPU code to run"),
+        cl::values(clEnumValN(tool::Via::Ptx, "ptx",
+                              "ksc's PTX, from LLVM's NVPTX backend (default)"),
+                   clEnumValN(tool::Via::CudaSource, "cuda-source",
+                              "ksc's CUDA C++, compiled with NVRTC")),
+        cl::init(tool::Via::Ptx), cl::cat(runCategory));
+cl::opt<std::string> cudaPath(
+    "cuda-path",
+    cl::desc("With --target=cuda: the CUDA toolkit, for NVRTC and libdevice "
+             "(default: $CUDA_HOME, else /usr/local/cuda)"),
+    cl::value_desc("dir"), cl::cat(runCategory));
+cl::opt<std::string>
+    gpuArch("gpu-arch",
+            cl::desc("With --target=cuda: compile for this architecture "
+                     "(default: the device's; sm_80 with --compile-only)"),
+            cl::value_desc("sm_XY"), cl::cat(runCategory));
+enum class Launch { Guarded, GridStride };
+cl::opt<Launch> launchMode(
+    "launch", cl::desc("With --target=cuda: how GPU threads cover the grid"),
+    cl::values(clEnumValN(Launch::Guarded, "guarded",
+                          "one GPU thread per thread (default)"),
+               clEnumValN(Launch::GridStride, "grid-stride",
+                          "grid-stride loops in at most 65535 blocks")),
+    cl::init(Launch::Guarded), cl::cat(runCategory));
+cl::opt<unsigned> blockSize(
+    "block-size",
+    cl::desc("With --target=cuda: GPU threads per block (default 256)"),
+    cl::value_desc("N"), cl::init(256), cl::cat(runCategory));
+enum class Compare { None, Cpu };
+cl::opt<Compare> compareWith(
+    "compare",
+    cl::desc("With --target=cuda: also run every launch on the CPU and "
+             "compare the arrays (report on stderr; exit 1 if they differ)"),
+    cl::values(clEnumValN(Compare::Cpu, "cpu", "with the CPU runner")),
+    cl::init(Compare::None), cl::cat(runCategory));
+cl::opt<bool>
+    timeLaunches("time",
+                 cl::desc("With --target=cuda: time every launch with CUDA "
+                          "events, the median of --repeat launches from the "
+                          "same inputs, and its bandwidth (on stderr)"),
+                 cl::cat(runCategory));
+cl::opt<unsigned> repeat("repeat",
+                         cl::desc("With --time: timed launches (default 10)"),
+                         cl::value_desc("N"), cl::init(10),
+                         cl::cat(runCategory));
+cl::opt<bool>
+    listDevices("list-devices",
+                cl::desc("List the CUDA devices; exit 77 without one"),
+                cl::cat(runCategory));
+cl::opt<bool> compileOnly(
+    "compile-only",
+    cl::desc("With --target=cuda: print the PTX of the file's kernels (and "
+             "derivative kernels) and stop before using a GPU; --dim and "
+             "--inputs are not needed"),
+    cl::Hidden, cl::cat(runCategory));
+
 cl::opt<uint64_t> seed("seed",
                        cl::desc("With --check-grad: seed of the random "
                                 "output adjoints and tangents (default 1)"),
@@ -204,11 +282,48 @@ static Error checkGradOptions() {
     return makeError("--width must be at least 1");
   if (!isGradMode() && !wrt.empty())
     return makeError("--wrt needs --grad or --check-grad");
-  if (!checkGrad && (absTol.getNumOccurrences() || relTol.getNumOccurrences() ||
-                     seed.getNumOccurrences()))
-    return makeError("--atol, --rtol, --tol and --seed need --check-grad");
+  if (!checkGrad && compareWith == Compare::None &&
+      (absTol.getNumOccurrences() || relTol.getNumOccurrences()))
+    return makeError("--atol, --rtol and --tol need --check-grad or "
+                     "--compare");
+  if (!checkGrad && seed.getNumOccurrences())
+    return makeError("--seed needs --check-grad");
   if (absTol < 0 || relTol < 0)
     return makeError("--atol and --rtol must not be negative");
+  return Error::success();
+}
+
+/// Refuses GPU options that do not go together.
+static Error checkGpuOptions() {
+  if (target != Target::Cuda) {
+    for (const cl::Option *option :
+         {(const cl::Option *)&via, (const cl::Option *)&cudaPath,
+          (const cl::Option *)&gpuArch, (const cl::Option *)&launchMode,
+          (const cl::Option *)&blockSize, (const cl::Option *)&compareWith,
+          (const cl::Option *)&timeLaunches, (const cl::Option *)&compileOnly})
+      if (option->getNumOccurrences())
+        return makeError("--" + option->ArgStr + " needs --target=cuda");
+    return Error::success();
+  }
+  if (blockSize < 1 || blockSize > 1024)
+    return makeError("--block-size must be 1 to 1024 (threads per block)");
+  if (repeat.getNumOccurrences() && !timeLaunches)
+    return makeError("--repeat needs --time");
+  if (repeat < 1)
+    return makeError("--repeat must be at least 1");
+  if (timeLaunches && checkGrad)
+    return makeError("--time and --check-grad do not go together (the check "
+                     "launches the kernel twice per number)");
+  if (compileOnly && (timeLaunches || compareWith != Compare::None))
+    return makeError("--compile-only runs nothing: no --time or --compare");
+  if (!gpuArch.empty()) {
+    StringRef arch = gpuArch;
+    arch.consume_back("a");
+    unsigned version;
+    if (!arch.consume_front("sm_") || arch.getAsInteger(10, version))
+      return makeError("--gpu-arch=" + gpuArch +
+                       ": expected sm_XY (sm_80, sm_90, sm_90a)");
+  }
   return Error::success();
 }
 
@@ -464,6 +579,83 @@ static int runGradCheck(const runner::AdjointSignature &adjoint,
   return 0;
 }
 
+static tool::GpuSettings getGpuSettings() {
+  tool::GpuSettings settings;
+  settings.via = via;
+  settings.cudaPath = cudaPath;
+  settings.boundsCheck = boundsCheck;
+  settings.gridStride = launchMode == Launch::GridStride;
+  settings.blockSize = blockSize.getNumOccurrences() ? blockSize : 0;
+  settings.sourceName = inputFile;
+  return settings;
+}
+
+/// --compile-only: prints the PTX of every kernel of `module` (with
+/// --kernel and a gradient mode: of the kernel and its derivative kernels;
+/// without --kernel: of every kernel and its derivative kernels).
+static int compileOnlyAndPrint(mlir::ModuleOp module) {
+  if (isGradMode()) {
+    if (!kernelName.empty()) {
+      Expected<ks::KernelOp> kernel = selectKernel(module);
+      if (!kernel)
+        return fail(toString(kernel.takeError()));
+      if (mlir::failed(addDerivatives(module, *kernel)))
+        return 1;
+    } else {
+      mlir::PassManager pm(module.getContext());
+      if (grad == Grad::Hvp)
+        addHessianVectorPasses(pm, wrt);
+      if (checkGrad || grad == Grad::Reverse)
+        addReverseADPasses(pm, wrt);
+      if (checkGrad || grad == Grad::Forward)
+        addForwardADPasses(pm, wrt, width);
+      if (mlir::failed(pm.run(module)))
+        return fail("cannot differentiate the kernels of " + inputFile);
+    }
+  }
+  Expected<runner::CudaModule> code = tool::buildGpuModule(
+      module, getGpuSettings(), gpuArch.empty() ? "sm_80" : gpuArch.getValue());
+  if (!code)
+    return tool::reportError(code.takeError());
+  return writeResult([&](raw_ostream &os) { os << code->ptx; });
+}
+
+/// The executor of --target=cuda: the GPU code of `module` for device 0
+/// (or --gpu-arch), loaded on it.
+static Expected<std::unique_ptr<runner::CudaExecutor>>
+createCudaExecutor(mlir::ModuleOp module, const runner::Grid &grid) {
+  // The device first: without one, nothing else matters (status 77).
+  Expected<std::vector<runner::CudaDevice>> devices =
+      runner::listCudaDevices(nullptr);
+  if (!devices)
+    return devices.takeError();
+  std::string arch =
+      gpuArch.empty() ? devices->front().arch() : gpuArch.getValue();
+  Expected<runner::CudaModule> code =
+      tool::buildGpuModule(module, getGpuSettings(), arch);
+  if (!code)
+    return code.takeError();
+  runner::CudaLaunchOptions options;
+  options.blockSize = blockSize;
+  options.gridStride = launchMode == Launch::GridStride;
+  options.boundsCheck = boundsCheck;
+  options.repeat = timeLaunches ? unsigned(repeat) : 0;
+  options.via = tool::getViaName(via).str();
+  return runner::CudaExecutor::create(*code, grid, options);
+}
+
+/// --compare: the tolerances, --atol and --rtol for both precisions.
+static runner::CompareOptions getCompareOptions() {
+  runner::CompareOptions options;
+  for (runner::Tolerance *tolerance : {&options.f32, &options.f64}) {
+    if (absTol.getNumOccurrences())
+      tolerance->atol = absTol;
+    if (relTol.getNumOccurrences())
+      tolerance->rtol = relTol;
+  }
+  return options;
+}
+
 static int runKernel(int argc, char **argv) {
   cl::HideUnrelatedOptions(runCategory);
   cl::SetVersionPrinter([](raw_ostream &os) {
@@ -474,15 +666,21 @@ static int runKernel(int argc, char **argv) {
       "ksc-run: run a ksc kernel on JSON data\n\n"
       "  ksc-run saxpy.kdsl --kernel=saxpy --dim=4 --inputs=in.json\n");
 
+  if (listDevices)
+    return tool::listDevices(outs());
   if (inputFile.empty())
     return fail("no input file (see ksc-run --help)");
-  if (!dim.getNumOccurrences())
+  if (Error error = checkGpuOptions())
+    return fail(toString(std::move(error)));
+  if (!dim.getNumOccurrences() && !compileOnly)
     return fail("--dim=N is required: the number of threads to launch (or "
                 "N,M / N,M,K for a 2-D / 3-D launch)");
-  Expected<runner::Grid> grid = runner::parseGrid(dim);
+  Expected<runner::Grid> grid = runner::Grid{1, 1, 1};
+  if (dim.getNumOccurrences())
+    grid = runner::parseGrid(dim);
   if (!grid)
     return fail(toString(grid.takeError()));
-  if (inputsFile.empty())
+  if (inputsFile.empty() && !compileOnly)
     return fail("--inputs=FILE is required: a JSON object with a value for "
                 "every kernel argument");
   if (Error error = checkGradOptions())
@@ -517,6 +715,8 @@ static int runKernel(int argc, char **argv) {
   addKsCleanupPasses(cleanup, precision);
   if (mlir::failed(cleanup.run(*module)))
     return 1;
+  if (compileOnly)
+    return compileOnlyAndPrint(*module);
 
   // The kernel to run, and its adjoint kernel.
   Expected<ks::KernelOp> kernel = selectKernel(*module);
@@ -589,37 +789,76 @@ static int runKernel(int argc, char **argv) {
     tangents = std::move(*read);
   }
 
-  // Compile, load, launch.
-  std::string source;
-  CppEmitterOptions emitterOptions;
-  emitterOptions.sourceName = inputFile;
-  CpuPipelineOptions pipeline;
-  pipeline.boundsCheck = boundsCheck;
-  if (mlir::failed(emitCpuCpp(*module, source, pipeline, emitterOptions)))
-    return 1;
-  runner::HostCompiler compiler = runner::getDefaultHostCompiler();
-  if (!cxx.empty())
-    compiler.command = cxx;
-  if (!cacheDir.empty())
-    compiler.cacheDir = cacheDir;
-  Expected<std::string> library =
-      runner::compileSharedLibrary(source, compiler);
-  if (!library)
-    return fail(toString(library.takeError()));
+  // The executors: the CPU's for --target=cpu and --compare=cpu, the
+  // GPU's for --target=cuda.
+  std::unique_ptr<runner::Executor> cpu;
+  std::unique_ptr<runner::CudaExecutor> gpu;
+  if (target == Target::Cpu || compareWith == Compare::Cpu) {
+    std::string source;
+    CppEmitterOptions emitterOptions;
+    emitterOptions.sourceName = inputFile;
+    CpuPipelineOptions pipeline;
+    pipeline.boundsCheck = boundsCheck;
+    if (mlir::failed(emitCpuCpp(*module, source, pipeline, emitterOptions)))
+      return 1;
+    runner::HostCompiler compiler = runner::getDefaultHostCompiler();
+    if (!cxx.empty())
+      compiler.command = cxx;
+    if (!cacheDir.empty())
+      compiler.cacheDir = cacheDir;
+    Expected<std::string> library =
+        runner::compileSharedLibrary(source, compiler);
+    if (!library)
+      return fail(toString(library.takeError()));
+    cpu = runner::createCpuExecutor(*library, *grid);
+  }
+  if (target == Target::Cuda) {
+    Expected<std::unique_ptr<runner::CudaExecutor>> created =
+        createCudaExecutor(*module, *grid);
+    if (!created)
+      return tool::reportError(created.takeError());
+    gpu = std::move(*created);
+  }
+  runner::Executor *executor = gpu ? gpu.get() : cpu.get();
+  std::optional<runner::CompareExecutor> compare;
+  if (compareWith == Compare::Cpu)
+    executor = &compare.emplace(*gpu, *cpu, getCompareOptions());
   auto launch = [&](StringRef name, std::vector<runner::Argument> &values) {
-    return runner::launch(*library, name, *grid, values);
+    return executor->launch(name, values);
   };
+
+  int status;
   if (checkGrad)
-    return runGradCheck(*adjoint, *tangent, *args, launch);
-  if (grad == Grad::Reverse)
-    return runAdjointKernel(*adjoint, *args, adjoints, launch);
-  if (grad == Grad::Forward)
-    return runTangentKernel(*tangent, *args, tangents, launch);
-  if (grad == Grad::Hvp)
-    return runHvpKernel(*adjoint, *tangent, adjArgs, tangents, launch);
-  if (Error error = launch(signature->kernel, *args))
-    return fail(toString(std::move(error)));
-  return writeResult([&](raw_ostream &os) { runner::writeArrays(os, *args); });
+    status = runGradCheck(*adjoint, *tangent, *args, launch);
+  else if (grad == Grad::Reverse)
+    status = runAdjointKernel(*adjoint, *args, adjoints, launch);
+  else if (grad == Grad::Forward)
+    status = runTangentKernel(*tangent, *args, tangents, launch);
+  else if (grad == Grad::Hvp)
+    status = runHvpKernel(*adjoint, *tangent, adjArgs, tangents, launch);
+  else if (Error error = launch(signature->kernel, *args))
+    status = fail(toString(std::move(error)));
+  else
+    status =
+        writeResult([&](raw_ostream &os) { runner::writeArrays(os, *args); });
+
+  // The reports, on stderr: stdout has the results.
+  if (compare && !compare->getResults().empty()) {
+    compare->writeReport(errs());
+    if (const runner::ArrayComparison *worst = compare->worstFailure()) {
+      std::string text;
+      raw_string_ostream os(text);
+      os << "the GPU's results differ from the CPU's: array '" << worst->name
+         << "' of kernel '" << worst->kernel << "' at " << worst->worst
+         << ": GPU " << formatNumber(worst->worstTested) << ", CPU "
+         << formatNumber(worst->worstReference) << " (|diff| is "
+         << formatNumber(worst->worstRatio) << " times the tolerance)";
+      status = fail(text);
+    }
+  }
+  if (gpu && timeLaunches && !gpu->getTimings().empty())
+    runner::writeTimings(errs(), gpu->getTimings(), gpu->describe());
+  return status;
 }
 
 int main(int argc, char **argv) {

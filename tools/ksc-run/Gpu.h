@@ -1,0 +1,54 @@
+//===- Gpu.h - ksc-run's GPU target -------------------------*- C++ -*-===//
+//
+// Part of ksc. What ksc-run does for `--target=cuda` beyond parsing its
+// options: list the devices, and make the GPU code of a module, PTX from
+// ksc (`--via=ptx`) or the CUDA C++ compiled with NVRTC
+// (`--via=cuda-source`).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KSC_TOOLS_KSC_RUN_GPU_H
+#define KSC_TOOLS_KSC_RUN_GPU_H
+
+#include "ksc/Runner/Cuda.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace ksc::tool {
+
+/// The status ksc-run exits with when it has no GPU to run on (what lit and
+/// CTest report as a skipped test).
+inline constexpr int kNoDeviceStatus = 77;
+
+enum class Via { Ptx, CudaSource };
+
+struct GpuSettings {
+  Via via = Via::Ptx;
+  /// The CUDA toolkit (NVRTC, libdevice); empty: $CUDA_HOME, then
+  /// /usr/local/cuda.
+  std::string cudaPath;
+  bool boundsCheck = true;
+  bool gridStride = false;
+  /// --block-size, 0 when not given (256 without launch bounds).
+  unsigned blockSize = 0;
+  /// For the banner of the CUDA C++ and NVRTC's messages.
+  std::string sourceName;
+};
+
+llvm::StringRef getViaName(Via via);
+
+/// Reports `error` on stderr: `ksc-run: no CUDA device: ...` and
+/// kNoDeviceStatus for a NoDeviceError, else `ksc-run: error: ...` and 1.
+int reportError(llvm::Error error);
+
+/// --list-devices: prints the driver's version and one line per device;
+/// kNoDeviceStatus (and why, on stderr) without one.
+int listDevices(llvm::raw_ostream &os);
+
+/// The GPU code of every kernel of `module` for `arch` (sm_XY).
+llvm::Expected<runner::CudaModule> buildGpuModule(mlir::ModuleOp module,
+                                                  const GpuSettings &settings,
+                                                  llvm::StringRef arch);
+
+} // namespace ksc::tool
+
+#endif // KSC_TOOLS_KSC_RUN_GPU_H
