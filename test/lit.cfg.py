@@ -26,6 +26,12 @@ config.environment["KSC_CACHE_DIR"] = os.path.join(
 )
 config.environment.pop("KSC_CXX", None)
 llvm_config.with_system_environment(["HOME", "TMPDIR", "TMP", "TEMP"])
+# The GPU runner's: the driver library (KSC_CUDA_DRIVER), where NVRTC is
+# (CUDA_HOME), the devices the driver shows; the probe of `cuda-device`
+# below sees them too.
+llvm_config.with_system_environment(
+    ["KSC_CUDA_DRIVER", "CUDA_HOME", "CUDA_VISIBLE_DEVICES"]
+)
 
 # RUN lines run in bash; `not` at the start of a line is LLVM's tool.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
@@ -131,6 +137,58 @@ if "nvcc" in cuda_tools:
     )
 for tool, path in cuda_tools.items():
     config.substitutions.append(("%" + tool, path))
+
+# NVRTC, which `ksc-run --target=cuda --via=cuda-source` loads at run time
+# (lib64/libnvrtc.so* of CUDA_HOME, else /usr/local/cuda, as ksc-run looks
+# for it): `REQUIRES: nvrtc` tests compile kernels with it, without a GPU.
+import glob
+
+if glob.glob(os.path.join(cuda_home, "lib64", "libnvrtc.so*")):
+    config.available_features.add("nvrtc")
+
+# A usable CUDA device (`ksc-run --list-devices` exits 0; 77 without a
+# driver or a device): `REQUIRES: cuda-device` tests run kernels on it.
+import subprocess
+
+try:
+    probe = subprocess.run(
+        [os.path.join(config.ksc_tools_dir, "ksc-run"), "--list-devices"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        timeout=120,
+    )
+    if probe.returncode == 0:
+        config.available_features.add("cuda-device")
+except (OSError, subprocess.TimeoutExpired):
+    pass
+
+# %gpu-run-all: the kernels of many .kdsl files through ksc-run's GPU
+# target (see utils/lit/gpu-run-all.py).
+config.substitutions.append(
+    (
+        "%gpu-run-all",
+        " ".join(
+            shlex.quote(part)
+            for part in [
+                config.python_executable,
+                os.path.join(config.ksc_src_root, "utils", "lit", "gpu-run-all.py"),
+                "--ksc-run",
+                os.path.join(config.ksc_tools_dir, "ksc-run"),
+            ]
+        ),
+    )
+)
+
+# `%expect-exit-77 CMD ARGS...` succeeds only when CMD exits with status 77,
+# ksc-run's status when it has no GPU to run on.
+config.substitutions.append(
+    (
+        "%expect-exit-77",
+        '%s -c "import subprocess, sys; '
+        'sys.exit(subprocess.call(sys.argv[1:]) != 77)"'
+        % config.python_executable,
+    )
+)
 
 # `%expect-exit-1 CMD ARGS...` runs CMD and succeeds only when it exits with
 # status 1, the status of a compile error (`not` accepts any non-zero status

@@ -259,12 +259,13 @@ static Error checkGradOptions() {
                      "one");
   bool needsAdjoints = grad == Grad::Reverse || grad == Grad::Hvp;
   bool needsTangents = grad == Grad::Forward || grad == Grad::Hvp;
-  if (needsAdjoints && adjointsFile.empty())
+  // (--compile-only reads no data.)
+  if (needsAdjoints && adjointsFile.empty() && !compileOnly)
     return makeError(
         (grad == Grad::Hvp ? "--grad=hvp" : "--grad") +
         Twine(" needs --adjoints=FILE: a JSON object with the output "
               "adjoint of arguments, by argument name"));
-  if (needsTangents && tangentsFile.empty())
+  if (needsTangents && tangentsFile.empty() && !compileOnly)
     return makeError(
         (grad == Grad::Hvp ? "--grad=hvp" : "--grad=forward") +
         Twine(" needs --tangents=FILE: a JSON object with the tangent of "

@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Runs the kernels of the run and gradient tests through ksc-run's GPU target.
+
+    gpu-run-all.py --ksc-run KSC_RUN compile [--exclude-grad NAME ...]
+        [--exclude NAME ...] [--ksc-run-arg ARG ...] FILE_OR_DIRECTORY...
+    gpu-run-all.py --ksc-run KSC_RUN run [--exclude NAME ...]
+        [--ksc-run-arg ARG ...] FILE_OR_DIRECTORY...
+
+Every .kdsl file given (directories: every .kdsl file in them, sorted; a
+file named with --exclude, by its base name, is left out):
+
+compile: `ksc-run FILE --target=cuda --compile-only --check-grad ARG...`,
+  the GPU code of every kernel of the file and of their derivative kernels
+  (without --check-grad for the files named with --exclude-grad, whose
+  adjoints keep values on a tape, which the CUDA target refuses, or which
+  have no derivatives). No GPU is needed with --via=cuda-source.
+
+run: replays the file's RUN lines that launch ksc-run and are expected to
+  succeed (not those under `not` or %expect-exit-1), on the GPU: the
+  ksc-run command (and what pipes into it) with ARG... appended, typically
+  `--target=cuda --via=ptx --compare=cpu`, its output discarded; it must
+  exit with status 0. RUN lines that make input files (echo, printf, cat,
+  cp, mkdir, split-file, rm, %python) run as they are first; %s, %S, %t,
+  %T, %python are substituted as lit does. A gradient run of a kernel whose adjoint needs a
+  tape, which the CUDA target refuses, is counted as refused, not failed.
+
+Exits 1 after printing every failure with ksc-run's output, 77 when
+ksc-run finds no GPU.
+"""
+
+import argparse
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+TAPE_REFUSAL = "does not support kernels that keep values on a tape"
+SETUP_COMMANDS = {"echo", "printf", "cat", "cp", "mkdir", "split-file", "rm",
+                  "%python"}
+
+
+def kdsl_files(paths, exclude):
+    files = []
+    for path in paths:
+        if os.path.isdir(path):
+            files += sorted(os.path.join(path, name)
+                            for name in os.listdir(path)
+                            if name.endswith(".kdsl"))
+        else:
+            files.append(path)
+    return [f for f in files if os.path.basename(f) not in exclude]
+
+
+def run_lines(source):
+    """The RUN lines of `source`, continuation lines joined."""
+    lines, current = [], None
+    with open(source) as f:
+        for line in f:
+            match = re.search(r"\bRUN:(.*)$", line)
+            if not match:
+                continue
+            text = match.group(1).rstrip()
+            current = text if current is None else current + " " + text.strip()
+            if current.endswith("\\"):
+                current = current[:-1]
+                continue
+            lines.append(current.strip())
+            current = None
+    return lines
+
+
+def split_pipeline(command):
+    """`a | b | c` into its commands (a `|` inside quotes does not count)."""
+    parts, current, quote = [], "", None
+    for index, char in enumerate(command):
+        if quote:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif (char == "|" and command[index + 1:index + 2] != "|"
+              and command[index - 1:index] != "|"):
+            parts.append(current.strip())
+            current = ""
+            continue
+        current += char
+    parts.append(current.strip())
+    return parts
+
+
+def run(step, env=None):
+    return subprocess.run(step, shell=isinstance(step, str),
+                          executable="/bin/bash" if isinstance(step, str)
+                          else None, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, env=env)
+
+
+def compile_all(args, files):
+    failures = 0
+    for source in files:
+        step = [args.ksc_run, source, "--target=cuda", "--compile-only",
+                "-o", os.devnull] + args.ksc_run_arg
+        if os.path.basename(source) not in args.exclude_grad:
+            step.append("--check-grad")
+        result = run(step)
+        if result.returncode != 0:
+            failures += 1
+            print("FAILED: %s\n%s" % (shlex.join(step), result.stdout))
+    print("compiled %d files for the GPU, %d failures"
+          % (len(files), failures))
+    return 1 if failures else 0
+
+
+def run_all(args, files):
+    failures = refused = launches = 0
+    extra = " ".join(shlex.quote(a) for a in args.ksc_run_arg)
+    with tempfile.TemporaryDirectory() as tmp:
+        for index, source in enumerate(files):
+            directory = os.path.join(tmp, str(index))
+            os.mkdir(directory)
+            subst = [("%s", shlex.quote(source)),
+                     ("%S", shlex.quote(os.path.dirname(source))),
+                     ("%t", os.path.join(directory, "t")),
+                     ("%T", directory),
+                     ("%python", shlex.quote(sys.executable))]
+            for line in run_lines(source):
+                first = line.split()[0] if line.split() else ""
+                for key, value in subst:
+                    line = line.replace(key, value)
+                parts = split_pipeline(line)
+                if first in ("not", "%expect-exit-1"):
+                    continue
+                if first in SETUP_COMMANDS and not any(
+                        p.startswith("ksc-run") for p in parts):
+                    run(line)
+                    continue
+                k = next((i for i, p in enumerate(parts)
+                          if p.startswith("ksc-run ")), None)
+                if k is None:
+                    continue
+                command = " | ".join(parts[:k] + [
+                    args.ksc_run + " " + extra + parts[k][len("ksc-run"):]])
+                result = run(command + " > /dev/null")
+                launches += 1
+                if result.returncode == 77:
+                    print(result.stdout)
+                    return 77
+                if result.returncode == 0:
+                    continue
+                if TAPE_REFUSAL in result.stdout:
+                    refused += 1
+                    continue
+                failures += 1
+                print("FAILED (%s): %s\n%s" % (os.path.basename(source),
+                                               command, result.stdout))
+    print("ran %d ksc-run commands of %d files on the GPU, %d refused "
+          "(tape), %d failures" % (launches, len(files), refused, failures))
+    return 1 if failures else 0
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ksc-run", required=True)
+    parser.add_argument("mode", choices=["compile", "run"])
+    parser.add_argument("--exclude", action="append", default=[])
+    parser.add_argument("--exclude-grad", action="append", default=[])
+    parser.add_argument("--ksc-run-arg", action="append", default=[])
+    parser.add_argument("paths", nargs="+")
+    args = parser.parse_args()
+    files = kdsl_files(args.paths, args.exclude)
+    if not files:
+        print("gpu-run-all.py: no .kdsl files", file=sys.stderr)
+        return 1
+    if args.mode == "compile":
+        return compile_all(args, files)
+    return run_all(args, files)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
