@@ -9,6 +9,7 @@
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/Process.h"
 
+#include <optional>
 #include <vector>
 
 using namespace llvm;
@@ -112,11 +113,16 @@ static Expected<DriverApi> openDriver() {
 Expected<const DriverApi &> cuda::loadDriver() {
   // Once per process: the driver cannot be unloaded, and cuInit's verdict
   // does not change.
-  static Expected<DriverApi> api = openDriver();
-  if (!api) {
-    std::string why = toString(api.takeError());
-    api = make_error<NoDeviceError>(why);
+  static std::string why;
+  static std::optional<DriverApi> api = []() -> std::optional<DriverApi> {
+    Expected<DriverApi> opened = openDriver();
+    if (!opened) {
+      why = toString(opened.takeError());
+      return std::nullopt;
+    }
+    return *opened;
+  }();
+  if (!api)
     return make_error<NoDeviceError>(why);
-  }
   return *api;
 }

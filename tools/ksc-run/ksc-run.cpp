@@ -790,10 +790,18 @@ static int runKernel(int argc, char **argv) {
     tangents = std::move(*read);
   }
 
-  // The executors: the CPU's for --target=cpu and --compare=cpu, the
-  // GPU's for --target=cuda.
+  // The executors: the GPU's for --target=cuda (first: without a GPU
+  // nothing else matters, status 77), the CPU's for --target=cpu and
+  // --compare=cpu.
   std::unique_ptr<runner::Executor> cpu;
   std::unique_ptr<runner::CudaExecutor> gpu;
+  if (target == Target::Cuda) {
+    Expected<std::unique_ptr<runner::CudaExecutor>> created =
+        createCudaExecutor(*module, *grid);
+    if (!created)
+      return tool::reportError(created.takeError());
+    gpu = std::move(*created);
+  }
   if (target == Target::Cpu || compareWith == Compare::Cpu) {
     std::string source;
     CppEmitterOptions emitterOptions;
@@ -812,13 +820,6 @@ static int runKernel(int argc, char **argv) {
     if (!library)
       return fail(toString(library.takeError()));
     cpu = runner::createCpuExecutor(*library, *grid);
-  }
-  if (target == Target::Cuda) {
-    Expected<std::unique_ptr<runner::CudaExecutor>> created =
-        createCudaExecutor(*module, *grid);
-    if (!created)
-      return tool::reportError(created.takeError());
-    gpu = std::move(*created);
   }
   runner::Executor *executor = gpu ? gpu.get() : cpu.get();
   std::optional<runner::CompareExecutor> compare;

@@ -59,6 +59,8 @@ llvm::Expected<AdjointSignature> getAdjointSignature(ks::KernelOp kernel,
                                                      const Signature &primal);
 
 /// Launches the kernel named `kernel` on `args`, updating them in place.
+/// ksc-run passes the `launch` of an Executor (Executor.h), so that the
+/// same checks run kernels on the CPU, on a GPU, or on both compared.
 using Launcher = llvm::function_ref<llvm::Error(llvm::StringRef kernel,
                                                 std::vector<Argument> &args)>;
 
