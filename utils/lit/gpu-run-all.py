@@ -17,8 +17,9 @@ compile: `ksc-run FILE --target=cuda --compile-only --check-grad ARG...`,
 
 run: replays the file's RUN lines that launch ksc-run and are expected to
   succeed (not those under `not` or %expect-exit-1), on the GPU: the
-  ksc-run command (and what pipes into it) with ARG... appended, typically
-  `--target=cuda --via=ptx --compare=cpu`, its output discarded; it must
+  ksc-run command (and what pipes into it) with ARG... added, typically
+  `--target=cuda --via=ptx --compare=cpu` (a --target of its own dropped),
+  its output discarded; it must
   exit with status 0. RUN lines that make input files (echo, printf, cat,
   cp, mkdir, split-file, rm, %python) run as they are first; %s, %S, %t,
   %T, %python are substituted as lit does. A gradient run of a kernel whose adjoint needs a
@@ -139,8 +140,11 @@ def run_all(args, files):
                           if p.startswith("ksc-run ")), None)
                 if k is None:
                     continue
+                # The target is the one of --ksc-run-arg (cli.kdsl says
+                # --target=cpu).
+                rest = re.sub(r"\s--target=\S+", "", parts[k][len("ksc-run"):])
                 command = " | ".join(parts[:k] + [
-                    args.ksc_run + " " + extra + parts[k][len("ksc-run"):]])
+                    args.ksc_run + " " + extra + rest])
                 result = run(command + " > /dev/null")
                 launches += 1
                 if result.returncode == 77:
