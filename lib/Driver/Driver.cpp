@@ -7,6 +7,8 @@
 #include "ksc/Driver/Driver.h"
 #include "ksc/InitAll.h"
 
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
@@ -148,6 +150,30 @@ LogicalResult ksc::emitCudaCpp(ModuleOp module, std::string &out,
   return translateToCpp(*lowered, os, emitter);
 }
 
+void ksc::addPtxLoweringPasses(OpPassManager &pm,
+                               const CudaPipelineOptions &pipeline,
+                               unsigned blockSize) {
+  addCudaLoweringPasses(pm, pipeline);
+  pm.addPass(createKsExpandBuiltins());
+  pm.addPass(createSCFToControlFlowPass());
+  ConvertKsToLLVMOptions lowering;
+  lowering.blockSize = blockSize;
+  pm.addPass(createConvertKsToLLVM(lowering));
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+LogicalResult ksc::emitPtx(ModuleOp module, std::string &out,
+                           const CudaPipelineOptions &pipeline,
+                           const PtxOptions &options) {
+  OwningOpRef<ModuleOp> lowered(cast<ModuleOp>(module->clone()));
+  PassManager pm(module->getContext());
+  addPtxLoweringPasses(pm, pipeline, options.blockSize);
+  if (failed(pm.run(*lowered)))
+    return failure();
+  llvm::raw_string_ostream os(out);
+  return translateToPtx(*lowered, os, options);
+}
+
 int ksc::runWithLargeStack(llvm::function_ref<int()> fn) {
   // 1 GiB of address space; only the pages a program touches are used.
   constexpr unsigned kStackSize = 1u << 30;
@@ -174,5 +200,13 @@ void ksc::registerPipelines() {
       [](OpPassManager &pm) {
         addKsCleanupPasses(pm);
         addCudaLoweringPasses(pm, CudaPipelineOptions());
+      });
+  PassPipelineRegistration<>(
+      "ksc-ptx-pipeline",
+      "The passes `ksc --target=cuda --emit=ptx` runs between the frontend "
+      "and the translation to LLVM IR",
+      [](OpPassManager &pm) {
+        addKsCleanupPasses(pm);
+        addPtxLoweringPasses(pm, CudaPipelineOptions(), /*blockSize=*/0);
       });
 }

@@ -9,6 +9,7 @@
 
 #include "ksc/Frontend/Frontend.h"
 #include "ksc/Target/Cpp/CppEmitter.h"
+#include "ksc/Target/PTX/PtxEmitter.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -103,6 +104,22 @@ void addCudaLoweringPasses(mlir::OpPassManager &pm,
 mlir::LogicalResult emitCudaCpp(mlir::ModuleOp module, std::string &out,
                                 const CudaPipelineOptions &pipeline,
                                 const CppEmitterOptions &emitter);
+
+/// The CUDA lowering, then ks-expand-builtins, convert-scf-to-cf and
+/// convert-ks-to-llvm: the module in the LLVM and NVVM dialects.
+void addPtxLoweringPasses(mlir::OpPassManager &pm,
+                          const CudaPipelineOptions &pipeline,
+                          unsigned blockSize);
+
+/// Lowers a copy of `module` for CUDA through the LLVM dialect and writes
+/// PTX (or LLVM IR) for `options.arch` with LLVM's NVPTX backend, in
+/// process. Every kernel K becomes an entry `K` whose parameters are those
+/// of the CUDA C++ `__global__` function: the grid (`ksc::grid`, three
+/// int64 by value), then the kernel's arguments, arrays as their
+/// `ksc::array` struct by value (data pointer, shape, strides).
+mlir::LogicalResult emitPtx(mlir::ModuleOp module, std::string &out,
+                            const CudaPipelineOptions &pipeline,
+                            const PtxOptions &options);
 
 /// Runs `fn` on a thread with a stack large enough for deeply nested source
 /// (Clang's parser and ksc recurse on the nesting) and returns its result.
