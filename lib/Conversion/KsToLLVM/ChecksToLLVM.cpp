@@ -64,7 +64,6 @@ struct CheckBoundsLowering : public ConvertOpToLLVMPattern<ks::CheckBoundsOp> {
     Location loc = op.getLoc();
     Type i64 = rewriter.getI64Type();
     Value array = adaptor.getArray();
-    Value zero = LLVM::ConstantOp::create(rewriter, loc, i64, 0);
     SmallVector<Value> indices, shape;
     Value outside;
     for (auto [dim, index] : llvm::enumerate(adaptor.getIndices())) {
@@ -73,12 +72,9 @@ struct CheckBoundsLowering : public ConvertOpToLLVMPattern<ks::CheckBoundsOp> {
       indices.push_back(index);
       Value extent = LLVM::ExtractValueOp::create(
           rewriter, loc, array, ArrayRef<int64_t>{1, int64_t(dim)});
-      Value bad = LLVM::OrOp::create(
-          rewriter, loc,
-          LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::slt, index,
-                               zero),
-          LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::sge, index,
-                               extent));
+      // Unsigned: a negative index is a huge one.
+      Value bad = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::uge,
+                                       index, extent);
       outside = outside ? Value(LLVM::OrOp::create(rewriter, loc, outside, bad))
                         : bad;
     }

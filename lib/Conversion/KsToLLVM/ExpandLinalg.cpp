@@ -32,6 +32,9 @@ public:
   Value at(Value m, int64_t i, int64_t j) {
     return vector::ExtractOp::create(b, loc, m, ArrayRef<int64_t>{i, j});
   }
+  // Callers build operands in statements of their own: C++ leaves the
+  // order of evaluation of arguments open, and the IR would depend on the
+  // compiler that built ksc.
   Value mul(Value x, Value y) {
     return isFloat ? Value(arith::MulFOp::create(b, loc, x, y))
                    : Value(arith::MulIOp::create(b, loc, x, y));
@@ -62,6 +65,12 @@ public:
       m = vector::InsertOp::create(b, loc, row, m,
                                    ArrayRef<int64_t>{int64_t(i)});
     return m;
+  }
+  /// x1 * y1 - x2 * y2.
+  Value difference(Value x1, Value y1, Value x2, Value y2) {
+    Value first = mul(x1, y1);
+    Value second = mul(x2, y2);
+    return sub(first, second);
   }
   /// Sum of `products` in order: ((p0 + p1) + p2) + ...
   Value sum(ArrayRef<Value> products) {
@@ -107,10 +116,11 @@ public:
   Value determinant(const Matrix &m) {
     size_t n = m.size();
     if (n == 2)
-      return sub(mul(m[0][0], m[1][1]), mul(m[0][1], m[1][0]));
+      return difference(m[0][0], m[1][1], m[0][1], m[1][0]);
     Value result = constant(0);
     for (size_t j = 0; j < n; ++j) {
-      Value term = mul(m[0][j], determinant(minor(m, 0, j)));
+      Value cofactor = determinant(minor(m, 0, j));
+      Value term = mul(m[0][j], cofactor);
       result = j % 2 == 0 ? add(result, term) : sub(result, term);
     }
     return result;
@@ -131,17 +141,22 @@ public:
   /// The runtime's quat_rotate_impl(q, v, sign): sign * t is t or -t.
   SmallVector<Value> rotate(ArrayRef<Value> q, ArrayRef<Value> v,
                             bool inverse) {
-    Value two = constant(2), one = constant(1);
+    Value two = constant(2);
+    Value one = constant(1);
     Value c = sub(mul(mul(two, q[3]), q[3]), one);
     Value d = mul(two, dot(q.take_front(3), v));
     SmallVector<Value> result;
     for (int i = 0; i < 3; ++i) {
       int j = (i + 1) % 3, k = (i + 2) % 3;
-      Value cross = sub(mul(q[j], v[k]), mul(q[k], v[j]));
+      Value scaledV = mul(v[i], c);
+      Value scaledQ = mul(q[i], d);
+      Value base = add(scaledV, scaledQ);
+      Value cross = difference(q[j], v[k], q[k], v[j]);
       Value t = mul(mul(cross, q[3]), two);
-      Value base = add(mul(v[i], c), mul(q[i], d));
-      if (inverse)
-        t = arith::MulFOp::create(b, loc, constant(-1), t);
+      if (inverse) {
+        Value minusOne = constant(-1);
+        t = mul(minusOne, t);
+      }
       result.push_back(add(base, t));
     }
     return result;
@@ -160,8 +175,9 @@ struct DotExpansion : OpRewritePattern<ks::DotOp> {
   LogicalResult matchAndRewrite(ks::DotOp op,
                                 PatternRewriter &rewriter) const override {
     Components c(rewriter, op.getLoc(), op.getType());
-    rewriter.replaceOp(
-        op, c.dot(c.components(op.getLhs()), c.components(op.getRhs())));
+    SmallVector<Value> a = c.components(op.getLhs());
+    SmallVector<Value> b = c.components(op.getRhs());
+    rewriter.replaceOp(op, c.dot(a, b));
     return success();
   }
 };
@@ -173,10 +189,10 @@ struct CrossExpansion : OpRewritePattern<ks::CrossOp> {
     Components c(rewriter, op.getLoc(), scalarOf(op.getType()));
     SmallVector<Value> a = c.components(op.getLhs());
     SmallVector<Value> b = c.components(op.getRhs());
-    rewriter.replaceOp(op,
-                       c.vector({c.sub(c.mul(a[1], b[2]), c.mul(a[2], b[1])),
-                                 c.sub(c.mul(a[2], b[0]), c.mul(a[0], b[2])),
-                                 c.sub(c.mul(a[0], b[1]), c.mul(a[1], b[0]))}));
+    Value x = c.difference(a[1], b[2], a[2], b[1]);
+    Value y = c.difference(a[2], b[0], a[0], b[2]);
+    Value z = c.difference(a[0], b[1], a[1], b[0]);
+    rewriter.replaceOp(op, c.vector({x, y, z}));
     return success();
   }
 };
@@ -224,8 +240,9 @@ struct MatmulExpansion : OpRewritePattern<ks::MatmulOp> {
         r.push_back(c.dot(row, v));
       rewriter.replaceOp(op, c.vector(r));
     } else if (lhsType.getRank() == 1) {
-      rewriter.replaceOp(op, c.vector(rowTimes(c.components(op.getLhs()),
-                                               c.elements(op.getRhs()))));
+      SmallVector<Value> v = c.components(op.getLhs());
+      Components::Matrix m = c.elements(op.getRhs());
+      rewriter.replaceOp(op, c.vector(rowTimes(v, m)));
     } else {
       // a * b: row i is a[i] * b.
       Components::Matrix a = c.elements(op.getLhs());
@@ -292,13 +309,20 @@ struct QuatMulExpansion : OpRewritePattern<ks::QuatMulOp> {
     SmallVector<Value> r;
     for (int i = 0; i < 3; ++i) {
       int j = (i + 1) % 3, k = (i + 2) % 3;
-      r.push_back(c.sub(
-          c.add(c.add(c.mul(a[W], b[i]), c.mul(b[W], a[i])), c.mul(a[j], b[k])),
-          c.mul(b[j], a[k])));
+      Value first = c.mul(a[W], b[i]);
+      Value second = c.mul(b[W], a[i]);
+      Value sum = c.add(first, second);
+      Value third = c.mul(a[j], b[k]);
+      sum = c.add(sum, third);
+      Value fourth = c.mul(b[j], a[k]);
+      r.push_back(c.sub(sum, fourth));
     }
-    r.push_back(c.sub(
-        c.sub(c.sub(c.mul(a[W], b[W]), c.mul(a[X], b[X])), c.mul(a[Y], b[Y])),
-        c.mul(a[Z], b[Z])));
+    Value w = c.difference(a[W], b[W], a[X], b[X]);
+    for (int i : {Y, Z}) {
+      Value term = c.mul(a[i], b[i]);
+      w = c.sub(w, term);
+    }
+    r.push_back(w);
     rewriter.replaceOp(op, c.vector(r));
     return success();
   }
@@ -310,9 +334,9 @@ struct QuatRotateExpansion : OpRewritePattern<Op> {
   LogicalResult matchAndRewrite(Op op,
                                 PatternRewriter &rewriter) const override {
     Components c(rewriter, op.getLoc(), scalarOf(op.getType()));
-    rewriter.replaceOp(
-        op, c.vector(c.rotate(c.components(op.getQuat()),
-                              c.components(op.getVector()), Inverse)));
+    SmallVector<Value> q = c.components(op.getQuat());
+    SmallVector<Value> v = c.components(op.getVector());
+    rewriter.replaceOp(op, c.vector(c.rotate(q, v, Inverse)));
     return success();
   }
 };

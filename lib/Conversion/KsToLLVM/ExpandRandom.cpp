@@ -33,16 +33,17 @@ public:
   /// The PCG hash: b = x * 747796405 + 2891336453;
   /// c = ((b >> ((b >> 28) + 4)) ^ b) * 277803737; (c >> 22) ^ c.
   Value pcg(Value x) {
-    Value bits = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, x, u32(747796405u)),
-        u32(2891336453u));
-    Value shift = arith::AddIOp::create(
-        b, loc, arith::ShRUIOp::create(b, loc, bits, u32(28)), u32(4));
-    Value mixed = arith::XOrIOp::create(
-        b, loc, arith::ShRUIOp::create(b, loc, bits, shift), bits);
+    Value multiplier = u32(747796405u);
+    Value product = arith::MulIOp::create(b, loc, x, multiplier);
+    Value increment = u32(2891336453u);
+    Value bits = arith::AddIOp::create(b, loc, product, increment);
+    Value top = arith::ShRUIOp::create(b, loc, bits, u32(28));
+    Value shift = arith::AddIOp::create(b, loc, top, u32(4));
+    Value shifted = arith::ShRUIOp::create(b, loc, bits, shift);
+    Value mixed = arith::XOrIOp::create(b, loc, shifted, bits);
     Value c = arith::MulIOp::create(b, loc, mixed, u32(277803737u));
-    return arith::XOrIOp::create(b, loc,
-                                 arith::ShRUIOp::create(b, loc, c, u32(22)), c);
+    Value high = arith::ShRUIOp::create(b, loc, c, u32(22));
+    return arith::XOrIOp::create(b, loc, high, c);
   }
 
   /// float(state >> 8) * 2^-24: exact.
@@ -81,9 +82,8 @@ struct RandIExpansion : OpRewritePattern<ks::RandIOp> {
       // state % (high - low) + low on uint32_t.
       Value range =
           arith::SubIOp::create(rewriter, loc, op.getHigh(), op.getLow());
-      value = arith::AddIOp::create(
-          rewriter, loc, arith::RemUIOp::create(rewriter, loc, state, range),
-          op.getLow());
+      Value rest = arith::RemUIOp::create(rewriter, loc, state, range);
+      value = arith::AddIOp::create(rewriter, loc, rest, op.getLow());
     }
     rewriter.replaceOp(op, {value, state});
     return success();
@@ -102,9 +102,8 @@ struct RandFExpansion : OpRewritePattern<ks::RandFOp> {
       // (high - low) * unit + low, each step rounded.
       Value range =
           arith::SubFOp::create(rewriter, loc, op.getHigh(), op.getLow());
-      value = arith::AddFOp::create(
-          rewriter, loc, arith::MulFOp::create(rewriter, loc, range, value),
-          op.getLow());
+      Value scaled = arith::MulFOp::create(rewriter, loc, range, value);
+      value = arith::AddFOp::create(rewriter, loc, scaled, op.getLow());
     }
     rewriter.replaceOp(op, {value, state});
     return success();
@@ -119,17 +118,17 @@ struct RandNExpansion : OpRewritePattern<ks::RandNOp> {
     Random r(rewriter, loc);
     Value first = r.pcg(op.getState());
     Value second = r.pcg(first);
-    Value u1 = r.unit(first), u2 = r.unit(second);
+    Value u1 = r.unit(first);
+    Value u2 = r.unit(second);
     // sqrt(-2 * log(u1 + 5.96e-8)) * cos(2 * pi * u2), in float.
-    Value log = math::LogOp::create(
-        rewriter, loc,
-        arith::AddFOp::create(rewriter, loc, u1, r.f32(5.96e-8f)));
-    Value radius = math::SqrtOp::create(
-        rewriter, loc, arith::MulFOp::create(rewriter, loc, r.f32(-2.0f), log));
+    Value shifted = arith::AddFOp::create(rewriter, loc, u1, r.f32(5.96e-8f));
+    Value log = math::LogOp::create(rewriter, loc, shifted);
+    Value product = arith::MulFOp::create(rewriter, loc, r.f32(-2.0f), log);
+    Value radius = math::SqrtOp::create(rewriter, loc, product);
     Value angle = arith::MulFOp::create(
         rewriter, loc, r.f32(2.0f * 3.14159265358979323846f), u2);
-    Value value = arith::MulFOp::create(
-        rewriter, loc, radius, math::CosOp::create(rewriter, loc, angle));
+    Value cos = math::CosOp::create(rewriter, loc, angle);
+    Value value = arith::MulFOp::create(rewriter, loc, radius, cos);
     rewriter.replaceOp(op, {value, second});
     return success();
   }

@@ -261,8 +261,10 @@ struct ConvertKsToLLVM
       dropKsAttributes(func);
       if (func->hasAttr(kLaunchOfAttr))
         launchers.push_back(func);
-      else if (!func.isExternal())
+      else if (!func.isExternal()) {
         func.setLinkage(LLVM::Linkage::Internal);
+        func->removeAttr(SymbolTable::getVisibilityAttrName());
+      }
     }
     for (LLVM::LLVMFuncOp launcher : launchers) {
       auto kernel = cast<StringAttr>(launcher->getAttr(kLaunchOfAttr));

@@ -41,12 +41,13 @@ Value selectRow(PatternRewriter &rewriter, Location loc, Value matrix,
   int64_t rows = cast<VectorType>(matrix.getType()).getDimSize(0);
   Value result = vector::ExtractOp::create(rewriter, loc, matrix,
                                            ArrayRef<int64_t>{rows - 1});
-  for (int64_t row = rows - 2; row >= 0; --row)
-    result = arith::SelectOp::create(
-        rewriter, loc, isRow(rewriter, loc, index, row),
-        vector::ExtractOp::create(rewriter, loc, matrix,
-                                  ArrayRef<int64_t>{row}),
-        result);
+  for (int64_t row = rows - 2; row >= 0; --row) {
+    Value condition = isRow(rewriter, loc, index, row);
+    Value candidate = vector::ExtractOp::create(rewriter, loc, matrix,
+                                                ArrayRef<int64_t>{row});
+    result =
+        arith::SelectOp::create(rewriter, loc, condition, candidate, result);
+  }
   return result;
 }
 

@@ -202,14 +202,14 @@ struct AtomicRMWLowering : KsOpLowering<ks::AtomicRMWOp> {
     Value old = loop->getArgument(0);
     auto better = kind == ks::AtomicKind::min ? LLVM::FCmpPredicate::olt
                                               : LLVM::FCmpPredicate::ogt;
-    Value replace = LLVM::OrOp::create(
-        rewriter, loc, LLVM::FCmpOp::create(rewriter, loc, better, value, old),
-        LLVM::AndOp::create(
-            rewriter, loc,
-            LLVM::FCmpOp::create(rewriter, loc, LLVM::FCmpPredicate::uno, old,
-                                 old),
-            LLVM::FCmpOp::create(rewriter, loc, LLVM::FCmpPredicate::ord, value,
-                                 value)));
+    Value isBetter = LLVM::FCmpOp::create(rewriter, loc, better, value, old);
+    Value oldIsNaN =
+        LLVM::FCmpOp::create(rewriter, loc, LLVM::FCmpPredicate::uno, old, old);
+    Value valueIsNumber = LLVM::FCmpOp::create(
+        rewriter, loc, LLVM::FCmpPredicate::ord, value, value);
+    Value replacesNaN =
+        LLVM::AndOp::create(rewriter, loc, oldIsNaN, valueIsNumber);
+    Value replace = LLVM::OrOp::create(rewriter, loc, isBetter, replacesNaN);
     LLVM::CondBrOp::create(rewriter, loc, replace, exchange, ValueRange{}, done,
                            ValueRange{old});
 
