@@ -80,6 +80,12 @@ cl::opt<unsigned> blockSize(
              "functions, also given to the kernels as __launch_bounds__ "
              "(default 256, without launch bounds)"),
     cl::value_desc("N"), cl::init(0), cl::cat(kscCategory));
+cl::opt<int64_t> tapeBytes(
+    "tape-bytes",
+    cl::desc("With --target=cuda: the capacity of each GPU thread's tape, "
+             "in bytes, for adjoint kernels whose loops keep values on it "
+             "(default 4096, in the thread's local memory)"),
+    cl::value_desc("N"), cl::init(kDefaultTapeBytes), cl::cat(kscCategory));
 cl::opt<std::string>
     arch("arch",
          cl::desc("With --emit=ptx or --emit=llvm: the GPU architecture "
@@ -271,8 +277,15 @@ static int compile(int argc, char **argv) {
     return 1;
   }
   if (target != Target::Cuda &&
-      (launch.getNumOccurrences() || blockSize.getNumOccurrences())) {
-    errs() << "ksc: error: --launch and --block-size need --target=cuda\n";
+      (launch.getNumOccurrences() || blockSize.getNumOccurrences() ||
+       tapeBytes.getNumOccurrences())) {
+    errs() << "ksc: error: --launch, --block-size and --tape-bytes need "
+              "--target=cuda\n";
+    return 1;
+  }
+  if (tapeBytes < 8 || tapeBytes > 512 * 1024) {
+    errs() << "ksc: error: --tape-bytes must be between 8 and 524288 (CUDA's "
+              "limit of local memory per thread)\n";
     return 1;
   }
   if (blockSize.getNumOccurrences() && (blockSize < 1 || blockSize > 1024)) {
@@ -332,7 +345,10 @@ static int compile(int argc, char **argv) {
     emitterOptions.standalone = standalone;
     emitterOptions.sourceName =
         inputFile == "-" ? std::string("<stdin>") : inputFile.getValue();
-    CudaPipelineOptions cudaPipeline{boundsCheck, launch == Launch::GridStride};
+    CudaPipelineOptions cudaPipeline;
+    cudaPipeline.boundsCheck = boundsCheck;
+    cudaPipeline.gridStride = launch == Launch::GridStride;
+    cudaPipeline.tapeBytes = tapeBytes;
     if (nvptx) {
       PtxOptions ptxOptions;
       ptxOptions.arch = arch;

@@ -105,9 +105,14 @@ def ConvertKsToCuda : Pass<"convert-ks-to-cuda", "::mlir::ModuleOp"> {
     from the flat index in row-major order, as on the CPU. The launcher
     carries `ks.cuda_launch` (`"guarded"` or `"grid-stride"`) for the
     emitter's host launch function. Sums over threads stay atomic updates
-    of the arrays (no `ks.accumulator`). The thread's tape
-    (`ks.tape_push`/`ks.tape_pop`, in adjoints of loops) is not supported
-    on the CUDA target yet: a kernel that uses it is an error.
+    of the arrays (no `ks.accumulator`).
+
+    A GPU thread has no thread-local tape to find: a thread function that
+    uses one (`ks.tape_push`/`ks.tape_pop`, in adjoints of loops) gets a
+    `!ks.tape` last argument, which its tape operations name, and its
+    launcher makes the tape with `ks.tape_create` (`tape-bytes` bytes of
+    the GPU thread's local memory) and passes it. Tape operations outside
+    kernels are an error.
 
     ```mlir
     ks.kernel @fill(%v: f32, %y: !ks.array<f32>) {
@@ -149,7 +154,10 @@ def ConvertKsToCuda : Pass<"convert-ks-to-cuda", "::mlir::ModuleOp"> {
   let options = [
     Option<"launch", "launch", "std::string", /*default=*/"\"guarded\"",
            "How GPU threads cover the grid: guarded (one GPU thread per "
-           "thread of the grid) or grid-stride">
+           "thread of the grid) or grid-stride">,
+    Option<"tapeBytes", "tape-bytes", "int64_t", /*default=*/"4096",
+           "The capacity of each GPU thread's tape, in bytes (kernels whose "
+           "adjoints keep values on a tape)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -226,7 +234,11 @@ def ConvertKsToLLVM : Pass<"convert-ks-to-llvm", "::mlir::ModuleOp"> {
     the semantics of `ks.atomic_rmw`, a vector or matrix one atomic per
     component), `ks.slice`, `ks.dim`, `ks.grid_size`, `ks.grid_extent`
     read and build the structs, `ks.check_bounds` and `ks.check_index`
-    print the runtime's message with `vprintf` and trap. `arith`, `math`
+    print the runtime's message with `vprintf` and trap. A `!ks.tape` is a
+    pointer to a record that `ks.tape_create` allocates in the thread's
+    local memory (its top, its capacity, then its bytes); `ks.tape_push`
+    and `ks.tape_pop` move the top by the value's size rounded up to 8
+    bytes, and a push that does not fit prints a message and traps. `arith`, `math`
     (libdevice functions `__nv_*` where libdevice has one, LLVM intrinsics
     otherwise), `cf`, `func`, `vector` and the `gpu` thread indices use the
     upstream conversions.

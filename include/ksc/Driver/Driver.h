@@ -87,12 +87,17 @@ mlir::LogicalResult emitCpuCpp(mlir::ModuleOp module, std::string &out,
                                const CpuPipelineOptions &pipeline,
                                const CppEmitterOptions &emitter);
 
+/// The default capacity of a GPU thread's tape (`--tape-bytes`).
+inline constexpr int64_t kDefaultTapeBytes = 4096;
+
 struct CudaPipelineOptions {
   /// Insert bounds checks on every array access.
   bool boundsCheck = false;
   /// Cover the grid with grid-stride loops instead of one GPU thread per
   /// thread of the grid.
   bool gridStride = false;
+  /// The capacity of each GPU thread's tape, in bytes.
+  int64_t tapeBytes = kDefaultTapeBytes;
 };
 
 /// From ks IR to the IR the C++ emitter prints as CUDA C++.

@@ -40,22 +40,6 @@ std::string integerList(size_t count) {
   return result;
 }
 
-/// Continues after the current insertion point only if `failed` is false;
-/// else prints `format` with `args` and traps.
-void failIf(ConversionPatternRewriter &rewriter, Location loc, Value failed,
-            StringRef format, ValueRange args) {
-  Block *before = rewriter.getInsertionBlock();
-  Block *after = rewriter.splitBlock(before, rewriter.getInsertionPoint());
-  Block *fail =
-      rewriter.createBlock(after->getParent(), Region::iterator(after));
-  gpu::PrintfOp::create(rewriter, loc, rewriter.getStringAttr(format), args);
-  LLVM::Trap::create(rewriter, loc);
-  LLVM::UnreachableOp::create(rewriter, loc);
-  rewriter.setInsertionPointToEnd(before);
-  LLVM::CondBrOp::create(rewriter, loc, failed, fail, after);
-  rewriter.setInsertionPointToStart(after);
-}
-
 struct CheckBoundsLowering : public ConvertOpToLLVMPattern<ks::CheckBoundsOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -90,7 +74,7 @@ struct CheckBoundsLowering : public ConvertOpToLLVMPattern<ks::CheckBoundsOp> {
                          integerList(rank) + "]\n";
     SmallVector<Value> args(indices);
     llvm::append_range(args, shape);
-    failIf(rewriter, loc, outside, format, args);
+    failLaunchIf(rewriter, loc, outside, format, args);
     rewriter.eraseOp(op);
     return success();
   }
@@ -115,7 +99,7 @@ struct CheckIndexLowering : public ConvertOpToLLVMPattern<ks::CheckIndexOp> {
                          ": component index %lld is out of range for '" +
                          escapeForPrintf(op.getType()) + "' (valid: 0 to " +
                          std::to_string(op.getExtent() - 1) + ")\n";
-    failIf(rewriter, loc, outside, format, {index});
+    failLaunchIf(rewriter, loc, outside, format, {index});
     rewriter.eraseOp(op);
     return success();
   }

@@ -50,6 +50,9 @@ KsLLVMTypeConverter::KsLLVMTypeConverter(MLIRContext *ctx)
     return LLVM::LLVMStructType::getLiteral(
         ctx, {LLVM::LLVMPointerType::get(ctx), extents, extents});
   });
+  // A pointer to the tape's record in the thread's local memory.
+  addConversion(
+      [ctx](ks::TapeType) -> Type { return LLVM::LLVMPointerType::get(ctx); });
   addConversion([ctx](ks::GridType) -> Type {
     Type i64 = IntegerType::get(ctx, 64);
     return LLVM::LLVMStructType::getLiteral(ctx, {i64, i64, i64});
@@ -196,6 +199,34 @@ static void dropKsAttributes(LLVM::LLVMFuncOp func) {
       func->removeAttr(attr.getName());
 }
 
+/// Moves the allocas of constant size that `func` makes outside its entry
+/// block (the argument buffers of the printf of failed checks) into it: an
+/// alloca elsewhere is a dynamic one, which keeps LLVM's inliner from
+/// inlining the function into the kernel.
+static void hoistAllocas(LLVM::LLVMFuncOp func) {
+  if (func.isExternal())
+    return;
+  Block &entry = func.getBody().front();
+  SmallVector<LLVM::AllocaOp> allocas;
+  func.walk([&](LLVM::AllocaOp alloca) {
+    if (alloca->getBlock() != &entry &&
+        alloca.getArraySize().getDefiningOp<LLVM::ConstantOp>())
+      allocas.push_back(alloca);
+  });
+  for (LLVM::AllocaOp alloca : allocas) {
+    Operation *size = alloca.getArraySize().getDefiningOp();
+    if (size->hasOneUse())
+      size->moveBefore(&entry, entry.begin());
+    else
+      size = size->clone();
+    if (size->getBlock() != &entry) {
+      entry.getOperations().insert(entry.begin(), size);
+      alloca.getArraySizeMutable().assign(size->getResult(0));
+    }
+    alloca->moveAfter(size);
+  }
+}
+
 namespace {
 struct ConvertKsToLLVM
     : public ksc::impl::ConvertKsToLLVMBase<ConvertKsToLLVM> {
@@ -229,6 +260,7 @@ struct ConvertKsToLLVM
     populateMemoryToLLVMPatterns(converter, patterns);
     populateChecksToLLVMPatterns(converter, patterns);
     populateStructsToLLVMPatterns(converter, patterns);
+    populateTapesToLLVMPatterns(converter, patterns);
     // libdevice where it has the function, LLVM intrinsics for the rest.
     populateLibDeviceConversionPatterns(converter, patterns, /*benefit=*/10);
     populateMathToLLVMConversionPatterns(converter, patterns);
@@ -259,6 +291,7 @@ struct ConvertKsToLLVM
     SmallVector<LLVM::LLVMFuncOp> launchers;
     for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
       dropKsAttributes(func);
+      hoistAllocas(func);
       if (func->hasAttr(kLaunchOfAttr))
         launchers.push_back(func);
       else if (!func.isExternal()) {

@@ -35,6 +35,14 @@ public:
                          mlir::Value memory, mlir::Type type) const;
 };
 
+/// Continues after the rewriter's insertion point only if `failed` is
+/// false; else prints `format` (printf's) with `args` in one `gpu.printf`,
+/// so that the messages of threads failing together do not interleave, and
+/// traps, which ends the launch with an error.
+void failLaunchIf(mlir::ConversionPatternRewriter &rewriter, mlir::Location loc,
+                  mlir::Value failed, llvm::StringRef format,
+                  mlir::ValueRange args);
+
 /// vector.extract and vector.insert of a matrix row at a run-time index as
 /// selects between the rows (LLVM has no run-time index into an array).
 void populateMatrixAccessPatterns(mlir::RewritePatternSet &patterns);
@@ -47,6 +55,10 @@ void populateMemoryToLLVMPatterns(const KsLLVMTypeConverter &converter,
 /// ks.check_bounds and ks.check_index (gpu.printf, then a trap).
 void populateChecksToLLVMPatterns(const KsLLVMTypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
+
+/// ks.tape_create, ks.tape_push and ks.tape_pop on a GPU thread's tape.
+void populateTapesToLLVMPatterns(const KsLLVMTypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns);
 
 /// ks.struct_make, ks.struct_extract and ks.struct_insert.
 void populateStructsToLLVMPatterns(const KsLLVMTypeConverter &converter,

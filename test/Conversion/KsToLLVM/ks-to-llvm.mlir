@@ -206,3 +206,38 @@ func.func @structs(%p: !ks.struct<"Particle", pos: vector<3xf32>, mass: f32>) ->
   %q = ks.struct_insert %twice, %p[0] : vector<3xf32> into !ks.struct<"Particle", pos: vector<3xf32>, mass: f32>
   return %q : !ks.struct<"Particle", pos: vector<3xf32>, mass: f32>
 }
+
+// -----
+
+// A GPU thread's tape: a record in local memory (an alloca) of its top, its
+// capacity and its bytes; a push checks that the value's 8-byte slot fits,
+// stores it after the top and moves the top; a pop moves the top back and
+// loads. A vec3 takes 16 bytes.
+
+// CHECK:       llvm.mlir.global internal constant @printfFormat_0("ksc: kernel 'tape': the thread's tape is full (%lld bytes); compile with a larger --tape-bytes\0A\00")
+// CHECK-LABEL: llvm.func internal @tape(
+// CHECK-SAME:    %[[V:.*]]: vector<3xf32>)
+// CHECK:         %[[RECORD:.*]] = llvm.alloca %{{.*}} x !llvm.array<80 x i8> {alignment = 16 : i64}
+// CHECK:         llvm.store %{{.*}}, %[[RECORD]] : i64, !llvm.ptr
+// CHECK:         %[[TOP:.*]] = llvm.load %[[RECORD]] : !llvm.ptr -> i64
+// CHECK:         %[[SLOT:.*]] = llvm.mlir.constant(16 : i64) : i64
+// CHECK:         %[[NEW_TOP:.*]] = llvm.add %[[TOP]], %[[SLOT]] : i64
+// CHECK:         %[[CAPACITY:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i64
+// CHECK:         %[[FULL:.*]] = llvm.icmp "sgt" %[[NEW_TOP]], %[[CAPACITY]] : i64
+// CHECK:         llvm.cond_br %[[FULL]], ^[[FAIL:.*]], ^[[PUSH:.*]]
+// CHECK:       ^[[FAIL]]:
+// CHECK:         llvm.call @vprintf(
+// CHECK:         llvm.intr.trap
+// CHECK:       ^[[PUSH]]:
+// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : !llvm.array<3 x f32>, !llvm.ptr
+// CHECK:         llvm.store %[[NEW_TOP]], %[[RECORD]] : i64, !llvm.ptr
+// CHECK:         %[[TOP2:.*]] = llvm.load %[[RECORD]] : !llvm.ptr -> i64
+// CHECK:         %[[BACK:.*]] = llvm.sub %[[TOP2]], %{{.*}} : i64
+// CHECK:         llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr -> !llvm.array<3 x f32>
+// CHECK:         llvm.store %[[BACK]], %[[RECORD]] : i64, !llvm.ptr
+func.func @tape(%v: vector<3xf32>) -> vector<3xf32> {
+  %tape = ks.tape_create {capacity = 64 : i64, kernel = "tape"}
+  ks.tape_push %v to %tape : vector<3xf32>
+  %w = ks.tape_pop from %tape : vector<3xf32>
+  return %w : vector<3xf32>
+}
