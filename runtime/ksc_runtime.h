@@ -1106,6 +1106,76 @@ template <typename T> inline T tape_pop() {
 
 #endif // !__CUDACC_RTC__
 
+/// The tape of one GPU thread (`ks.tape_create`): a handle on the
+/// `local_tape` the thread's kernel declares, which the thread function
+/// receives as an argument (GPU threads have no thread-local storage to
+/// find it in). Every value takes its size rounded up to 8 bytes, as in the
+/// PTX ksc writes; a push that does not fit stops the launch.
+class device_tape {
+public:
+  KSC_HD device_tape(unsigned char *bytes, int64_t *top, int64_t capacity,
+                     const char *kernel)
+      : bytes_(bytes), top_(top), capacity_(capacity), kernel_(kernel) {}
+
+  template <typename T> KSC_HD void push(const T &value) {
+    if (*top_ + slot<T> > capacity_)
+      overflow();
+    copy(bytes_ + *top_, reinterpret_cast<const unsigned char *>(&value),
+         sizeof(T));
+    *top_ += slot<T>;
+  }
+  template <typename T> KSC_HD T pop() {
+    T value;
+    *top_ -= slot<T>;
+    copy(reinterpret_cast<unsigned char *>(&value), bytes_ + *top_,
+         sizeof(T));
+    return value;
+  }
+
+private:
+  template <typename T>
+  static constexpr int64_t slot = (int64_t(sizeof(T)) + 7) / 8 * 8;
+  KSC_HD static void copy(unsigned char *to, const unsigned char *from,
+                          size_t size) {
+    for (size_t i = 0; i < size; ++i)
+      to[i] = from[i];
+  }
+  KSC_HD void overflow() const {
+#ifdef __CUDA_ARCH__
+    printf("ksc: kernel '%s': the thread's tape is full (%lld bytes); "
+           "compile with a larger --tape-bytes\n",
+           kernel_, static_cast<long long>(capacity_));
+    __trap();
+#else
+    fail_launch(std::string("kernel '") + kernel_ +
+                "': the thread's tape is full (" + std::to_string(capacity_) +
+                " bytes); compile with a larger --tape-bytes");
+#endif
+  }
+
+  unsigned char *bytes_;
+  int64_t *top_;
+  int64_t capacity_;
+  const char *kernel_;
+};
+
+/// The memory of a GPU thread's tape, `Capacity` bytes in the thread's
+/// local memory; converts to the `device_tape` a thread function takes.
+template <int64_t Capacity> class local_tape {
+public:
+  KSC_HD explicit local_tape(const char *kernel) : kernel_(kernel) {}
+  local_tape(const local_tape &) = delete;
+  local_tape &operator=(const local_tape &) = delete;
+  KSC_HD operator device_tape() {
+    return device_tape(bytes_, &top_, Capacity, kernel_);
+  }
+
+private:
+  alignas(16) unsigned char bytes_[Capacity];
+  int64_t top_ = 0;
+  const char *kernel_;
+};
+
 } // namespace ksc
 
 #endif // KSC_RUNTIME_H

@@ -135,6 +135,33 @@ if "nvcc" in cuda_tools:
             ),
         )
     )
+# `REQUIRES: libdevice`: the toolkit's libdevice, which `ksc --emit=ptx`
+# links for math builtins.
+if os.path.exists(os.path.join(cuda_home, "nvvm", "libdevice",
+                               "libdevice.10.bc")):
+    config.available_features.add("libdevice")
+if "ptxas" in cuda_tools:
+    # %ptxas-assemble-all: compile-all.py with `ksc --target=cuda
+    # --emit=ptx` and ptxas for sm_90.
+    config.substitutions.append(
+        (
+            "%ptxas-assemble-all",
+            " ".join(
+                shlex.quote(part)
+                for part in [
+                    config.python_executable,
+                    os.path.join(config.ksc_src_root, "utils", "lit",
+                                 "compile-all.py"),
+                    "--ksc",
+                    os.path.join(config.ksc_tools_dir, "ksc"),
+                    "--ksc-arg=--target=cuda",
+                    "--ksc-arg=--emit=ptx",
+                    "--cxx",
+                    "%s -arch=sm_90" % cuda_tools["ptxas"],
+                ]
+            ),
+        )
+    )
 for tool, path in cuda_tools.items():
     config.substitutions.append(("%" + tool, path))
 

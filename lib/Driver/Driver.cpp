@@ -7,6 +7,8 @@
 #include "ksc/Driver/Driver.h"
 #include "ksc/InitAll.h"
 
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
@@ -132,6 +134,7 @@ void ksc::addCudaLoweringPasses(OpPassManager &pm,
     pm.addPass(ks::createKsInsertBoundsChecks());
   ConvertKsToCudaOptions lowering;
   lowering.launch = options.gridStride ? "grid-stride" : "guarded";
+  lowering.tapeBytes = options.tapeBytes;
   pm.addPass(createConvertKsToCuda(lowering));
   pm.addPass(createCanonicalizerPass());
 }
@@ -146,6 +149,30 @@ LogicalResult ksc::emitCudaCpp(ModuleOp module, std::string &out,
     return failure();
   llvm::raw_string_ostream os(out);
   return translateToCpp(*lowered, os, emitter);
+}
+
+void ksc::addPtxLoweringPasses(OpPassManager &pm,
+                               const CudaPipelineOptions &pipeline,
+                               unsigned blockSize) {
+  addCudaLoweringPasses(pm, pipeline);
+  pm.addPass(createKsExpandBuiltins());
+  pm.addPass(createSCFToControlFlowPass());
+  ConvertKsToLLVMOptions lowering;
+  lowering.blockSize = blockSize;
+  pm.addPass(createConvertKsToLLVM(lowering));
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+LogicalResult ksc::emitPtx(ModuleOp module, std::string &out,
+                           const CudaPipelineOptions &pipeline,
+                           const PtxOptions &options) {
+  OwningOpRef<ModuleOp> lowered(cast<ModuleOp>(module->clone()));
+  PassManager pm(module->getContext());
+  addPtxLoweringPasses(pm, pipeline, options.blockSize);
+  if (failed(pm.run(*lowered)))
+    return failure();
+  llvm::raw_string_ostream os(out);
+  return translateToPtx(*lowered, os, options);
 }
 
 int ksc::runWithLargeStack(llvm::function_ref<int()> fn) {
@@ -175,9 +202,12 @@ void ksc::registerPipelines() {
         addKsCleanupPasses(pm);
         addCudaLoweringPasses(pm, CudaPipelineOptions());
       });
-}
-
-// TEMPORARY (branch gpu-runner only): the real emitPtx lands on main.
-LogicalResult ksc::emitPtx(ModuleOp module, std::string &, const CudaPipelineOptions &, const PtxOptions &) {
-  return module.emitError("emitPtx is not merged into this branch yet");
+  PassPipelineRegistration<>(
+      "ksc-ptx-pipeline",
+      "The passes `ksc --target=cuda --emit=ptx` runs between the frontend "
+      "and the translation to LLVM IR",
+      [](OpPassManager &pm) {
+        addKsCleanupPasses(pm);
+        addPtxLoweringPasses(pm, CudaPipelineOptions(), /*blockSize=*/0);
+      });
 }

@@ -34,7 +34,7 @@ using namespace ksc;
 
 namespace {
 enum class Target { Cpu, Cuda };
-enum class Emit { Cpp, Cuda, Mlir };
+enum class Emit { Cpp, Cuda, Ptx, LLVM, Mlir };
 enum class Launch { Guarded, GridStride };
 
 cl::OptionCategory kscCategory("ksc options");
@@ -56,6 +56,12 @@ cl::opt<Emit> emit(
                           "C++ source (the default for --target=cpu)"),
                clEnumValN(Emit::Cuda, "cuda",
                           "CUDA C++ source (the default for --target=cuda)"),
+               clEnumValN(Emit::Ptx, "ptx",
+                          "PTX assembly, through LLVM's NVPTX backend "
+                          "(--target=cuda)"),
+               clEnumValN(Emit::LLVM, "llvm",
+                          "the NVPTX LLVM IR the PTX is made from "
+                          "(--target=cuda)"),
                clEnumValN(Emit::Mlir, "mlir", "the ks dialect IR")),
     cl::init(Emit::Cpp), cl::cat(kscCategory));
 cl::opt<Launch> launch(
@@ -74,6 +80,25 @@ cl::opt<unsigned> blockSize(
              "functions, also given to the kernels as __launch_bounds__ "
              "(default 256, without launch bounds)"),
     cl::value_desc("N"), cl::init(0), cl::cat(kscCategory));
+cl::opt<int64_t> tapeBytes(
+    "tape-bytes",
+    cl::desc("With --target=cuda: the capacity of each GPU thread's tape, "
+             "in bytes, for adjoint kernels whose loops keep values on it "
+             "(default 4096, in the thread's local memory)"),
+    cl::value_desc("N"), cl::init(kDefaultTapeBytes), cl::cat(kscCategory));
+cl::opt<std::string>
+    arch("arch",
+         cl::desc("With --emit=ptx or --emit=llvm: the GPU architecture "
+                  "(default sm_80; sm_90, sm_90a, ... any the NVPTX backend "
+                  "knows)"),
+         cl::value_desc("sm_XX"), cl::init(kDefaultCudaArch.str()),
+         cl::cat(kscCategory));
+cl::opt<std::string> cudaPath(
+    "cuda-path",
+    cl::desc("With --emit=ptx or --emit=llvm: the CUDA toolkit whose "
+             "libdevice implements math functions (default: $CUDA_HOME, "
+             "then /usr/local/cuda)"),
+    cl::value_desc("dir"), cl::cat(kscCategory));
 cl::opt<bool> standalone(
     "standalone",
     cl::desc("Copy the runtime header into the C++ output so that it "
@@ -229,14 +254,38 @@ static int compile(int argc, char **argv) {
     errs() << "ksc: error: --emit=cuda needs --target=cuda\n";
     return 1;
   }
+  bool nvptx = emit == Emit::Ptx || emit == Emit::LLVM;
+  if (target == Target::Cpu && nvptx) {
+    errs() << "ksc: error: --emit=" << (emit == Emit::Ptx ? "ptx" : "llvm")
+           << " needs --target=cuda\n";
+    return 1;
+  }
+  if (!nvptx && (arch.getNumOccurrences() || cudaPath.getNumOccurrences())) {
+    errs() << "ksc: error: --arch and --cuda-path need --emit=ptx or "
+              "--emit=llvm\n";
+    return 1;
+  }
+  if (nvptx && !isKnownCudaArch(arch)) {
+    errs() << "ksc: error: unknown GPU architecture '" << arch
+           << "' for --arch (expected sm_XX or sm_XXa, such as sm_80, sm_90 "
+              "or sm_90a)\n";
+    return 1;
+  }
   if (target == Target::Cuda && emit == Emit::Cpp) {
     errs() << "ksc: error: --target=cuda writes CUDA C++ (--emit=cuda), not "
               "--emit=cpp\n";
     return 1;
   }
   if (target != Target::Cuda &&
-      (launch.getNumOccurrences() || blockSize.getNumOccurrences())) {
-    errs() << "ksc: error: --launch and --block-size need --target=cuda\n";
+      (launch.getNumOccurrences() || blockSize.getNumOccurrences() ||
+       tapeBytes.getNumOccurrences())) {
+    errs() << "ksc: error: --launch, --block-size and --tape-bytes need "
+              "--target=cuda\n";
+    return 1;
+  }
+  if (tapeBytes < 8 || tapeBytes > 512 * 1024) {
+    errs() << "ksc: error: --tape-bytes must be between 8 and 524288 (CUDA's "
+              "limit of local memory per thread)\n";
     return 1;
   }
   if (blockSize.getNumOccurrences() && (blockSize < 1 || blockSize > 1024)) {
@@ -296,12 +345,23 @@ static int compile(int argc, char **argv) {
     emitterOptions.standalone = standalone;
     emitterOptions.sourceName =
         inputFile == "-" ? std::string("<stdin>") : inputFile.getValue();
-    if (emit == Emit::Cuda) {
+    CudaPipelineOptions cudaPipeline;
+    cudaPipeline.boundsCheck = boundsCheck;
+    cudaPipeline.gridStride = launch == Launch::GridStride;
+    cudaPipeline.tapeBytes = tapeBytes;
+    if (nvptx) {
+      PtxOptions ptxOptions;
+      ptxOptions.arch = arch;
+      ptxOptions.cudaPath = cudaPath;
+      ptxOptions.llvmIR = emit == Emit::LLVM;
+      ptxOptions.blockSize = blockSize;
+      if (mlir::failed(emitPtx(*module, output, cudaPipeline, ptxOptions)))
+        return 1;
+    } else if (emit == Emit::Cuda) {
       emitterOptions.target = CppTarget::Cuda;
       emitterOptions.blockSize = blockSize;
-      if (mlir::failed(emitCudaCpp(*module, output,
-                                   {boundsCheck, launch == Launch::GridStride},
-                                   emitterOptions)))
+      if (mlir::failed(
+              emitCudaCpp(*module, output, cudaPipeline, emitterOptions)))
         return 1;
     } else if (mlir::failed(emitCpuCpp(*module, output, {boundsCheck},
                                        emitterOptions))) {

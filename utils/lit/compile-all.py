@@ -7,7 +7,8 @@
 Every .kdsl file given (directories: every .kdsl file in them, sorted) is
 compiled to C++ with `KSC FILE [ARG...] -o OUT.cpp` (the --ksc-arg
 arguments, such as --grad), and OUT.cpp with each --cxx
-command line followed by `-c -o /dev/null OUT.cpp`. A file named with
+command line followed by `-c -o /dev/null OUT.cpp` (ptxas, with
+`--ksc-arg=--emit=ptx`, accepts these arguments too). A file named with
 --exclude (its base name) is left out; the test says why. Exits 1 after
 printing every failure with the compiler's output.
 """

@@ -11,8 +11,7 @@ file named with --exclude, by its base name, is left out):
 
 compile: `ksc-run FILE --target=cuda --compile-only --check-grad ARG...`,
   the GPU code of every kernel of the file and of their derivative kernels
-  (without --check-grad for the files named with --exclude-grad, whose
-  adjoints keep values on a tape, which the CUDA target refuses, or which
+  (without --check-grad for the files named with --exclude-grad, which
   have no derivatives). No GPU is needed with --via=cuda-source.
 
 run: replays the file's RUN lines that launch ksc-run and are expected to
@@ -22,8 +21,9 @@ run: replays the file's RUN lines that launch ksc-run and are expected to
   its output discarded; it must
   exit with status 0. RUN lines that make input files (echo, printf, cat,
   cp, mkdir, split-file, rm, %python) run as they are first; %s, %S, %t,
-  %T, %python are substituted as lit does. A gradient run of a kernel whose adjoint needs a
-  tape, which the CUDA target refuses, is counted as refused, not failed.
+  %T, %python are substituted as lit does. A run that the CUDA target refuses as needing a
+  tape (which older ksc did) is counted as refused, not failed; the tests
+  expect none.
 
 Exits 1 after printing every failure with ksc-run's output, 77 when
 ksc-run finds no GPU.

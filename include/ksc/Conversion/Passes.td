@@ -105,9 +105,14 @@ def ConvertKsToCuda : Pass<"convert-ks-to-cuda", "::mlir::ModuleOp"> {
     from the flat index in row-major order, as on the CPU. The launcher
     carries `ks.cuda_launch` (`"guarded"` or `"grid-stride"`) for the
     emitter's host launch function. Sums over threads stay atomic updates
-    of the arrays (no `ks.accumulator`). The thread's tape
-    (`ks.tape_push`/`ks.tape_pop`, in adjoints of loops) is not supported
-    on the CUDA target yet: a kernel that uses it is an error.
+    of the arrays (no `ks.accumulator`).
+
+    A GPU thread has no thread-local tape to find: a thread function that
+    uses one (`ks.tape_push`/`ks.tape_pop`, in adjoints of loops) gets a
+    `!ks.tape` last argument, which its tape operations name, and its
+    launcher makes the tape with `ks.tape_create` (`tape-bytes` bytes of
+    the GPU thread's local memory) and passes it. Tape operations outside
+    kernels are an error.
 
     ```mlir
     ks.kernel @fill(%v: f32, %y: !ks.array<f32>) {
@@ -149,13 +154,126 @@ def ConvertKsToCuda : Pass<"convert-ks-to-cuda", "::mlir::ModuleOp"> {
   let options = [
     Option<"launch", "launch", "std::string", /*default=*/"\"guarded\"",
            "How GPU threads cover the grid: guarded (one GPU thread per "
-           "thread of the grid) or grid-stride">
+           "thread of the grid) or grid-stride">,
+    Option<"tapeBytes", "tape-bytes", "int64_t", /*default=*/"4096",
+           "The capacity of each GPU thread's tape, in bytes (kernels whose "
+           "adjoints keep values on a tape)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::scf::SCFDialect"
+  ];
+}
+
+def KsExpandBuiltins : Pass<"ks-expand-builtins", "::mlir::ModuleOp"> {
+  let summary = "Expand linear algebra, quaternion and random-number operations";
+  let description = [{
+    Rewrites the operations that the C++ emitters print as calls of the ksc
+    runtime into `arith`, `math` and `vector` operations, for targets that
+    have no runtime to call (PTX through LLVM). Every expansion computes
+    what the runtime computes in the same order of operations, so that the
+    results are the same bit for bit where the target rounds like the host:
+
+    * `ks.dot`, `ks.cross`, `ks.outer`, `ks.matmul`: products and sums in
+      index order (`ks.dot` of `vector<3xf32>` is `(a0 * b0 + a1 * b1) +
+      a2 * b2`);
+    * `ks.determinant` by cofactor expansion along the first row, starting
+      from 0; `ks.inverse` as the transposed cofactors divided by the
+      determinant, selected against the zero matrix when the determinant
+      is 0;
+    * `ks.quat_mul`, `ks.quat_rotate`, `ks.quat_rotate_inv`,
+      `ks.quat_to_matrix` with NVIDIA Warp's formulas;
+    * `ks.rand_init`, `ks.randi`, `ks.randf`, `ks.randn`: the PCG hash on
+      `i32` (`arith.muli`, `arith.shrui`, `arith.xori`) and Warp's
+      conversions to numbers (`randn` through `math.log`, `math.sqrt` and
+      `math.cos`).
+
+    ```mlir
+    %d = ks.dot %a, %b : vector<2xf32>
+    ```
+
+    becomes
+
+    ```mlir
+    %a0 = vector.extract %a[0] : f32 from vector<2xf32>
+    %b0 = vector.extract %b[0] : f32 from vector<2xf32>
+    %p0 = arith.mulf %a0, %b0 : f32
+    %a1 = vector.extract %a[1] : f32 from vector<2xf32>
+    %b1 = vector.extract %b[1] : f32 from vector<2xf32>
+    %p1 = arith.mulf %a1, %b1 : f32
+    %d = arith.addf %p0, %p1 : f32
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def ConvertKsToLLVM : Pass<"convert-ks-to-llvm", "::mlir::ModuleOp"> {
+  let summary = "Lower CUDA-lowered kernels to the LLVM and NVVM dialects";
+  let description = [{
+    The last step of the PTX pipeline: it takes the output of
+    `convert-ks-to-cuda` after `ks-expand-builtins` and `convert-scf-to-cf`
+    and converts everything into the `llvm` and `nvvm` dialects, ready for
+    translation to LLVM IR and LLVM's NVPTX backend.
+
+    Types: `!ks.array<T, N>` is the struct of `ksc::array<T, N>`,
+    `!llvm.struct<(ptr, array<N x i64>, array<N x i64>)>` (data pointer,
+    shape, strides in elements); `!ks.grid` is `!llvm.struct<(i64, i64,
+    i64)>`; a `!ks.struct` is an LLVM struct with C++'s layout, vectors
+    and matrices in it stored as LLVM arrays (a `vec3` is three floats, no
+    padding). Array elements are laid out the same way.
+
+    Operations: `ks.load`/`ks.store` compute the element's address from the
+    strides (`llvm.getelementptr`), `ks.atomic_rmw` becomes `llvm.atomicrmw`
+    (monotonic; a float `min`/`max` becomes a compare-and-swap loop with
+    the semantics of `ks.atomic_rmw`, a vector or matrix one atomic per
+    component), `ks.slice`, `ks.dim`, `ks.grid_size`, `ks.grid_extent`
+    read and build the structs, `ks.check_bounds` and `ks.check_index`
+    print the runtime's message with `vprintf` and trap. A `!ks.tape` is a
+    pointer to a record that `ks.tape_create` allocates in the thread's
+    local memory (its top, its capacity, then its bytes); `ks.tape_push`
+    and `ks.tape_pop` move the top by the value's size rounded up to 8
+    bytes, and a push that does not fit prints a message and traps. `arith`, `math`
+    (libdevice functions `__nv_*` where libdevice has one, LLVM intrinsics
+    otherwise), `cf`, `func`, `vector` and the `gpu` thread indices use the
+    upstream conversions.
+
+    Every launcher `@launch_k` (`ks.launch_of = "k"`) becomes the kernel
+    entry `@k` (`nvvm.kernel`, and `nvvm.maxntid` when `block-size` is
+    given) with the parameters of the CUDA C++ `__global__` function `k`:
+    the grid, then the kernel's arguments, each with its C++ layout (a
+    vector argument as an array of its components, a `bool` as a byte).
+    The thread function `@k` is renamed `@k.thread`; functions other than
+    the entries get internal linkage.
+
+    ```mlir
+    %v = ks.load %x[%i] : !ks.array<const f32>, i32
+    ```
+
+    becomes
+
+    ```mlir
+    %data = llvm.extractvalue %x[0] : !llvm.struct<(ptr, array<1 x i64>, array<1 x i64>)>
+    %stride = llvm.extractvalue %x[2, 0] : !llvm.struct<(ptr, array<1 x i64>, array<1 x i64>)>
+    %i64 = llvm.sext %i : i32 to i64
+    %offset = llvm.mul %i64, %stride : i64
+    %address = llvm.getelementptr %data[%offset] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+    %v = llvm.load %address : !llvm.ptr -> f32
+    ```
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "unsigned", /*default=*/"0",
+           "GPU threads per block the kernels are launched with, given to "
+           "them as nvvm.maxntid (0: not given)">
+  ];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect"
   ];
 }
 

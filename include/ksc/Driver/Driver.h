@@ -9,6 +9,7 @@
 
 #include "ksc/Frontend/Frontend.h"
 #include "ksc/Target/Cpp/CppEmitter.h"
+#include "ksc/Target/PTX/PtxEmitter.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -86,12 +87,17 @@ mlir::LogicalResult emitCpuCpp(mlir::ModuleOp module, std::string &out,
                                const CpuPipelineOptions &pipeline,
                                const CppEmitterOptions &emitter);
 
+/// The default capacity of a GPU thread's tape (`--tape-bytes`).
+inline constexpr int64_t kDefaultTapeBytes = 4096;
+
 struct CudaPipelineOptions {
   /// Insert bounds checks on every array access.
   bool boundsCheck = false;
   /// Cover the grid with grid-stride loops instead of one GPU thread per
   /// thread of the grid.
   bool gridStride = false;
+  /// The capacity of each GPU thread's tape, in bytes.
+  int64_t tapeBytes = kDefaultTapeBytes;
 };
 
 /// From ks IR to the IR the C++ emitter prints as CUDA C++.
@@ -104,19 +110,11 @@ mlir::LogicalResult emitCudaCpp(mlir::ModuleOp module, std::string &out,
                                 const CudaPipelineOptions &pipeline,
                                 const CppEmitterOptions &emitter);
 
-/// What `emitPtx` writes.
-struct PtxOptions {
-  /// The GPU architecture: sm_XX or sm_XXa (default sm_80).
-  std::string arch = "sm_80";
-  /// The CUDA toolkit, for libdevice; empty: $CUDA_HOME, then
-  /// /usr/local/cuda.
-  std::string cudaPath;
-  /// Write the NVPTX LLVM IR instead of PTX.
-  bool llvmIR = false;
-  /// GPU threads per block the kernels are launched with (their `maxntid`);
-  /// 0: not said.
-  unsigned blockSize = 0;
-};
+/// The CUDA lowering, then ks-expand-builtins, convert-scf-to-cf and
+/// convert-ks-to-llvm: the module in the LLVM and NVVM dialects.
+void addPtxLoweringPasses(mlir::OpPassManager &pm,
+                          const CudaPipelineOptions &pipeline,
+                          unsigned blockSize);
 
 /// Lowers a copy of `module` for CUDA through the LLVM dialect and writes
 /// PTX (or LLVM IR) for `options.arch` with LLVM's NVPTX backend, in

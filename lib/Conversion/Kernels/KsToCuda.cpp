@@ -132,24 +132,7 @@ struct ConvertKsToCuda
                          << "': expected 'guarded' or 'grid-stride'";
       return signalPassFailure();
     }
-    // A thread's tape lives in host memory; GPU threads need their own
-    // (a buffer per launch), which this lowering does not make yet.
-    WalkResult tape = module.walk([](Operation *op) {
-      if (!isa<ks::TapePushOp, ks::TapePopOp>(op))
-        return WalkResult::advance();
-      Operation *owner = op;
-      while (owner && !isa<ks::KernelOp, ks::FuncOp>(owner))
-        owner = owner->getParentOp();
-      InFlightDiagnostic diag =
-          op->emitError("the CUDA target does not support kernels that keep "
-                        "values on a tape yet (adjoints of loops whose "
-                        "values they cannot recompute)");
-      if (auto kernel = dyn_cast_or_null<ks::KernelOp>(owner))
-        diag.attachNote(kernel.getLoc())
-            << "in kernel '" << kernel.getSymName() << "'";
-      return WalkResult::interrupt();
-    });
-    if (tape.wasInterrupted() || failed(checkLauncherNames(module)))
+    if (failed(checkLauncherNames(module)))
       return signalPassFailure();
 
     ConversionTarget target(getContext());
@@ -158,8 +141,62 @@ struct ConvertKsToCuda
     RewritePatternSet patterns(&getContext());
     patterns.add<KernelOpLowering>(&getContext(), launch == "grid-stride");
     populateFunctionLoweringPatterns(patterns);
-    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+    if (failed(applyPartialConversion(module, target, std::move(patterns))) ||
+        failed(giveThreadsTapes(module)))
       signalPassFailure();
+  }
+
+  /// Gives every thread function that uses a tape one: a `!ks.tape` last
+  /// argument, which its tape operations name, made by `ks.tape_create` in
+  /// its launcher (GPU threads have no thread-local storage to find it
+  /// in). Tape operations anywhere else are an error.
+  LogicalResult giveThreadsTapes(ModuleOp module) {
+    MLIRContext *ctx = &getContext();
+    for (auto launcher : module.getOps<func::FuncOp>()) {
+      auto kernel = launcher->getAttrOfType<StringAttr>(kLaunchOfAttr);
+      if (!kernel)
+        continue;
+      auto thread = module.lookupSymbol<func::FuncOp>(kernel);
+      SmallVector<Operation *> tapeOps;
+      thread.walk([&](Operation *op) {
+        if (isa<ks::TapePushOp, ks::TapePopOp>(op))
+          tapeOps.push_back(op);
+      });
+      if (tapeOps.empty())
+        continue;
+      Location loc =
+          NameLoc::get(StringAttr::get(ctx, "tape"), thread.getLoc());
+      unsigned index = thread.getNumArguments();
+      NamedAttribute name(StringAttr::get(ctx, kNameAttr),
+                          StringAttr::get(ctx, "tape"));
+      if (failed(thread.insertArgument(index, ks::TapeType::get(ctx),
+                                       DictionaryAttr::get(ctx, {name}), loc)))
+        return failure();
+      Value tape = thread.getArgument(index);
+      for (Operation *op : tapeOps) {
+        if (auto push = dyn_cast<ks::TapePushOp>(op))
+          push.getTapeMutable().assign(tape);
+        else
+          cast<ks::TapePopOp>(op).getTapeMutable().assign(tape);
+      }
+      OpBuilder b = OpBuilder::atBlockBegin(&launcher.front());
+      Value created = ks::TapeCreateOp::create(b, loc, tapeBytes, kernel);
+      launcher.walk([&](func::CallOp call) {
+        if (call.getCallee() == kernel.getValue())
+          call->insertOperands(call->getNumOperands(), created);
+      });
+    }
+    WalkResult stray = module.walk([](Operation *op) {
+      auto push = dyn_cast<ks::TapePushOp>(op);
+      auto pop = dyn_cast<ks::TapePopOp>(op);
+      if ((push && !push.getTape()) || (pop && !pop.getTape())) {
+        op->emitError("the CUDA target supports tapes only in kernels, not in "
+                      "device functions");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return failure(stray.wasInterrupted());
   }
 };
 } // namespace

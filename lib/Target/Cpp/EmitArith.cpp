@@ -41,6 +41,8 @@ FailureOr<std::string> Emitter::typeName(Type type, Location loc) {
     return "int" + std::to_string(intType.getWidth()) + "_t";
   if (isa<ks::GridType>(type))
     return std::string("ksc::grid");
+  if (isa<ks::TapeType>(type))
+    return std::string("ksc::device_tape");
   // Component indices (`v[i]`).
   if (isa<IndexType>(type))
     return std::string("int64_t");
@@ -108,6 +110,10 @@ static std::string floatLiteral(T value, StringRef typeName, StringRef suffix,
 FailureOr<Expr> Emitter::literal(Attribute value, Location loc,
                                  bool asUnsigned) {
   if (auto intAttr = dyn_cast<IntegerAttr>(value)) {
+    // Component indices (`index`) are int64_t.
+    if (isa<IndexType>(intAttr.getType()))
+      return Expr("int64_t(" + std::to_string(intAttr.getInt()) + ")",
+                  kPostfix);
     auto type = dyn_cast<IntegerType>(intAttr.getType());
     if (!type)
       return emitError(loc) << "cannot emit constant " << value << " as C++";

@@ -126,7 +126,12 @@ FailureOr<Expr> Emitter::buildKsExpr(Operation &op) {
     FailureOr<std::string> type = typeName(pop.getType(), op.getLoc());
     if (failed(type))
       return failure();
+    // A GPU thread's tape is an argument; the CPU's the OS thread's.
     Expr result("ksc::tape_pop<" + *type + ">()", kPostfix);
+    if (Value tape = pop.getTape())
+      result =
+          Expr(operand(valueExpr(tape), kPostfix) + ".pop<" + *type + ">()",
+               kPostfix);
     result.readsMemory = true;
     result.isUnsigned = false;
     return result;
@@ -151,8 +156,21 @@ LogicalResult Emitter::emitKsStatement(Operation &op) {
     return success();
   }
   if (auto push = dyn_cast<ks::TapePushOp>(op)) {
-    os << "ksc::tape_push(" << operand(valueExpr(push.getValue()), kAssign)
-       << ");\n";
+    if (Value tape = push.getTape())
+      os << operand(valueExpr(tape), kPostfix) << ".push(";
+    else
+      os << "ksc::tape_push(";
+    os << operand(valueExpr(push.getValue()), kAssign) << ");\n";
+    return success();
+  }
+  // `ksc::local_tape<4096> tape("k_adj");`, which converts to the
+  // ksc::device_tape thread functions take.
+  if (auto create = dyn_cast<ks::TapeCreateOp>(op)) {
+    unsigned var = newVar(chooseName(create.getTape()), create.getType());
+    vars[var].reusable = false;
+    os << "ksc::local_tape<" << create.getCapacity() << "> " << vars[var].name
+       << "(" << stringLiteral(create.getKernel()) << ");\n";
+    bindVar(create.getTape(), var);
     return success();
   }
   // `ksc::accumulator<float, 1> adj_a_sum(adj_a);`, which converts to the
@@ -172,9 +190,8 @@ LogicalResult Emitter::emitKsStatement(Operation &op) {
     return success();
   }
   if (auto flush = dyn_cast<ks::FlushAccumulatorOp>(op)) {
-    os << operand(valueExpr(flush.getAccumulator()), kPostfix)
-       << ".flush_into(" << operand(valueExpr(flush.getArray()), kAssign)
-       << ");\n";
+    os << operand(valueExpr(flush.getAccumulator()), kPostfix) << ".flush_into("
+       << operand(valueExpr(flush.getArray()), kAssign) << ");\n";
     return success();
   }
   if (auto check = dyn_cast<ks::CheckIndexOp>(op)) {

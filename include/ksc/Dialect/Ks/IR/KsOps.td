@@ -525,13 +525,23 @@ def Ks_TapePushOp : Ks_Op<"tape_push",
     a loop iteration computed that the reverse sweep needs, and pop them in
     the reverse sweep, in the opposite order, leaving the tape empty.
 
+    Without `tape`, the tape is the running thread's own (the CPU runtime
+    keeps one per OS thread); with it, the one `ks.tape_create` made for the
+    thread (the CUDA target).
+
     ```mlir
     ks.tape_push %p : f32
     %q = ks.tape_pop : f32   // %q is %p
+    ks.tape_push %p to %tape : f32
     ```
   }];
-  let arguments = (ins AnyType:$value);
-  let assemblyFormat = "$value attr-dict `:` type($value)";
+  let arguments = (ins AnyType:$value, Optional<Ks_TapeType>:$tape);
+  let assemblyFormat = "$value (`to` $tape^)? attr-dict `:` type($value)";
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$value), [{
+      build($_builder, $_state, value, ::mlir::Value());
+    }]>
+  ];
 }
 
 def Ks_TapePopOp : Ks_Op<"tape_pop",
@@ -539,15 +549,43 @@ def Ks_TapePopOp : Ks_Op<"tape_pop",
   let summary = "Takes the value on top of the running thread's tape";
   let description = [{
     Removes the value on top of the running thread's tape (see
-    `ks.tape_push`) and returns it. The value must have been pushed with the
-    result's type; popping an empty tape is undefined behaviour.
+    `ks.tape_push`; the one `tape` names, if given) and returns it. The
+    value must have been pushed with the result's type; popping an empty
+    tape is undefined behaviour.
 
     ```mlir
     %q = ks.tape_pop : f32
+    %r = ks.tape_pop from %tape : f32
     ```
   }];
+  let arguments = (ins Optional<Ks_TapeType>:$tape);
   let results = (outs AnyType:$result);
-  let assemblyFormat = "attr-dict `:` type($result)";
+  let assemblyFormat = "(`from` $tape^)? attr-dict `:` type($result)";
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$type), [{
+      build($_builder, $_state, type, ::mlir::Value());
+    }]>
+  ];
+}
+
+def Ks_TapeCreateOp : Ks_Op<"tape_create",
+    [MemoryEffects<[MemAlloc<Ks_TapeResource>]>]> {
+  let summary = "A new, empty tape for one thread of a GPU launch";
+  let description = [{
+    Makes an empty tape of `capacity` bytes in the running GPU thread's
+    local memory, for the thread function it is passed to (the CUDA
+    lowering creates one in each launcher whose kernel uses a tape). Every
+    value pushed takes its size rounded up to 8 bytes. A push that does not
+    fit stops the launch with an error naming `kernel`.
+
+    ```mlir
+    %tape = ks.tape_create {capacity = 4096 : i64, kernel = "product_adj"}
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<8>]>:$capacity,
+                       StrAttr:$kernel);
+  let results = (outs Ks_TapeType:$tape);
+  let assemblyFormat = "attr-dict";
 }
 
 //===----------------------------------------------------------------------===//

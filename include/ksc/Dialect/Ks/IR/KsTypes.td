@@ -117,4 +117,21 @@ def Ks_GridType : Ks_Type<"Grid", "grid"> {
   }];
 }
 
+def Ks_TapeType : Ks_Type<"Tape", "tape"> {
+  let summary = "A thread's tape in memory its launch provides";
+  let description = [{
+    The tape of one thread of a GPU launch (`ks.tape_create`): memory for
+    the values an adjoint kernel's forward sweep saves for its reverse
+    sweep. On the CPU the tape is the running OS thread's and no value
+    names it; the CUDA lowering gives each thread function that uses a tape
+    a `!ks.tape` argument, which its `ks.tape_push` and `ks.tape_pop`
+    operations name.
+
+    ```mlir
+    %tape = ks.tape_create {capacity = 4096 : i64}
+    ks.tape_push %p to %tape : f32
+    ```
+  }];
+}
+
 #endif // KSC_DIALECT_KS_IR_KSTYPES_TD

@@ -1,0 +1,69 @@
+//===- KsToLLVM.h - What the ks-to-LLVM patterns share ----------*- C++ -*-===//
+//
+// Part of ksc. Internal to lib/Conversion/KsToLLVM: the type converter of
+// convert-ks-to-llvm and the patterns of each family of ks operations.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KSC_LIB_CONVERSION_KSTOLLVM_KSTOLLVM_H
+#define KSC_LIB_CONVERSION_KSTOLLVM_KSTOLLVM_H
+
+#include "ksc/Dialect/Ks/IR/KsTypes.h"
+
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace ksc::conversion {
+
+/// The LLVM types of ks values (see convert-ks-to-llvm): `!ks.array` and
+/// `!ks.grid` as the structs of the runtime's `ksc::array` and
+/// `ksc::grid`, `!ks.struct` as an LLVM struct with C++'s layout, the rest
+/// as the upstream LLVM type converter converts it.
+class KsLLVMTypeConverter : public mlir::LLVMTypeConverter {
+public:
+  explicit KsLLVMTypeConverter(mlir::MLIRContext *ctx);
+
+  /// How a value of ks type `type` (a scalar, vector, matrix or struct;
+  /// `ui32` is an `i32`) lies in memory, as C++ lays it out: a vector as
+  /// an `!llvm.array` of its components, a matrix as an array of rows.
+  mlir::Type convertMemoryType(mlir::Type type) const;
+
+  /// `value`, of ks type `type` and converted (LLVM) type, as its memory
+  /// type, and back.
+  mlir::Value toMemory(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value value, mlir::Type type) const;
+  mlir::Value fromMemory(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value memory, mlir::Type type) const;
+};
+
+/// Continues after the rewriter's insertion point only if `failed` is
+/// false; else prints `format` (printf's) with `args` in one `gpu.printf`,
+/// so that the messages of threads failing together do not interleave, and
+/// traps, which ends the launch with an error.
+void failLaunchIf(mlir::ConversionPatternRewriter &rewriter, mlir::Location loc,
+                  mlir::Value failed, llvm::StringRef format,
+                  mlir::ValueRange args);
+
+/// vector.extract and vector.insert of a matrix row at a run-time index as
+/// selects between the rows (LLVM has no run-time index into an array).
+void populateMatrixAccessPatterns(mlir::RewritePatternSet &patterns);
+
+/// ks.load, ks.store, ks.atomic_rmw, ks.slice, ks.dim, ks.as_const,
+/// ks.grid_size and ks.grid_extent.
+void populateMemoryToLLVMPatterns(const KsLLVMTypeConverter &converter,
+                                  mlir::RewritePatternSet &patterns);
+
+/// ks.check_bounds and ks.check_index (gpu.printf, then a trap).
+void populateChecksToLLVMPatterns(const KsLLVMTypeConverter &converter,
+                                  mlir::RewritePatternSet &patterns);
+
+/// ks.tape_create, ks.tape_push and ks.tape_pop on a GPU thread's tape.
+void populateTapesToLLVMPatterns(const KsLLVMTypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns);
+
+/// ks.struct_make, ks.struct_extract and ks.struct_insert.
+void populateStructsToLLVMPatterns(const KsLLVMTypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns);
+
+} // namespace ksc::conversion
+
+#endif // KSC_LIB_CONVERSION_KSTOLLVM_KSTOLLVM_H
