@@ -140,6 +140,31 @@ if "nvcc" in cuda_tools:
 if os.path.exists(os.path.join(cuda_home, "nvvm", "libdevice",
                                "libdevice.10.bc")):
     config.available_features.add("libdevice")
+if "nvcc" in cuda_tools:
+    # %clang-cuda-compile-all: compile-all.py with `ksc --target=cuda` and
+    # Clang 22 in CUDA mode against the same toolkit, for sm_80, warnings as
+    # errors (-Wno-unknown-cuda-version: Clang 22 knows CUDA up to 12.9).
+    config.substitutions.append(
+        (
+            "%clang-cuda-compile-all",
+            " ".join(
+                shlex.quote(part)
+                for part in [
+                    config.python_executable,
+                    os.path.join(config.ksc_src_root, "utils", "lit",
+                                 "compile-all.py"),
+                    "--ksc",
+                    os.path.join(config.ksc_tools_dir, "ksc"),
+                    "--ksc-arg=--target=cuda",
+                    "--cxx",
+                    "%s -x cuda --cuda-path=%s --cuda-gpu-arch=sm_80 "
+                    "-std=c++17 -Wall -Wextra -Werror -Wno-unknown-cuda-version "
+                    "-I%s" % (clangxx, os.path.dirname(os.path.dirname(
+                        cuda_tools["nvcc"])), config.ksc_runtime_dir),
+                ]
+            ),
+        )
+    )
 if "ptxas" in cuda_tools:
     # %ptxas-assemble-all: compile-all.py with `ksc --target=cuda
     # --emit=ptx` and ptxas for sm_90.

@@ -89,10 +89,12 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
   // The parameters: the kernel's, with their source names (args when
   // unnamed), after the grid and the stream.
   std::string params = "ksc::grid dim, cudaStream_t stream";
-  std::string args = "dim";
+  std::string args = "&dim";
+  std::string types = "ksc::grid";
   // Names are unique among the parameters (a derivative kernel's `tan_x`
   // may meet a `tan_x` of the source): later ones get a suffix.
-  llvm::StringSet<> taken = {"dim", "stream"};
+  // (Nor may they take the names of the launch function's locals.)
+  llvm::StringSet<> taken = {"dim", "stream", "blocks", "kernel", "arguments"};
   for (unsigned i = 1, e = type.getNumInputs(); i < e; ++i) {
     FailureOr<std::string> typeText =
         typeName(cppType(type.getInput(i), ks::isUnsignedArg(launcher, i)),
@@ -107,7 +109,8 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
     for (unsigned n = 1; !taken.insert(arg).second; ++n)
       arg = base + "_" + std::to_string(n);
     params += ", " + *typeText + " " + arg;
-    args += ", " + arg;
+    args += ", &" + arg;
+    types += ", " + *typeText;
   }
 
   // NVRTC, which compiles device code only, skips the host code.
@@ -130,10 +133,15 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
      << blockSize << ";\n";
   if (gridStride)
     os << "if (blocks > 65535)\n  blocks = 65535;\n";
-  // Qualified: a parameter may have the kernel's name.
-  os << "::" << name << "<<<unsigned(blocks), " << blockSize
-     << ", 0, stream>>>(" << args << ");\n";
-  os << "return cudaGetLastError();\n";
+  // cudaLaunchKernel rather than <<<...>>>, which Clang cannot compile
+  // against CUDA 13's headers. The pointer's type picks the kernel among
+  // functions of its name (libc's `select`); qualified: a parameter may
+  // have the kernel's name.
+  os << "void (*kernel)(" << types << ") = ::" << name << ";\n";
+  os << "void *arguments[] = {" << args << "};\n";
+  os << "return cudaLaunchKernel(reinterpret_cast<const void *>(kernel), "
+     << "dim3(unsigned(blocks)), dim3(" << blockSize
+     << "), arguments, 0, stream);\n";
   os.unindent();
   os << "}\n";
   os << "#endif // __CUDACC_RTC__\n\n";
