@@ -79,22 +79,28 @@ config.substitutions.append(
 # Compiles the C++ of many .kdsl files with the host compiler and Clang 22,
 # warnings as errors (see utils/lit/compile-all.py).
 compile_flags = "-std=c++17 -O0 -Wall -Wextra -Werror -I%s" % config.ksc_runtime_dir
+
+
+def compile_all(ksc_args, compilers):
+    """The command line of compile-all.py: ksc with `ksc_args`, then each of
+    `compilers` (command lines) on its output."""
+    parts = [
+        config.python_executable,
+        os.path.join(config.ksc_src_root, "utils", "lit", "compile-all.py"),
+        "--ksc",
+        os.path.join(config.ksc_tools_dir, "ksc"),
+    ]
+    parts += ["--ksc-arg=" + arg for arg in ksc_args]
+    for compiler in compilers:
+        parts += ["--cxx", compiler]
+    return " ".join(shlex.quote(part) for part in parts)
+
+
 config.substitutions.append(
     (
         "%compile-all",
-        " ".join(
-            shlex.quote(part)
-            for part in [
-                config.python_executable,
-                os.path.join(config.ksc_src_root, "utils", "lit", "compile-all.py"),
-                "--ksc",
-                os.path.join(config.ksc_tools_dir, "ksc"),
-                "--cxx",
-                "%s %s" % (config.host_cxx, compile_flags),
-                "--cxx",
-                "%s %s" % (clangxx, compile_flags),
-            ]
-        ),
+        compile_all([], ["%s %s" % (config.host_cxx, compile_flags),
+                         "%s %s" % (clangxx, compile_flags)]),
     )
 )
 
@@ -118,21 +124,10 @@ if "nvcc" in cuda_tools:
     config.substitutions.append(
         (
             "%nvcc-compile-all",
-            " ".join(
-                shlex.quote(part)
-                for part in [
-                    config.python_executable,
-                    os.path.join(config.ksc_src_root, "utils", "lit",
-                                 "compile-all.py"),
-                    "--ksc",
-                    os.path.join(config.ksc_tools_dir, "ksc"),
-                    "--ksc-arg=--target=cuda",
-                    "--cxx",
-                    "%s %s -gencode arch=compute_80,code=sm_80 "
-                    "-gencode arch=compute_90,code=sm_90"
-                    % (cuda_tools["nvcc"], nvcc_flags),
-                ]
-            ),
+            compile_all(["--target=cuda"],
+                        ["%s %s -gencode arch=compute_80,code=sm_80 "
+                         "-gencode arch=compute_90,code=sm_90"
+                         % (cuda_tools["nvcc"], nvcc_flags)]),
         )
     )
 # `REQUIRES: libdevice`: the toolkit's libdevice, which `ksc --emit=ptx`
@@ -147,22 +142,13 @@ if "nvcc" in cuda_tools:
     config.substitutions.append(
         (
             "%clang-cuda-compile-all",
-            " ".join(
-                shlex.quote(part)
-                for part in [
-                    config.python_executable,
-                    os.path.join(config.ksc_src_root, "utils", "lit",
-                                 "compile-all.py"),
-                    "--ksc",
-                    os.path.join(config.ksc_tools_dir, "ksc"),
-                    "--ksc-arg=--target=cuda",
-                    "--cxx",
-                    "%s -x cuda --cuda-path=%s --cuda-gpu-arch=sm_80 "
-                    "-std=c++17 -Wall -Wextra -Werror -Wno-unknown-cuda-version "
-                    "-I%s" % (clangxx, os.path.dirname(os.path.dirname(
-                        cuda_tools["nvcc"])), config.ksc_runtime_dir),
-                ]
-            ),
+            compile_all(["--target=cuda"],
+                        ["%s -x cuda --cuda-path=%s --cuda-gpu-arch=sm_80 "
+                         "-std=c++17 -Wall -Wextra -Werror "
+                         "-Wno-unknown-cuda-version -I%s"
+                         % (clangxx,
+                            os.path.dirname(os.path.dirname(cuda_tools["nvcc"])),
+                            config.ksc_runtime_dir)]),
         )
     )
 if "ptxas" in cuda_tools:
@@ -171,20 +157,8 @@ if "ptxas" in cuda_tools:
     config.substitutions.append(
         (
             "%ptxas-assemble-all",
-            " ".join(
-                shlex.quote(part)
-                for part in [
-                    config.python_executable,
-                    os.path.join(config.ksc_src_root, "utils", "lit",
-                                 "compile-all.py"),
-                    "--ksc",
-                    os.path.join(config.ksc_tools_dir, "ksc"),
-                    "--ksc-arg=--target=cuda",
-                    "--ksc-arg=--emit=ptx",
-                    "--cxx",
-                    "%s -arch=sm_90" % cuda_tools["ptxas"],
-                ]
-            ),
+            compile_all(["--target=cuda", "--emit=ptx"],
+                        ["%s -arch=sm_90" % cuda_tools["ptxas"]]),
         )
     )
 for tool, path in cuda_tools.items():

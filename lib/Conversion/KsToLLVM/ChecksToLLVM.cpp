@@ -46,13 +46,11 @@ struct CheckBoundsLowering : public ConvertOpToLLVMPattern<ks::CheckBoundsOp> {
   matchAndRewrite(ks::CheckBoundsOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Type i64 = rewriter.getI64Type();
     Value array = adaptor.getArray();
     SmallVector<Value> indices, shape;
     Value outside;
     for (auto [dim, index] : llvm::enumerate(adaptor.getIndices())) {
-      if (index.getType() != i64)
-        index = LLVM::SExtOp::create(rewriter, loc, i64, index);
+      index = signExtendIndex(rewriter, loc, index);
       indices.push_back(index);
       Value extent = LLVM::ExtractValueOp::create(
           rewriter, loc, array, ArrayRef<int64_t>{1, int64_t(dim)});
@@ -88,8 +86,7 @@ struct CheckIndexLowering : public ConvertOpToLLVMPattern<ks::CheckIndexOp> {
     Location loc = op.getLoc();
     Type i64 = rewriter.getI64Type();
     Value index = adaptor.getIndex();
-    if (index.getType() != i64)
-      index = LLVM::SExtOp::create(rewriter, loc, i64, index);
+    index = signExtendIndex(rewriter, loc, index);
     // Unsigned: a negative index is a huge one.
     Value extent =
         LLVM::ConstantOp::create(rewriter, loc, i64, int64_t(op.getExtent()));

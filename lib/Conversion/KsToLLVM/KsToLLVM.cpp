@@ -136,6 +136,14 @@ Value KsLLVMTypeConverter::fromMemory(OpBuilder &b, Location loc, Value memory,
   return value;
 }
 
+Value ksc::conversion::signExtendIndex(OpBuilder &b, Location loc,
+                                       Value index) {
+  Type i64 = b.getI64Type();
+  if (index.getType() == i64)
+    return index;
+  return LLVM::SExtOp::create(b, loc, i64, index);
+}
+
 //===----------------------------------------------------------------------===//
 // Kernel entries
 //===----------------------------------------------------------------------===//

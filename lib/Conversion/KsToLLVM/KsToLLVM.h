@@ -9,6 +9,7 @@
 
 #include "ksc/Dialect/Ks/IR/KsTypes.h"
 
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -34,6 +35,19 @@ public:
   mlir::Value fromMemory(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value memory, mlir::Type type) const;
 };
+
+/// A pattern of convert-ks-to-llvm for `Op`, with the ks type converter's
+/// memory types at hand (`ks`).
+template <typename Op>
+struct KsPattern : public mlir::ConvertOpToLLVMPattern<Op> {
+  KsPattern(const KsLLVMTypeConverter &converter)
+      : mlir::ConvertOpToLLVMPattern<Op>(converter), ks(converter) {}
+  const KsLLVMTypeConverter &ks;
+};
+
+/// The index `index` (a signless integer, signed) as an i64.
+mlir::Value signExtendIndex(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value index);
 
 /// Continues after the rewriter's insertion point only if `failed` is
 /// false; else prints `format` (printf's) with `args` in one `gpu.printf`,

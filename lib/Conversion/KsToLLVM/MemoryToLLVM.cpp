@@ -26,11 +26,9 @@ enum ArrayField : int64_t { kData = 0, kShape = 1, kStrides = 2 };
 /// the sum of index * stride, in i64.
 Value elementOffset(OpBuilder &b, Location loc, Value array,
                     ValueRange indices) {
-  Type i64 = b.getI64Type();
   Value offset;
   for (auto [dim, index] : llvm::enumerate(indices)) {
-    if (index.getType() != i64)
-      index = LLVM::SExtOp::create(b, loc, i64, index);
+    index = signExtendIndex(b, loc, index);
     Value stride = LLVM::ExtractValueOp::create(
         b, loc, array, ArrayRef<int64_t>{kStrides, int64_t(dim)});
     Value term = LLVM::MulOp::create(b, loc, index, stride);
@@ -50,14 +48,8 @@ Value elementAddress(OpBuilder &b, Location loc,
                              ValueRange{elementOffset(b, loc, array, indices)});
 }
 
-template <typename Op> struct KsOpLowering : public ConvertOpToLLVMPattern<Op> {
-  KsOpLowering(const KsLLVMTypeConverter &converter)
-      : ConvertOpToLLVMPattern<Op>(converter), ks(converter) {}
-  const KsLLVMTypeConverter &ks;
-};
-
-struct LoadLowering : KsOpLowering<ks::LoadOp> {
-  using KsOpLowering::KsOpLowering;
+struct LoadLowering : KsPattern<ks::LoadOp> {
+  using KsPattern::KsPattern;
   LogicalResult
   matchAndRewrite(ks::LoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -73,8 +65,8 @@ struct LoadLowering : KsOpLowering<ks::LoadOp> {
   }
 };
 
-struct StoreLowering : KsOpLowering<ks::StoreOp> {
-  using KsOpLowering::KsOpLowering;
+struct StoreLowering : KsPattern<ks::StoreOp> {
+  using KsPattern::KsPattern;
   LogicalResult
   matchAndRewrite(ks::StoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -89,8 +81,8 @@ struct StoreLowering : KsOpLowering<ks::StoreOp> {
   }
 };
 
-struct AtomicRMWLowering : KsOpLowering<ks::AtomicRMWOp> {
-  using KsOpLowering::KsOpLowering;
+struct AtomicRMWLowering : KsPattern<ks::AtomicRMWOp> {
+  using KsPattern::KsPattern;
 
   LogicalResult
   matchAndRewrite(ks::AtomicRMWOp op, OpAdaptor adaptor,
@@ -232,8 +224,8 @@ struct AtomicRMWLowering : KsOpLowering<ks::AtomicRMWOp> {
   }
 };
 
-struct SliceLowering : KsOpLowering<ks::SliceOp> {
-  using KsOpLowering::KsOpLowering;
+struct SliceLowering : KsPattern<ks::SliceOp> {
+  using KsPattern::KsPattern;
   LogicalResult
   matchAndRewrite(ks::SliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -257,8 +249,8 @@ struct SliceLowering : KsOpLowering<ks::SliceOp> {
   }
 };
 
-struct DimLowering : KsOpLowering<ks::DimOp> {
-  using KsOpLowering::KsOpLowering;
+struct DimLowering : KsPattern<ks::DimOp> {
+  using KsPattern::KsPattern;
   LogicalResult
   matchAndRewrite(ks::DimOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -269,8 +261,8 @@ struct DimLowering : KsOpLowering<ks::DimOp> {
   }
 };
 
-struct AsConstLowering : KsOpLowering<ks::AsConstOp> {
-  using KsOpLowering::KsOpLowering;
+struct AsConstLowering : KsPattern<ks::AsConstOp> {
+  using KsPattern::KsPattern;
   LogicalResult
   matchAndRewrite(ks::AsConstOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -279,8 +271,8 @@ struct AsConstLowering : KsOpLowering<ks::AsConstOp> {
   }
 };
 
-struct GridExtentLowering : KsOpLowering<ks::GridExtentOp> {
-  using KsOpLowering::KsOpLowering;
+struct GridExtentLowering : KsPattern<ks::GridExtentOp> {
+  using KsPattern::KsPattern;
   LogicalResult
   matchAndRewrite(ks::GridExtentOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -290,8 +282,8 @@ struct GridExtentLowering : KsOpLowering<ks::GridExtentOp> {
   }
 };
 
-struct GridSizeLowering : KsOpLowering<ks::GridSizeOp> {
-  using KsOpLowering::KsOpLowering;
+struct GridSizeLowering : KsPattern<ks::GridSizeOp> {
+  using KsPattern::KsPattern;
   LogicalResult
   matchAndRewrite(ks::GridSizeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {

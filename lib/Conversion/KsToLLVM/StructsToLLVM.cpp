@@ -19,15 +19,8 @@ using namespace ksc;
 using namespace ksc::conversion;
 
 namespace {
-template <typename Op>
-struct StructLowering : public ConvertOpToLLVMPattern<Op> {
-  StructLowering(const KsLLVMTypeConverter &converter)
-      : ConvertOpToLLVMPattern<Op>(converter), ks(converter) {}
-  const KsLLVMTypeConverter &ks;
-};
-
-struct StructMakeLowering : StructLowering<ks::StructMakeOp> {
-  using StructLowering::StructLowering;
+struct StructMakeLowering : KsPattern<ks::StructMakeOp> {
+  using KsPattern::KsPattern;
   LogicalResult
   matchAndRewrite(ks::StructMakeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -45,8 +38,8 @@ struct StructMakeLowering : StructLowering<ks::StructMakeOp> {
   }
 };
 
-struct StructExtractLowering : StructLowering<ks::StructExtractOp> {
-  using StructLowering::StructLowering;
+struct StructExtractLowering : KsPattern<ks::StructExtractOp> {
+  using KsPattern::KsPattern;
   LogicalResult
   matchAndRewrite(ks::StructExtractOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -59,8 +52,8 @@ struct StructExtractLowering : StructLowering<ks::StructExtractOp> {
   }
 };
 
-struct StructInsertLowering : StructLowering<ks::StructInsertOp> {
-  using StructLowering::StructLowering;
+struct StructInsertLowering : KsPattern<ks::StructInsertOp> {
+  using KsPattern::KsPattern;
   LogicalResult
   matchAndRewrite(ks::StructInsertOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {

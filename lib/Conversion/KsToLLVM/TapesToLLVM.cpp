@@ -43,14 +43,8 @@ int64_t slotSize(Operation *op, Type type) {
   return (size + 7) / 8 * 8;
 }
 
-template <typename Op> struct TapeLowering : public ConvertOpToLLVMPattern<Op> {
-  TapeLowering(const KsLLVMTypeConverter &converter)
-      : ConvertOpToLLVMPattern<Op>(converter), ks(converter) {}
-  const KsLLVMTypeConverter &ks;
-};
-
-struct TapeCreateLowering : TapeLowering<ks::TapeCreateOp> {
-  using TapeLowering::TapeLowering;
+struct TapeCreateLowering : KsPattern<ks::TapeCreateOp> {
+  using KsPattern::KsPattern;
   LogicalResult
   matchAndRewrite(ks::TapeCreateOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -73,8 +67,8 @@ struct TapeCreateLowering : TapeLowering<ks::TapeCreateOp> {
   }
 };
 
-struct TapePushLowering : TapeLowering<ks::TapePushOp> {
-  using TapeLowering::TapeLowering;
+struct TapePushLowering : KsPattern<ks::TapePushOp> {
+  using KsPattern::KsPattern;
   LogicalResult
   matchAndRewrite(ks::TapePushOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -113,8 +107,8 @@ struct TapePushLowering : TapeLowering<ks::TapePushOp> {
   }
 };
 
-struct TapePopLowering : TapeLowering<ks::TapePopOp> {
-  using TapeLowering::TapeLowering;
+struct TapePopLowering : KsPattern<ks::TapePopOp> {
+  using KsPattern::KsPattern;
   LogicalResult
   matchAndRewrite(ks::TapePopOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
