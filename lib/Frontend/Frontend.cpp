@@ -17,11 +17,13 @@
 #include "clang/Basic/FileManager.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Lex/PPCallbacks.h"
 #include "clang/Lex/Preprocessor.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/VirtualFileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace clang;
@@ -325,8 +327,11 @@ private:
 
 } // namespace
 
-FrontendResult ksc::importKdsl(mlir::MLIRContext &context, StringRef path,
-                               const FrontendOptions &options) {
+/// Runs Clang and the ModuleBuilder on `path`, read from `fileSystem`.
+static FrontendResult
+runFrontend(mlir::MLIRContext &context, StringRef path,
+            llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fileSystem,
+            const ksc::FrontendOptions &options) {
   FrontendResult result;
   std::string includeDir = getPreludeIncludeDir();
   llvm::SmallString<256> prelude(includeDir);
@@ -359,7 +364,7 @@ FrontendResult ksc::importKdsl(mlir::MLIRContext &context, StringRef path,
       std::string(kPrelude),
       "-D__KSC__=1",
   };
-  if (llvm::errs().has_colors())
+  if (!options.diagnostics && llvm::errs().has_colors())
     args.push_back("-fcolor-diagnostics");
   for (const std::string &dir : options.includeDirs)
     args.push_back("-I" + dir);
@@ -373,9 +378,17 @@ FrontendResult ksc::importKdsl(mlir::MLIRContext &context, StringRef path,
   args.push_back(path.str());
 
   llvm::IntrusiveRefCntPtr<FileManager> files(
-      new FileManager(FileSystemOptions()));
+      new FileManager(FileSystemOptions(), std::move(fileSystem)));
   tooling::ToolInvocation invocation(
       args, std::make_unique<KdslAction>(context, result.module), files.get());
+  std::unique_ptr<DiagnosticOptions> diagnosticOptions;
+  std::unique_ptr<TextDiagnosticPrinter> printer;
+  if (options.diagnostics) {
+    diagnosticOptions = std::make_unique<DiagnosticOptions>();
+    printer = std::make_unique<TextDiagnosticPrinter>(*options.diagnostics,
+                                                      *diagnosticOptions);
+    invocation.setDiagnosticConsumer(printer.get());
+  }
   bool ok = invocation.run();
   if (options.verifyDiagnostics) {
     result.success = ok;
@@ -386,4 +399,24 @@ FrontendResult ksc::importKdsl(mlir::MLIRContext &context, StringRef path,
   if (!result.success)
     result.module = nullptr;
   return result;
+}
+
+FrontendResult ksc::importKdsl(mlir::MLIRContext &context, StringRef path,
+                               const ksc::FrontendOptions &options) {
+  return runFrontend(context, path, llvm::vfs::getRealFileSystem(), options);
+}
+
+FrontendResult ksc::importKdslSource(mlir::MLIRContext &context,
+                                     StringRef name, StringRef source,
+                                     const ksc::FrontendOptions &options) {
+  // The source shadows `name`; the prelude and includes come from disk.
+  auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
+      llvm::vfs::getRealFileSystem());
+  // Pushed first, so that it takes the working directory a relative `name`
+  // is resolved in.
+  overlay->pushOverlay(memory);
+  memory->addFile(name, /*ModificationTime=*/0,
+                  llvm::MemoryBuffer::getMemBufferCopy(source, name));
+  return runFrontend(context, name, overlay, options);
 }

@@ -11,6 +11,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <string>
 #include <vector>
@@ -25,6 +26,9 @@ struct FrontendOptions {
   /// Check diagnostics against `// expected-error {{...}}` comments in the
   /// source (Clang's -verify) instead of printing them.
   bool verifyDiagnostics = false;
+  /// Where Clang's diagnostics go; null: standard error (in color when it
+  /// is a terminal).
+  llvm::raw_ostream *diagnostics = nullptr;
 };
 
 struct FrontendResult {
@@ -38,6 +42,13 @@ struct FrontendResult {
 /// Compiles the kernel file `path` ("-" for standard input) to ks IR.
 FrontendResult importKdsl(mlir::MLIRContext &context, llvm::StringRef path,
                           const FrontendOptions &options);
+
+/// Compiles kernel source held in memory, as if it were the file `name`
+/// (which need not exist; diagnostics and locations use it). The result is
+/// what importKdsl gives for a file `name` with the contents `source`.
+FrontendResult importKdslSource(mlir::MLIRContext &context,
+                                llvm::StringRef name, llvm::StringRef source,
+                                const FrontendOptions &options);
 
 } // namespace ksc
 

@@ -1,0 +1,92 @@
+//===- Generator.h - Random kernels from a typed grammar ----*- C++ -*-===//
+//
+// Part of ksc. ksc-synth's kernel generator: a random, typed grammar of the
+// kernel language (expressions, statements, control flow, argument lists,
+// array ranks, names) that produces kernels which compile, and which run
+// safely under the dataset's launch convention (docs/dataset.md):
+//
+//  - a 1-D launch of n threads; every array argument has n or more elements
+//    along dimension 0, and at least one along every other dimension;
+//  - array elements are indexed along dimension 0 by tid() (or an index
+//    clamped into [0, a.shape(0))), along other dimensions by loop counters
+//    bounded by a.shape(d) or by clamped indices;
+//  - every loop terminates (counted, or a `while` with a bounded counter);
+//  - float inputs anywhere in [-4, 4] give finite results (sqrt, log,
+//    division and friends are guarded: sqrt(abs(x) + 1), x / (1 + x * x)).
+//
+// Generation is a pure function of (category, seed, options): the same
+// arguments give the same source on every machine.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KSC_SYNTH_GENERATOR_H
+#define KSC_SYNTH_GENERATOR_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ksc::synth {
+
+/// What a generated kernel is about. Each has its own generator; every
+/// kernel of a category contains its construct.
+enum class Category : unsigned {
+  Arithmetic,       // + - * / on scalars, casts, compound assignment
+  Math,             // math builtins: sin, exp, sqrt, pow, min, clamp, ...
+  Conditional,      // if / else, ?:
+  MultiConditional, // else-if chains and nested conditionals
+  Loop,             // counted for loops (constant or shape-bounded)
+  NestedLoop,       // loops inside loops, over 2-D arrays
+  WhileLoop,        // while / do-while with break and continue
+  Vector,           // vec2/vec3/vec4 values, dot, cross, length, ...
+  Matrix,           // mat22/mat33/mat44, matrix products, transpose, ...
+  Atomic,           // atomic_add/min/max reductions, histograms
+  ScalarParam,      // scalar kernel parameters (float, int, double, bool)
+  RandomMath,       // rand_init, randf, randn, randi
+  Function,         // KSC_FUNC device functions and function templates
+  Combined,         // several of the above in one kernel
+};
+inline constexpr unsigned kNumCategories = 14;
+
+/// Every category, in declaration order.
+llvm::ArrayRef<Category> allCategories();
+/// The category's name as the command line and records spell it
+/// ("multi_conditional").
+llvm::StringRef categoryName(Category category);
+std::optional<Category> parseCategory(llvm::StringRef name);
+
+struct GeneratorOptions {
+  /// The deepest expression tree and control-flow nesting.
+  unsigned maxDepth = 3;
+  /// The most statements in one block (the kernel body included).
+  unsigned maxStatements = 6;
+};
+
+/// A kernel argument as the source declares it.
+struct KernelArgument {
+  /// The parameter name.
+  std::string name;
+  /// Its type as spelled in the source: "float", "int", "vec3",
+  /// "array<const float>", "array<float, 2>".
+  std::string type;
+};
+
+struct GeneratedKernel {
+  /// The whole .kdsl file: device functions (if any), then the kernel.
+  std::string source;
+  /// The kernel's name (the file has exactly one kernel).
+  std::string kernelName;
+  /// The kernel's parameters, in order.
+  std::vector<KernelArgument> arguments;
+};
+
+/// Generates one kernel of `category` from `seed`.
+GeneratedKernel generateKernel(Category category, uint64_t seed,
+                               const GeneratorOptions &options);
+
+} // namespace ksc::synth
+
+#endif // KSC_SYNTH_GENERATOR_H
