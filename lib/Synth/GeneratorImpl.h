@@ -1,0 +1,261 @@
+//===- GeneratorImpl.h - The machinery of the kernel generator --*- C++ -*-===//
+//
+// Part of ksc. Private to lib/Synth: the random number generator, the types,
+// names and scopes of a kernel under construction, and the typed grammar of
+// expressions and statements the category generators draw from.
+//
+// Safety is by construction. Every expression carries a bound on its
+// magnitude (`mag`): products whose bound grows too large become sums, and
+// values that are too large are squashed (tanh, x / (1 + |x|)) before they
+// multiply, so float inputs in [-4, 4] give finite values and gradients.
+// Inside a loop, variables declared before it are either read-only or
+// accumulators: those are updated only by bounded forms (`acc += e`,
+// `acc = max(acc, e)`, `acc = acc * 0.5f + e`) and not read otherwise, so
+// nothing grows geometrically with the trip count.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KSC_LIB_SYNTH_GENERATORIMPL_H
+#define KSC_LIB_SYNTH_GENERATORIMPL_H
+
+#include "ksc/Synth/Generator.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ksc::synth::detail {
+
+/// SplitMix64: small, fast and the same on every machine. Every draw is a
+/// statement of its own in the callers, never two in one argument list.
+class Rng {
+public:
+  explicit Rng(uint64_t seed) : state(seed) {}
+  uint64_t next();
+  /// Uniform in [0, n); n > 0.
+  unsigned below(unsigned n);
+  /// Uniform in [lo, hi].
+  int range(int lo, int hi);
+  /// True with probability percent / 100.
+  bool chance(unsigned percent);
+  template <typename T> const T &pick(llvm::ArrayRef<T> items) {
+    return items[below(items.size())];
+  }
+
+private:
+  uint64_t state;
+};
+
+enum class Ty {
+  Float,
+  Double,
+  Int,
+  Bool,
+  Vec2,
+  Vec3,
+  Vec4,
+  Mat22,
+  Mat33,
+  Mat44,
+};
+
+llvm::StringRef tyName(Ty ty);
+bool isReal(Ty ty);
+bool isVec(Ty ty);
+bool isMat(Ty ty);
+/// The number of components of a vector, the side of a matrix.
+unsigned dimOf(Ty ty);
+Ty vecOfDim(unsigned n);
+Ty matOfDim(unsigned n);
+
+/// An array argument.
+struct ArrayInfo {
+  std::string name;
+  Ty elem;
+  unsigned rank = 1;
+  bool isConst = true;
+  /// Updated only by atomics: never read, never stored to.
+  bool atomicOnly = false;
+  /// Written by the kernel somewhere at top level.
+  bool written = false;
+  /// Bound on the magnitude of its elements (inputs are in [-4, 4]).
+  double mag = 4;
+};
+
+struct Var {
+  std::string name;
+  Ty ty;
+  /// Assignable (locals; not parameters, loop counters, tid).
+  bool assignable = true;
+  /// Bound on the magnitude of its value (components of vectors).
+  double mag = 1;
+  /// Depends on a differentiable input.
+  bool active = false;
+  /// The loop nesting level it was declared at.
+  unsigned level = 0;
+  /// Inside the current loop: not readable (an accumulator of it).
+  bool hidden = false;
+  /// Inside the current loop: updatable with accumulating forms.
+  bool accumulator = false;
+  /// A loop counter `c < boundArray.shape(boundDim)`.
+  std::string boundArray;
+  unsigned boundDim = 0;
+  bool isCounter = false;
+};
+
+struct Expr {
+  std::string text;
+  /// C++ precedence class, higher binds tighter.
+  int prec = 0;
+  double mag = 1;
+  bool active = false;
+};
+
+enum Prec : int {
+  PTernary = 1,
+  POr = 2,
+  PAnd = 3,
+  PCmp = 4,
+  PAdd = 5,
+  PMul = 6,
+  PUnary = 7,
+  PPrimary = 8,
+};
+
+/// A device function the kernel may call.
+struct FuncInfo {
+  std::string name;
+  Ty result;
+  std::vector<Ty> params;
+  /// Template arguments spelled at the call ("<3>"), or empty.
+  std::string explicitArgs;
+  /// The magnitude bound its arguments must respect, and its result's.
+  double argMag = 16;
+  double resultMag = 1;
+};
+
+/// The constructs the grammar may draw.
+struct Features {
+  bool math = false;
+  bool ternary = false;
+  bool ifs = false;
+  bool loops = false;
+  bool whiles = false;
+  bool vectors = false;
+  bool matrices = false;
+  bool casts = true;
+  bool ints = true;
+};
+
+/// Statements the next loop must contain, set by the category generators.
+struct LoopHooks {
+  /// Runs at the end of the next loop body (then cleared).
+  std::function<void(unsigned depth)> body;
+  /// A variable the next loop must take as an accumulator.
+  std::string accumulator;
+  /// The next for loop runs over this array's dimension.
+  std::string boundArray;
+  unsigned boundDim = 0;
+  /// The next while loop has both a break and a continue.
+  bool breakAndContinue = false;
+};
+
+class Builder {
+public:
+  Builder(Rng &rng, const GeneratorOptions &options);
+
+  Rng &rng;
+  GeneratorOptions opts;
+  Features feat;
+  /// The floating-point type of the kernel: Float, or Double.
+  Ty real = Ty::Float;
+  /// In a kernel (tid() is the variable `i`); false in device functions.
+  bool inKernel = true;
+  std::string tidName;
+
+  std::vector<std::string> lines;
+  unsigned indent = 1;
+  void line(const std::string &text);
+
+  // Names.
+  llvm::StringSet<> used;
+  std::string freshName(llvm::ArrayRef<const char *> words);
+  std::string nameFor(Ty ty);
+
+  // Environment.
+  std::vector<std::vector<Var>> scopes;
+  std::vector<ArrayInfo> arrays;
+  std::vector<FuncInfo> funcs;
+  LoopHooks hooks;
+  /// The uint32_t random state variable, or empty.
+  std::string randState;
+  unsigned loopLevel = 0;
+  unsigned ctlDepth = 0;
+  void pushScope() { scopes.emplace_back(); }
+  void popScope() { scopes.pop_back(); }
+  Var &declare(const std::string &name, Ty ty, double mag, bool active);
+  std::vector<Var *> visible(Ty ty, bool forReading);
+  std::vector<Var *> assignableVars();
+  Var *findVar(llvm::StringRef name);
+
+  // Literals.
+  std::string realLit(Ty ty, int hundredths);
+  std::string smallRealLit(Ty ty);
+  std::string intLit(int v);
+
+  // Expressions.
+  Expr expr(Ty ty, unsigned depth);
+  Expr leaf(Ty ty);
+  Expr activeExpr(Ty ty, unsigned depth);
+  Expr squash(const Expr &e, Ty ty);
+  Expr limit(const Expr &e, Ty ty, double maxMag);
+  Expr binary(const Expr &a, llvm::StringRef op, const Expr &b, int prec);
+  Expr call(llvm::StringRef fn, llvm::ArrayRef<Expr> args, double mag);
+  Expr paren(const Expr &e, int minPrec);
+  Expr mathCall(Ty ty, unsigned depth);
+  Expr boolExpr(unsigned depth);
+  Expr intExpr(unsigned depth);
+  Expr arrayRead(const ArrayInfo &a);
+  std::string index(const ArrayInfo &a, unsigned dim, bool own);
+  std::string access(const ArrayInfo &a, bool own);
+  Expr funcCall(const FuncInfo &f, unsigned depth);
+
+  // Statements.
+  void block(unsigned depth, unsigned count);
+  void statement(unsigned depth);
+  void declStmt(unsigned depth);
+  void declOf(Ty ty, unsigned depth);
+  void assignStmt(unsigned depth);
+  void storeStmt(unsigned depth);
+  void ifStmt(unsigned depth, unsigned branches, bool forceElse);
+  void forStmt(unsigned depth, bool forceShape);
+  void whileStmt(unsigned depth, bool doWhile);
+  void ternaryDecl(unsigned depth);
+  void compoundStmt(unsigned depth);
+  void randomDraw(unsigned depth);
+  /// Enters a loop: picks accumulators among outer variables and hides
+  /// them; returns the saved flags to restore with leaveLoop.
+  std::vector<std::pair<Var *, std::pair<bool, bool>>> enterLoop();
+  void leaveLoop(std::vector<std::pair<Var *, std::pair<bool, bool>>> &saved);
+  /// Stores into every output array that has not been written yet.
+  void finishOutputs();
+  /// A number of statements for a block at `depth`: 1..maxStatements,
+  /// smaller deeper.
+  unsigned blockSize(unsigned depth);
+  /// Types locals may have.
+  std::vector<Ty> localTypes();
+  Ty randomLocalType();
+};
+
+/// The kernel signature, built by the category generators.
+struct Signature {
+  std::vector<KernelArgument> args;
+};
+
+} // namespace ksc::synth::detail
+
+#endif // KSC_LIB_SYNTH_GENERATORIMPL_H

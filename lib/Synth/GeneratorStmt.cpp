@@ -1,0 +1,496 @@
+//===- GeneratorStmt.cpp - Random statements ------------------------------===//
+//
+// Part of ksc. The statement grammar of the kernel generator: declarations,
+// assignments, compound assignments, stores, if/else chains, counted loops,
+// while and do-while loops with break and continue, nested blocks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GeneratorImpl.h"
+
+#include <algorithm>
+
+using namespace ksc::synth;
+using namespace ksc::synth::detail;
+
+/// The factor by which a loop may multiply an accumulated magnitude.
+static constexpr double kTripMag = 1e3;
+
+/// An expression depth for a statement at control depth `depth`.
+static unsigned exprDepth(Builder &b, unsigned depth) {
+  unsigned most = b.opts.maxDepth;
+  if (depth > 0 && most > 1)
+    --most;
+  return unsigned(b.rng.range(1, int(most)));
+}
+
+void Builder::block(unsigned depth, unsigned count) {
+  for (unsigned k = 0; k < count; ++k)
+    statement(depth);
+}
+
+void Builder::statement(unsigned depth) {
+  bool nest = depth < opts.maxDepth;
+  bool hasOutputs = false;
+  for (const ArrayInfo &a : arrays)
+    if (!a.isConst && !a.atomicOnly && !tidName.empty())
+      hasOutputs = true;
+  unsigned w[9] = {30,
+                   assignableVars().empty() ? 0u : 26u,
+                   hasOutputs ? 8u : 0u,
+                   feat.ifs && nest ? 14u : 0u,
+                   feat.loops && nest ? 12u : 0u,
+                   feat.whiles && nest ? 9u : 0u,
+                   feat.ternary ? 7u : 0u,
+                   nest ? 2u : 0u,
+                   randState.empty() ? 0u : 12u};
+  unsigned total = 0;
+  for (unsigned x : w)
+    total += x;
+  unsigned roll = rng.below(total);
+  unsigned pick = 0;
+  while (roll >= w[pick]) {
+    roll -= w[pick];
+    ++pick;
+  }
+  switch (pick) {
+  case 0:
+    return declStmt(depth);
+  case 1:
+    return assignStmt(depth);
+  case 2:
+    return storeStmt(depth);
+  case 3: {
+    unsigned branches = rng.chance(30) ? unsigned(rng.range(2, 3)) : 1;
+    return ifStmt(depth, branches, rng.chance(50));
+  }
+  case 4:
+    return forStmt(depth, false);
+  case 5:
+    return whileStmt(depth, rng.chance(35));
+  case 6:
+    return ternaryDecl(depth);
+  case 8:
+    return randomDraw(depth);
+  default: {
+    line("{");
+    ++indent;
+    pushScope();
+    block(depth + 1, blockSize(depth + 1));
+    popScope();
+    --indent;
+    line("}");
+    return;
+  }
+  }
+}
+
+void Builder::declOf(Ty ty, unsigned depth) {
+  Expr e = expr(ty, exprDepth(*this, depth));
+  std::string name = nameFor(ty);
+  line(tyName(ty).str() + " " + name + " = " + e.text + ";");
+  declare(name, ty, e.mag, e.active);
+}
+
+void Builder::declStmt(unsigned depth) { declOf(randomLocalType(), depth); }
+
+void Builder::ternaryDecl(unsigned depth) {
+  Ty ty = randomLocalType();
+  if (ty == Ty::Bool)
+    ty = real;
+  unsigned d = exprDepth(*this, depth);
+  Expr c = boolExpr(d);
+  Expr a = expr(ty, d > 0 ? d - 1 : 0);
+  Expr b = expr(ty, d > 0 ? d - 1 : 0);
+  std::string name = nameFor(ty);
+  line(tyName(ty).str() + " " + name + " = " + paren(c, POr).text + " ? " +
+       paren(a, POr).text + " : " + paren(b, POr).text + ";");
+  declare(name, ty, std::max(a.mag, b.mag), a.active || b.active);
+}
+
+void Builder::assignStmt(unsigned depth) {
+  std::vector<Var *> vars = assignableVars();
+  if (vars.empty())
+    return declStmt(depth);
+  Var *v = rng.pick(llvm::ArrayRef<Var *>(vars));
+  std::string name = v->name;
+  Ty ty = v->ty;
+  unsigned d = exprDepth(*this, depth);
+  // Read what we need before `v` may move (declarations reallocate scopes).
+  if (v->accumulator) {
+    // Bounded updates of a variable carried by the loop.
+    if (ty == Ty::Bool) {
+      Expr b = boolExpr(d);
+      line(name + " = " + name + (rng.chance(50) ? " || " : " && ") +
+           paren(b, PCmp).text + ";");
+      return;
+    }
+    if (ty == Ty::Int) {
+      if (rng.chance(50)) {
+        line(rng.chance(50) ? name + "++;" : name + " += 1;");
+      } else {
+        Expr c = boolExpr(d);
+        line(name + " += " + paren(c, POr).text + " ? 1 : 0;");
+      }
+      findVar(name)->mag += kTripMag;
+      return;
+    }
+    Expr e = limit(expr(ty, d), ty, 1e3);
+    unsigned form = isReal(ty) ? rng.below(5) : rng.below(2);
+    std::string half = realLit(isReal(ty) ? ty : Ty::Float, 50);
+    switch (form) {
+    case 0:
+      line(name + " += " + e.text + ";");
+      break;
+    case 1:
+      line(name + " -= " + e.text + ";");
+      break;
+    case 2:
+      line(name + " = max(" + name + ", " + e.text + ");");
+      break;
+    case 3:
+      line(name + " = min(" + name + ", " + e.text + ");");
+      break;
+    default:
+      line(name + " = " + name + " * " + half + " + " +
+           paren(e, PAdd + 1).text + ";");
+      break;
+    }
+    Var *w = findVar(name);
+    w->mag += kTripMag * e.mag;
+    w->active = w->active || e.active;
+    return;
+  }
+  if (ty == Ty::Bool) {
+    Expr b = boolExpr(d);
+    line(name + " = " + b.text + ";");
+    return;
+  }
+  if (ty == Ty::Int) {
+    Expr e = intExpr(d);
+    unsigned form = rng.below(4);
+    Var *w = findVar(name);
+    if (form == 0) {
+      line(name + " = " + e.text + ";");
+      w->mag = std::max(w->mag, e.mag);
+    } else if (form == 1 && w->mag + e.mag < 1e8) {
+      line(name + " += " + e.text + ";");
+      w->mag += e.mag;
+    } else if (form == 2) {
+      line(name + " %= " + intLit(rng.range(2, 9)) + ";");
+    } else {
+      line(name + (rng.chance(50) ? "++;" : "--;"));
+      w->mag += 1;
+    }
+    return;
+  }
+  return compoundStmt(depth);
+}
+
+void Builder::compoundStmt(unsigned depth) {
+  std::vector<Var *> vars;
+  for (Var *v : assignableVars())
+    if (!v->accumulator && v->ty != Ty::Bool && v->ty != Ty::Int)
+      vars.push_back(v);
+  if (vars.empty())
+    return declStmt(depth);
+  Var *v = rng.pick(llvm::ArrayRef<Var *>(vars));
+  std::string name = v->name;
+  Ty ty = v->ty;
+  double mag = v->mag;
+  unsigned d = exprDepth(*this, depth);
+  Ty scalarTy = isReal(ty) ? ty : Ty::Float;
+  unsigned form = rng.below(6);
+  Expr e;
+  if (form <= 1) {
+    e = expr(ty, d);
+    if (mag + e.mag > 1e6)
+      e = limit(e, ty, 1);
+    line(name + (form == 0 ? " += " : " -= ") + e.text + ";");
+    mag += e.mag;
+  } else if (form == 2 && !isMat(ty)) {
+    e = expr(scalarTy, d);
+    if (mag * e.mag > 1e6)
+      e = limit(e, scalarTy, 1);
+    if (mag * e.mag > 1e6)
+      e = Expr{realLit(scalarTy, 50), PPrimary, 1, false};
+    line(name + " *= " + e.text + ";");
+    mag *= e.mag;
+  } else if (form == 3) {
+    line(name + " /= " + realLit(scalarTy, rng.range(2, 8) * 50) + ";");
+  } else {
+    e = expr(ty, d);
+    line(name + " = " + e.text + ";");
+    mag = std::max(mag, e.mag);
+  }
+  Var *w = findVar(name);
+  w->mag = mag;
+  w->active = w->active || e.active;
+}
+
+void Builder::storeStmt(unsigned depth) {
+  std::vector<ArrayInfo *> outs;
+  for (ArrayInfo &a : arrays)
+    if (!a.isConst && !a.atomicOnly)
+      outs.push_back(&a);
+  if (outs.empty() || tidName.empty())
+    return declStmt(depth);
+  ArrayInfo *a = rng.pick(llvm::ArrayRef<ArrayInfo *>(outs));
+  std::string name = a->name;
+  Ty ty = a->elem;
+  unsigned d = exprDepth(*this, depth);
+  Expr e = rng.chance(80) ? activeExpr(ty, d) : expr(ty, d);
+  bool accumulate = loopLevel > 0 || rng.chance(25);
+  e = limit(e, ty, 1e3);
+  std::string target = access(*a, /*own=*/true);
+  line(target + (accumulate ? " += " : " = ") + e.text + ";");
+  for (ArrayInfo &b : arrays)
+    if (b.name == name) {
+      b.mag = accumulate ? b.mag + kTripMag * e.mag : std::max(b.mag, e.mag);
+      if (depth == 0 && loopLevel == 0 && !accumulate)
+        b.written = true;
+    }
+}
+
+void Builder::ifStmt(unsigned depth, unsigned branches, bool forceElse) {
+  unsigned d = exprDepth(*this, depth);
+  for (unsigned k = 0; k < branches; ++k) {
+    Expr c = boolExpr(d);
+    line((k == 0 ? std::string("if (") : "} else if (") + c.text + ") {");
+    ++indent;
+    pushScope();
+    block(depth + 1, blockSize(depth + 1));
+    popScope();
+    --indent;
+  }
+  if (forceElse || branches > 1) {
+    line("} else {");
+    ++indent;
+    pushScope();
+    block(depth + 1, blockSize(depth + 1));
+    popScope();
+    --indent;
+  }
+  line("}");
+}
+
+std::vector<std::pair<Var *, std::pair<bool, bool>>> Builder::enterLoop() {
+  std::vector<std::pair<Var *, std::pair<bool, bool>>> saved;
+  ++loopLevel;
+  unsigned picked = 0;
+  for (auto &scope : scopes)
+    for (Var &var : scope) {
+      if (!var.assignable || var.level >= loopLevel || var.accumulator)
+        continue;
+      bool forced = var.name == hooks.accumulator;
+      if (forced || (picked < 2 && rng.chance(45))) {
+        saved.push_back({&var, {var.hidden, var.accumulator}});
+        var.hidden = true;
+        var.accumulator = true;
+        ++picked;
+      }
+    }
+  hooks.accumulator.clear();
+  return saved;
+}
+
+void Builder::leaveLoop(
+    std::vector<std::pair<Var *, std::pair<bool, bool>>> &saved) {
+  for (auto &[var, flags] : saved) {
+    var->hidden = flags.first;
+    var->accumulator = flags.second;
+  }
+  --loopLevel;
+}
+
+void Builder::forStmt(unsigned depth, bool forceShape) {
+  static const char *const counters[] = {"j", "k", "r", "c", "s", "m", "t"};
+  std::string name = freshName(counters);
+  std::vector<const ArrayInfo *> arrs;
+  for (const ArrayInfo &a : arrays)
+    arrs.push_back(&a);
+  std::string boundArray;
+  unsigned boundDim = 0;
+  std::string header;
+  double mag;
+  bool shape = !hooks.boundArray.empty() ||
+               (!arrs.empty() && (forceShape || rng.chance(55)));
+  if (shape) {
+    // Prefer the dimensions other than 0 of 2-D arrays: they are short.
+    const ArrayInfo *a = rng.pick(llvm::ArrayRef<const ArrayInfo *>(arrs));
+    boundDim = a->rank > 1 && rng.chance(75) ? 1 : 0;
+    if (!a->isConst && boundDim == 0 && a->rank > 1)
+      boundDim = 1;
+    if (!hooks.boundArray.empty()) {
+      for (const ArrayInfo *x : arrs)
+        if (x->name == hooks.boundArray)
+          a = x;
+      boundDim = hooks.boundDim;
+      hooks.boundArray.clear();
+    }
+    boundArray = a->name;
+    std::string bound = a->name + ".shape(" + std::to_string(boundDim) + ")";
+    if (rng.chance(80))
+      header = "for (int " + name + " = 0; " + name + " < " + bound + "; ++" +
+               name + ")";
+    else
+      header = "for (int " + name + " = " + bound + " - 1; " + name +
+               " >= 0; --" + name + ")";
+    mag = 1e6;
+  } else {
+    int n = rng.range(2, 8);
+    unsigned form = rng.below(4);
+    if (form == 0)
+      header = "for (int " + name + " = " + intLit(n - 1) + "; " + name +
+               " >= 0; " + name + "--)";
+    else if (form == 1)
+      header = "for (int " + name + " = 0; " + name + " < " + intLit(2 * n) +
+               "; " + name + " += 2)";
+    else
+      header = "for (int " + name + " = 0; " + name + " < " + intLit(n) + "; " +
+               name + "++)";
+    mag = 2 * n;
+  }
+  line(header + " {");
+  ++indent;
+  pushScope();
+  Var &c = declare(name, Ty::Int, mag, false);
+  c.assignable = false;
+  c.isCounter = true;
+  c.boundArray = boundArray;
+  c.boundDim = boundDim;
+  c.level = loopLevel + 1;
+  auto hook = std::move(hooks.body);
+  hooks.body = nullptr;
+  auto saved = enterLoop();
+  block(depth + 1, blockSize(depth + 1));
+  if (hook)
+    hook(depth + 1);
+  if (feat.whiles && rng.chance(25)) {
+    Expr cond = boolExpr(1);
+    line("if (" + cond.text + ") {");
+    line(rng.chance(50) ? "  break;" : "  continue;");
+    line("}");
+  }
+  leaveLoop(saved);
+  popScope();
+  --indent;
+  line("}");
+}
+
+void Builder::whileStmt(unsigned depth, bool doWhile) {
+  static const char *const counters[] = {"iter",  "it",    "step",
+                                         "tries", "round", "pass"};
+  std::string name = freshName(counters);
+  int n = rng.range(3, 12);
+  line("int " + name + " = 0;");
+  Var &c = declare(name, Ty::Int, n, false);
+  c.assignable = false;
+  std::string cond = name + " < " + intLit(n);
+  // An extra condition on values the loop does not change.
+  if (!doWhile && rng.chance(35)) {
+    Expr extra = boolExpr(1);
+    cond += " && " + paren(extra, PCmp).text;
+  }
+  line(doWhile ? std::string("do {") : "while (" + cond + ") {");
+  ++indent;
+  pushScope();
+  auto hook = std::move(hooks.body);
+  hooks.body = nullptr;
+  bool both = hooks.breakAndContinue;
+  hooks.breakAndContinue = false;
+  auto saved = enterLoop();
+  // The counter goes up first, so `continue` cannot skip it.
+  line(rng.chance(50) ? "++" + name + ";" : name + "++;");
+  unsigned size = blockSize(depth + 1);
+  unsigned half = size / 2;
+  block(depth + 1, half);
+  bool withContinue = both || rng.chance(70);
+  if (withContinue) {
+    Expr k = boolExpr(1);
+    line("if (" + k.text + ") {");
+    line("  continue;");
+    line("}");
+  }
+  block(depth + 1, size - half);
+  if (hook)
+    hook(depth + 1);
+  if (both || !withContinue || rng.chance(70)) {
+    Expr k = boolExpr(1);
+    line("if (" + k.text + ") {");
+    line("  break;");
+    line("}");
+  }
+  leaveLoop(saved);
+  popScope();
+  --indent;
+  line(doWhile ? "} while (" + cond + ");" : std::string("}"));
+}
+
+void Builder::finishOutputs() {
+  for (size_t k = 0; k < arrays.size(); ++k) {
+    if (arrays[k].isConst || arrays[k].atomicOnly || arrays[k].written)
+      continue;
+    std::string name = arrays[k].name;
+    Ty ty = arrays[k].elem;
+    unsigned d = unsigned(rng.range(1, int(opts.maxDepth)));
+    if (arrays[k].rank == 1) {
+      Expr e = limit(activeExpr(ty, d), ty, 1e6);
+      line(name + "[" + tidName + "] = " + e.text + ";");
+    } else {
+      static const char *const counters[] = {"j", "col", "c", "k"};
+      std::string j = freshName(counters);
+      line("for (int " + j + " = 0; " + j + " < " + name + ".shape(1); ++" + j +
+           ") {");
+      ++indent;
+      pushScope();
+      Var &c = declare(j, Ty::Int, 1e6, false);
+      c.assignable = false;
+      c.isCounter = true;
+      c.boundArray = name;
+      c.boundDim = 1;
+      c.level = loopLevel + 1;
+      ++loopLevel;
+      Expr e = limit(activeExpr(ty, d), ty, 1e6);
+      line(name + "(" + tidName + ", " + j + ") = " + e.text + ";");
+      --loopLevel;
+      popScope();
+      --indent;
+      line("}");
+    }
+    arrays[k].written = true;
+  }
+}
+
+void Builder::randomDraw(unsigned depth) {
+  (void)depth;
+  std::string name;
+  switch (rng.below(4)) {
+  case 0:
+    name = nameFor(Ty::Float);
+    line("float " + name + " = randf(" + randState + ");");
+    declare(name, Ty::Float, 1, false);
+    return;
+  case 1: {
+    name = nameFor(Ty::Float);
+    int lo = rng.range(-300, 0);
+    int hi = rng.range(50, 300);
+    line("float " + name + " = randf(" + randState + ", " +
+         realLit(Ty::Float, lo) + ", " + realLit(Ty::Float, hi) + ");");
+    declare(name, Ty::Float, 3, false);
+    return;
+  }
+  case 2:
+    name = nameFor(Ty::Float);
+    line("float " + name + " = randn(" + randState + ");");
+    declare(name, Ty::Float, 8, false);
+    return;
+  default: {
+    name = nameFor(Ty::Int);
+    int hi = rng.range(2, 9);
+    line("int " + name + " = randi(" + randState + ", 0, " + intLit(hi) + ");");
+    declare(name, Ty::Int, hi, false);
+    return;
+  }
+  }
+}

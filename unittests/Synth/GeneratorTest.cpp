@@ -1,0 +1,278 @@
+//===- GeneratorTest.cpp - ksc-synth's random kernel generator ------------===//
+//
+// Part of ksc. Every category, many seeds: generation is deterministic, the
+// category's construct is there, the arguments match the signature, seeds
+// give different kernels, the options bound the size, and every kernel
+// compiles through ksc's pipeline, derivatives and CUDA included.
+//
+// KSC_SYNTH_SOAK=N (with KSC_SYNTH_SOAK_FORMS, default
+// cpp_adj,cpp_jvp,cuda_adj,ptx_adj) runs the disabled soak test on N seeds
+// per category; KSC_SYNTH_DUMP=DIR writes the kernels it compiles there.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ksc/Synth/Generator.h"
+#include "ksc/Synth/Forms.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+#include "gtest/gtest.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+
+using namespace ksc::synth;
+
+namespace {
+
+constexpr unsigned kSeeds = 200;
+
+std::string describe(Category category, uint64_t seed,
+                     const GeneratedKernel &k) {
+  return "category " + categoryName(category).str() + ", seed " +
+         std::to_string(seed) + ":\n" + k.source;
+}
+
+/// What every kernel of `category` must contain.
+std::vector<llvm::StringRef> constructs(Category category) {
+  switch (category) {
+  case Category::Arithmetic:
+    return {};
+  case Category::Math:
+    return {};
+  case Category::Conditional:
+    return {"if ("};
+  case Category::MultiConditional:
+    return {"} else if (", "} else {"};
+  case Category::Loop:
+    return {"for (int "};
+  case Category::NestedLoop:
+    return {"for (int ", ".shape(1)"};
+  case Category::WhileLoop:
+    return {"while (", "break;", "continue;"};
+  case Category::Vector:
+    return {"vec"};
+  case Category::Matrix:
+    return {"mat"};
+  case Category::Atomic:
+    return {};
+  case Category::ScalarParam:
+    return {};
+  case Category::RandomMath:
+    return {"rand_init(", "uint32_t "};
+  case Category::Function:
+    return {"KSC_FUNC "};
+  case Category::Combined:
+    return {};
+  }
+  return {};
+}
+
+bool containsAny(llvm::StringRef s, llvm::ArrayRef<llvm::StringRef> words) {
+  for (llvm::StringRef w : words)
+    if (s.contains(w))
+      return true;
+  return false;
+}
+
+/// Category-specific checks that are alternatives.
+void checkAlternatives(Category category, const GeneratedKernel &k,
+                       const std::string &where) {
+  llvm::StringRef s = k.source;
+  switch (category) {
+  case Category::Arithmetic:
+    EXPECT_TRUE(containsAny(s, {" += ", " -= ", " *= ", " /= "})) << where;
+    break;
+  case Category::Math:
+    EXPECT_TRUE(
+        containsAny(s, {"sin(",   "cos(",   "exp(",        "log",    "sqrt(",
+                        "pow(",   "tanh(",  "abs(",        "min(",   "max(",
+                        "clamp(", "floor(", "ceil(",       "round(", "trunc(",
+                        "fmod(",  "lerp(",  "smoothstep(", "erf(",   "atan",
+                        "asin(",  "acos(",  "cosh(",       "sinh(",  "cbrt("}))
+        << where;
+    break;
+  case Category::Conditional:
+    EXPECT_TRUE(s.contains(" ? ") || s.contains("} else {")) << where;
+    break;
+  case Category::Vector:
+    EXPECT_TRUE(
+        containsAny(s, {"dot(", "cross(", "length(", "normalize(", ".x", ".y"}))
+        << where;
+    break;
+  case Category::Matrix:
+    EXPECT_TRUE(containsAny(s, {"determinant(", "trace(", "transpose("}))
+        << where;
+    break;
+  case Category::Atomic:
+    EXPECT_TRUE(
+        containsAny(s, {"atomic_add(", "atomic_min(", "atomic_max(", "] += "}))
+        << where;
+    break;
+  case Category::ScalarParam: {
+    std::set<std::string> types;
+    for (const KernelArgument &a : k.arguments)
+      if (!llvm::StringRef(a.type).starts_with("array"))
+        types.insert(a.type);
+    EXPECT_GE(types.size(), 2u) << where;
+    break;
+  }
+  case Category::RandomMath:
+    EXPECT_TRUE(containsAny(s, {"randf(", "randn(", "randi("})) << where;
+    break;
+  default:
+    break;
+  }
+}
+
+/// The kernel's signature, as written: "KSC_KERNEL void name(...)".
+std::string signatureOf(const GeneratedKernel &k) {
+  size_t at = k.source.find("KSC_KERNEL void ");
+  if (at == std::string::npos)
+    return "";
+  size_t end = k.source.find(") {", at);
+  return k.source.substr(at, end - at + 1);
+}
+
+std::string expectedSignature(const GeneratedKernel &k) {
+  std::string s = "KSC_KERNEL void " + k.kernelName + "(";
+  for (size_t i = 0; i < k.arguments.size(); ++i)
+    s += (i ? ", " : "") + k.arguments[i].type + " " + k.arguments[i].name;
+  return s + ")";
+}
+
+std::string normalizeSpace(const std::string &s) {
+  std::string r;
+  bool space = false;
+  for (char c : s) {
+    if (c == ' ' || c == '\n') {
+      space = true;
+      continue;
+    }
+    if (space && !r.empty() && r.back() != '(')
+      r += ' ';
+    space = false;
+    r += c;
+  }
+  return r;
+}
+
+class CategoryTest : public ::testing::TestWithParam<Category> {};
+
+TEST_P(CategoryTest, DeterministicWithConstructAndSignature) {
+  Category category = GetParam();
+  GeneratorOptions options;
+  std::set<std::string> sources;
+  for (uint64_t seed = 0; seed < kSeeds; ++seed) {
+    GeneratedKernel k = generateKernel(category, seed, options);
+    GeneratedKernel again = generateKernel(category, seed, options);
+    std::string where = describe(category, seed, k);
+    ASSERT_EQ(k.source, again.source) << where;
+    sources.insert(k.source);
+    for (llvm::StringRef c : constructs(category))
+      EXPECT_TRUE(llvm::StringRef(k.source).contains(c))
+          << "missing '" << c.str() << "' in " << where;
+    checkAlternatives(category, k, where);
+    EXPECT_EQ(normalizeSpace(signatureOf(k)), expectedSignature(k)) << where;
+    EXPECT_EQ(llvm::StringRef(k.source).count("KSC_KERNEL"), 1u) << where;
+    EXPECT_FALSE(llvm::StringRef(k.source).contains("#include")) << where;
+    bool hasFloatOutput = false;
+    for (const KernelArgument &a : k.arguments)
+      if (llvm::StringRef(a.type).starts_with("array<") &&
+          !llvm::StringRef(a.type).starts_with("array<const") &&
+          !llvm::StringRef(a.type).starts_with("array<int") &&
+          !llvm::StringRef(a.type).starts_with("array<bool"))
+        hasFloatOutput = true;
+    EXPECT_TRUE(hasFloatOutput) << where;
+  }
+  // Different seeds give different kernels.
+  EXPECT_GE(sources.size(), kSeeds * 95 / 100) << categoryName(category).str();
+}
+
+TEST_P(CategoryTest, OptionsBoundTheSize) {
+  Category category = GetParam();
+  GeneratorOptions small{1, 2}, large{4, 10};
+  size_t smallTotal = 0, largeTotal = 0;
+  for (uint64_t seed = 0; seed < 100; ++seed) {
+    smallTotal += generateKernel(category, seed, small).source.size();
+    largeTotal += generateKernel(category, seed, large).source.size();
+  }
+  EXPECT_LT(smallTotal, largeTotal) << categoryName(category).str();
+}
+
+/// Compiles kernels of `category` to `forms`; returns the number compiled.
+void compileSeeds(Category category, uint64_t first, uint64_t count,
+                  llvm::StringRef formList, const GeneratorOptions &options) {
+  std::string err;
+  std::optional<FormSet> forms = FormSet::parse(formList, err);
+  ASSERT_TRUE(forms) << err;
+  std::unique_ptr<mlir::MLIRContext> context = createCompilerContext();
+  const char *dump = std::getenv("KSC_SYNTH_DUMP");
+  unsigned failures = 0;
+  for (uint64_t seed = first; seed < first + count; ++seed) {
+    GeneratedKernel k = generateKernel(category, seed, options);
+    std::string name =
+        categoryName(category).str() + "_" + std::to_string(seed) + ".kdsl";
+    if (dump) {
+      std::ofstream out(std::string(dump) + "/" + name);
+      out << k.source;
+    }
+    CompiledForms result;
+    std::string error;
+    bool ok = compileForms(*context, name, k.source, *forms, FormsOptions(),
+                           result, error);
+    EXPECT_TRUE(ok) << describe(category, seed, k) << "\n" << error;
+    if (!ok && ++failures >= 5)
+      return;
+  }
+}
+
+TEST_P(CategoryTest, Compiles) {
+  compileSeeds(GetParam(), 0, kSeeds, "ks_mlir,cpp_adj,cpp_jvp,cuda_adj",
+               GeneratorOptions());
+}
+
+TEST_P(CategoryTest, CompilesToPtx) {
+  compileSeeds(GetParam(), 1000, 8, "ptx_adj", GeneratorOptions());
+}
+
+TEST_P(CategoryTest, CompilesWithOtherOptions) {
+  compileSeeds(GetParam(), 2000, 15, "cpp_adj,cpp_jvp", {1, 1});
+  compileSeeds(GetParam(), 3000, 15, "cpp_adj,cpp_jvp", {5, 9});
+}
+
+TEST_P(CategoryTest, DISABLED_Soak) {
+  const char *n = std::getenv("KSC_SYNTH_SOAK");
+  const char *forms = std::getenv("KSC_SYNTH_SOAK_FORMS");
+  compileSeeds(GetParam(), 100000, n ? std::strtoull(n, nullptr, 10) : 2000,
+               forms ? forms : "cpp_adj,cpp_jvp,cuda_adj,ptx_adj",
+               GeneratorOptions());
+}
+
+INSTANTIATE_TEST_SUITE_P(AllCategories, CategoryTest,
+                         ::testing::ValuesIn(allCategories()),
+                         [](const ::testing::TestParamInfo<Category> &info) {
+                           std::string name = categoryName(info.param).str();
+                           std::string result;
+                           bool upper = true;
+                           for (char c : name) {
+                             if (c == '_') {
+                               upper = true;
+                               continue;
+                             }
+                             result += upper ? char(std::toupper(c)) : c;
+                             upper = false;
+                           }
+                           return result;
+                         });
+
+TEST(GeneratorTest, CategoryNames) {
+  EXPECT_EQ(allCategories().size(), kNumCategories);
+  for (Category c : allCategories())
+    EXPECT_EQ(parseCategory(categoryName(c)), c);
+  EXPECT_EQ(categoryName(Category::MultiConditional), "multi_conditional");
+  EXPECT_FALSE(parseCategory("nope"));
+}
+
+} // namespace
