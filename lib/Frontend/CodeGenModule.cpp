@@ -707,7 +707,10 @@ mlir::OwningOpRef<mlir::ModuleOp> ModuleBuilder::build() {
   module = mlir::ModuleOp::create(loc(start));
   mlir::OwningOpRef<mlir::ModuleOp> owned(module);
 
-  for (Decl *decl : tu->decls())
+  // Not decls(): with the prelude in a precompiled header (FrontendSession),
+  // that would read all of it back; its declarations are skipped anyway,
+  // and without one both give the same declarations.
+  for (Decl *decl : tu->noload_decls())
     handleTopLevelDecl(decl);
 
   if (!hadError())

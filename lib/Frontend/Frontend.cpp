@@ -15,10 +15,13 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/Basic/DiagnosticSema.h"
 #include "clang/Basic/FileManager.h"
+#include "clang/Driver/CreateInvocationFromArgs.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
+#include "clang/Frontend/FrontendActions.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Lex/PPCallbacks.h"
+#include "clang/Lex/PreprocessorOptions.h"
 #include "clang/Lex/Preprocessor.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/FileSystem.h"
@@ -327,29 +330,28 @@ private:
 
 } // namespace
 
-/// Runs Clang and the ModuleBuilder on `path`, read from `fileSystem`.
-static FrontendResult
-runFrontend(mlir::MLIRContext &context, StringRef path,
-            llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fileSystem,
-            const ksc::FrontendOptions &options) {
-  FrontendResult result;
-  std::string includeDir = getPreludeIncludeDir();
-  llvm::SmallString<256> prelude(includeDir);
+/// The prelude's path; empty, after an error on standard error, when it is
+/// missing.
+static std::string findPrelude() {
+  llvm::SmallString<256> prelude(getPreludeIncludeDir());
   llvm::sys::path::append(prelude, kPrelude);
   if (!llvm::sys::fs::exists(prelude)) {
     llvm::errs() << "ksc: error: the kernel-language prelude " << prelude
                  << " is missing; reinstall ksc\n";
-    return result;
+    return "";
   }
+  return std::string(prelude);
+}
 
+/// The Clang command line for kernel files, up to the input file: the
+/// prelude comes in as source, or from `options.preludePch`.
+static std::vector<std::string>
+clangArguments(const ksc::FrontendOptions &options) {
   // A fixed target: the kernel language has 32-bit int and 64-bit int64_t
   // whatever machine ksc runs on.
   std::vector<std::string> args = {
       "ksc",
-      "-fsyntax-only",
       "--target=x86_64-unknown-linux-gnu",
-      "-x",
-      "c++",
       "-std=c++17",
       "-ffreestanding",
       "-nostdinc++",
@@ -359,9 +361,7 @@ runFrontend(mlir::MLIRContext &context, StringRef path,
       "-resource-dir",
       getClangResourceDir(),
       "-isystem",
-      includeDir,
-      "-include",
-      std::string(kPrelude),
+      getPreludeIncludeDir(),
       "-D__KSC__=1",
   };
   if (!options.diagnostics && llvm::errs().has_colors())
@@ -370,17 +370,37 @@ runFrontend(mlir::MLIRContext &context, StringRef path,
     args.push_back("-I" + dir);
   for (const std::string &define : options.defines)
     args.push_back("-D" + define);
+  return args;
+}
+
+/// The Clang command line that compiles the kernel file `path`.
+static std::vector<std::string>
+kdslArguments(const ksc::FrontendOptions &options, StringRef path) {
+  std::vector<std::string> args = clangArguments(options);
+  args.insert(args.end(), {"-fsyntax-only", "-x", "c++"});
+  if (options.preludePch.empty())
+    args.insert(args.end(), {"-include", std::string(kPrelude)});
+  else
+    args.insert(args.end(), {"-include-pch", options.preludePch});
   if (options.verifyDiagnostics) {
     args.push_back("-Xclang");
     args.push_back("-verify");
     args.push_back("-ferror-limit=0");
   }
   args.push_back(path.str());
+  return args;
+}
 
+/// Runs `action` as Clang's frontend on the command line `args`, with the
+/// files of `fileSystem` and the diagnostics going where `options` says.
+static bool runClang(std::vector<std::string> args,
+                     std::unique_ptr<FrontendAction> action,
+                     llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fileSystem,
+                     const ksc::FrontendOptions &options) {
   llvm::IntrusiveRefCntPtr<FileManager> files(
       new FileManager(FileSystemOptions(), std::move(fileSystem)));
-  tooling::ToolInvocation invocation(
-      args, std::make_unique<KdslAction>(context, result.module), files.get());
+  tooling::ToolInvocation invocation(std::move(args), std::move(action),
+                                     files.get());
   std::unique_ptr<DiagnosticOptions> diagnosticOptions;
   std::unique_ptr<TextDiagnosticPrinter> printer;
   if (options.diagnostics) {
@@ -389,7 +409,67 @@ runFrontend(mlir::MLIRContext &context, StringRef path,
                                                       *diagnosticOptions);
     invocation.setDiagnosticConsumer(printer.get());
   }
-  bool ok = invocation.run();
+  return invocation.run();
+}
+
+/// What a FrontendSession precompiles: the prelude, and the class template
+/// specializations kernels use most, instantiated once here instead of in
+/// every kernel (the same declarations either way).
+static constexpr llvm::StringLiteral kSessionHeader = R"(#include "ksc/dsl.h"
+namespace ksc_session_detail {
+template <typename... T> struct complete {
+  static constexpr bool value = (sizeof(T) + ... + 0) > 0;
+};
+static_assert(complete<
+    ksc::array<float>, ksc::array<const float>, ksc::array<double>,
+    ksc::array<const double>, ksc::array<int>, ksc::array<const int>,
+    ksc::array<float, 2>, ksc::array<const float, 2>, ksc::array<int, 2>,
+    ksc::array<double, 2>, ksc::array<const double, 2>,
+    ksc::array<float, 3>, ksc::array<const float, 3>,
+    ksc::vec2, ksc::vec3, ksc::vec4, ksc::vec2d, ksc::vec3d, ksc::vec4d,
+    ksc::vec2i, ksc::vec3i, ksc::vec4i, ksc::mat22, ksc::mat33, ksc::mat44,
+    ksc::mat22d, ksc::mat33d, ksc::mat44d, ksc::quat>::value, "");
+} // namespace ksc_session_detail
+)";
+
+/// Precompiles kSessionHeader, written to `outputPath`.h, into the Clang
+/// precompiled header `outputPath`.
+static bool precompileSessionHeader(StringRef outputPath,
+                                    const ksc::FrontendOptions &options) {
+  if (findPrelude().empty())
+    return false;
+  std::string header = (outputPath + ".h").str();
+  std::error_code error;
+  llvm::raw_fd_ostream os(header, error);
+  if (!error) {
+    os << kSessionHeader;
+    os.close();
+    error = os.error();
+  }
+  if (error) {
+    (options.diagnostics ? *options.diagnostics : llvm::errs())
+        << "ksc: error: cannot write '" << header << "': " << error.message()
+        << "\n";
+    return false;
+  }
+  std::vector<std::string> args = clangArguments(options);
+  args.insert(args.end(),
+              {"-x", "c++-header", header, "-o", outputPath.str()});
+  return runClang(std::move(args), std::make_unique<GeneratePCHAction>(),
+                  llvm::vfs::getRealFileSystem(), options);
+}
+
+/// Runs Clang and the ModuleBuilder on `path`, read from `fileSystem`.
+static FrontendResult
+runFrontend(mlir::MLIRContext &context, StringRef path,
+            llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fileSystem,
+            const ksc::FrontendOptions &options) {
+  FrontendResult result;
+  if (options.preludePch.empty() && findPrelude().empty())
+    return result;
+  bool ok = runClang(kdslArguments(options, path),
+                     std::make_unique<KdslAction>(context, result.module),
+                     std::move(fileSystem), options);
   if (options.verifyDiagnostics) {
     result.success = ok;
     result.module = nullptr;
@@ -419,4 +499,71 @@ FrontendResult ksc::importKdslSource(mlir::MLIRContext &context,
   memory->addFile(name, /*ModificationTime=*/0,
                   llvm::MemoryBuffer::getMemBufferCopy(source, name));
   return runFrontend(context, name, overlay, options);
+}
+
+struct FrontendSession::Impl {
+  /// The cc1 invocation for a kernel file, its input to be replaced.
+  std::shared_ptr<CompilerInvocation> invocation;
+};
+
+FrontendSession::FrontendSession(std::unique_ptr<Impl> impl)
+    : impl(std::move(impl)) {}
+FrontendSession::~FrontendSession() = default;
+
+std::unique_ptr<FrontendSession>
+FrontendSession::create(const ksc::FrontendOptions &options,
+                        StringRef pchPath) {
+  if (!precompileSessionHeader(pchPath, options))
+    return nullptr;
+  ksc::FrontendOptions sessionOptions = options;
+  sessionOptions.preludePch = pchPath.str();
+  // Without colors: the diagnostics of import() go to a stream.
+  llvm::raw_null_ostream quiet;
+  if (!sessionOptions.diagnostics)
+    sessionOptions.diagnostics = &quiet;
+  std::vector<std::string> args = kdslArguments(sessionOptions, "input.kdsl");
+  std::vector<const char *> argv;
+  for (const std::string &arg : args)
+    argv.push_back(arg.c_str());
+  DiagnosticOptions diagnosticOptions;
+  TextDiagnosticPrinter printer(
+      options.diagnostics ? *options.diagnostics : llvm::errs(),
+      diagnosticOptions);
+  CreateInvocationOptions createOptions;
+  createOptions.Diags = CompilerInstance::createDiagnostics(
+      *llvm::vfs::getRealFileSystem(), diagnosticOptions, &printer,
+      /*ShouldOwnClient=*/false);
+  std::unique_ptr<CompilerInvocation> invocation =
+      createInvocation(argv, std::move(createOptions));
+  if (!invocation)
+    return nullptr;
+  auto impl = std::make_unique<Impl>();
+  impl->invocation = std::move(invocation);
+  return std::unique_ptr<FrontendSession>(new FrontendSession(std::move(impl)));
+}
+
+FrontendResult FrontendSession::import(mlir::MLIRContext &context,
+                                       StringRef name, StringRef source,
+                                       llvm::raw_ostream &diagnostics) const {
+  auto invocation = std::make_shared<CompilerInvocation>(*impl->invocation);
+  clang::FrontendOptions &frontend = invocation->getFrontendOpts();
+  frontend.Inputs.clear();
+  frontend.Inputs.emplace_back(name, InputKind(Language::CXX));
+  // Owned by the preprocessor from here on.
+  invocation->getPreprocessorOpts().addRemappedFile(
+      name, llvm::MemoryBuffer::getMemBufferCopy(source, name).release());
+
+  FrontendResult result;
+  CompilerInstance compiler(invocation);
+  compiler.setFileManager(llvm::makeIntrusiveRefCnt<FileManager>(
+      FileSystemOptions(), llvm::vfs::getRealFileSystem()));
+  TextDiagnosticPrinter printer(diagnostics, invocation->getDiagnosticOpts());
+  compiler.createDiagnostics(&printer, /*ShouldOwnClient=*/false);
+  compiler.createSourceManager();
+  KdslAction action(context, result.module);
+  bool ok = compiler.ExecuteAction(action);
+  result.success = ok && result.module;
+  if (!result.success)
+    result.module = nullptr;
+  return result;
 }

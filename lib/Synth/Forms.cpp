@@ -11,6 +11,8 @@
 #include "ksc/InitAll.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "ksc/Target/Cpp/CppEmitter.h"
+#include "ksc/Target/PTX/PtxEmitter.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -111,81 +113,78 @@ std::unique_ptr<MLIRContext> synth::createCompilerContext() {
   return context;
 }
 
-namespace {
-/// Runs the passes of one form on clones of the modules it shares with
-/// others, keeping the first error.
-class FormCompiler {
-public:
-  FormCompiler(MLIRContext &context, StringRef fileName,
-               const FormsOptions &options, std::string &error)
-      : context(context), fileName(fileName), options(options),
-        error(error) {}
-
-  /// Runs `build` on a clone of `module` into a new module; null after an
-  /// error.
-  OwningOpRef<ModuleOp>
-  derive(ModuleOp module, llvm::function_ref<void(OpPassManager &)> build) {
-    OwningOpRef<ModuleOp> result(cast<ModuleOp>(module->clone()));
-    PassManager pm(&context);
-    build(pm);
-    if (failed(pm.run(*result)))
-      return nullptr;
-    return result;
+/// The pass pipelines of the forms, built once per context: building a
+/// pipeline (the canonicalizer gathers every dialect's patterns) costs as
+/// much as running it on a small kernel.
+struct RecordCompiler::Pipelines {
+  explicit Pipelines(MLIRContext &context)
+      : cleanup(&context), reverse(&context), forward(&context),
+        cpu(&context), cuda(&context), ptx(&context) {
+    addKsCleanupPasses(cleanup);
+    addReverseADPasses(reverse, /*wrt=*/{});
+    addForwardADPasses(forward, /*wrt=*/{});
+    addCpuLoweringPasses(cpu, CpuPipelineOptions());
+    addCudaLoweringPasses(cuda, CudaPipelineOptions());
+    addPtxLoweringPasses(ptx, CudaPipelineOptions(), /*blockSize=*/0);
   }
-
-  bool emit(Form form, ModuleOp module, CompiledForms &result) {
-    std::string &out = result[form];
-    CppEmitterOptions emitter;
-    emitter.sourceName = fileName.str();
-    LogicalResult status = success();
-    switch (form) {
-    case Form::KsMlir: {
-      llvm::raw_string_ostream os(out);
-      OpPrintingFlags flags;
-      flags.printNameLocAsPrefix();
-      module->print(os, flags);
-      break;
-    }
-    case Form::Cpp:
-    case Form::CppAdj:
-    case Form::CppJvp:
-      status = emitCpuCpp(module, out, CpuPipelineOptions(), emitter);
-      break;
-    case Form::Cuda:
-    case Form::CudaAdj:
-      emitter.target = CppTarget::Cuda;
-      status = emitCudaCpp(module, out, CudaPipelineOptions(), emitter);
-      break;
-    case Form::Ptx:
-    case Form::PtxAdj: {
-      PtxOptions ptx;
-      ptx.cudaPath = options.cudaPath;
-      status = emitPtx(module, out, CudaPipelineOptions(), ptx);
-      break;
-    }
-    }
-    return succeeded(status);
-  }
-
-  void fail(Form form, StringRef diagnostics) {
-    if (!error.empty())
-      return;
-    error = ("ksc " + fileName + " " + formCommand(form) + ": ").str();
-    error += diagnostics.trim().str();
-  }
-
-private:
-  MLIRContext &context;
-  StringRef fileName;
-  const FormsOptions &options;
-  std::string &error;
+  PassManager cleanup, reverse, forward, cpu, cuda, ptx;
 };
-} // namespace
 
-bool synth::compileForms(MLIRContext &context, StringRef fileName,
-                         StringRef source, FormSet forms,
-                         const FormsOptions &options, CompiledForms &result,
-                         std::string &error) {
+/// Runs `pm` on a clone of `module`; null after an error.
+static OwningOpRef<ModuleOp> derive(ModuleOp module, PassManager &pm) {
+  OwningOpRef<ModuleOp> result(cast<ModuleOp>(module->clone()));
+  if (failed(pm.run(*result)))
+    return nullptr;
+  return result;
+}
+
+/// Prints `form` of `module` (the primal, adjoint or tangent module as the
+/// form needs) into `out`, as emitCpuCpp, emitCudaCpp and emitPtx do.
+static LogicalResult emitForm(Form form, ModuleOp module, StringRef fileName,
+                              const FormsOptions &options,
+                              RecordCompiler::Pipelines &pipelines,
+                              std::string &out) {
+  llvm::raw_string_ostream os(out);
+  CppEmitterOptions emitter;
+  emitter.sourceName = fileName.str();
+  switch (form) {
+  case Form::KsMlir: {
+    OpPrintingFlags flags;
+    flags.printNameLocAsPrefix();
+    module->print(os, flags);
+    return success();
+  }
+  case Form::Cpp:
+  case Form::CppAdj:
+  case Form::CppJvp: {
+    OwningOpRef<ModuleOp> lowered = derive(module, pipelines.cpu);
+    return success(lowered && succeeded(translateToCpp(*lowered, os, emitter)));
+  }
+  case Form::Cuda:
+  case Form::CudaAdj: {
+    emitter.target = CppTarget::Cuda;
+    OwningOpRef<ModuleOp> lowered = derive(module, pipelines.cuda);
+    return success(lowered && succeeded(translateToCpp(*lowered, os, emitter)));
+  }
+  case Form::Ptx:
+  case Form::PtxAdj: {
+    PtxOptions ptx;
+    ptx.cudaPath = options.cudaPath;
+    OwningOpRef<ModuleOp> lowered = derive(module, pipelines.ptx);
+    return success(lowered && succeeded(translateToPtx(*lowered, os, ptx)));
+  }
+  }
+  llvm_unreachable("unknown form");
+}
+
+/// The forms of `source`: the frontend (through `session` when there is
+/// one), the cleanup, each AD pass once, then each form's lowering.
+static bool compileWith(MLIRContext &context,
+                        RecordCompiler::Pipelines &pipelines,
+                        const FrontendSession *session, StringRef fileName,
+                        StringRef source, FormSet forms,
+                        const FormsOptions &options, CompiledForms &result,
+                        std::string &error) {
   error.clear();
   result = CompiledForms();
   std::string diagnostics;
@@ -198,7 +197,12 @@ bool synth::compileForms(MLIRContext &context, StringRef fileName,
                      << diagnostic << "\n";
     return success();
   });
-  FormCompiler compiler(context, fileName, options, error);
+  auto fail = [&](Form form) {
+    error = ("ksc " + fileName + " " + formCommand(form)).str();
+    error = StringRef(error).rtrim().str() + ": " +
+            StringRef(diagnostics).trim().str();
+    return false;
+  };
   Form first = Form::KsMlir;
   for (Form form : allForms())
     if (forms.contains(form)) {
@@ -206,22 +210,19 @@ bool synth::compileForms(MLIRContext &context, StringRef fileName,
       break;
     }
 
-  FrontendOptions frontendOptions;
-  frontendOptions.diagnostics = &diagnosticStream;
-  FrontendResult imported =
-      importKdslSource(context, fileName, source, frontendOptions);
-  if (!imported.success) {
-    compiler.fail(first, diagnostics);
-    return false;
+  FrontendResult imported;
+  if (session) {
+    imported = session->import(context, fileName, source, diagnosticStream);
+  } else {
+    FrontendOptions frontendOptions;
+    frontendOptions.diagnostics = &diagnosticStream;
+    imported = importKdslSource(context, fileName, source, frontendOptions);
   }
-
-  // ksc runs the cleanup, then the AD passes, then the lowering.
-  OwningOpRef<ModuleOp> primal = compiler.derive(
-      *imported.module, [](OpPassManager &pm) { addKsCleanupPasses(pm); });
-  if (!primal) {
-    compiler.fail(first, diagnostics);
-    return false;
-  }
+  if (!imported.success)
+    return fail(first);
+  OwningOpRef<ModuleOp> primal = derive(*imported.module, pipelines.cleanup);
+  if (!primal)
+    return fail(first);
   OwningOpRef<ModuleOp> adjoint, tangent;
   for (Form form : allForms()) {
     if (!forms.contains(form))
@@ -229,21 +230,54 @@ bool synth::compileForms(MLIRContext &context, StringRef fileName,
     ModuleOp module = *primal;
     if (form == Form::CppAdj || form == Form::CudaAdj ||
         form == Form::PtxAdj) {
-      if (!adjoint)
-        adjoint = compiler.derive(*primal, [](OpPassManager &pm) {
-          addReverseADPasses(pm, /*wrt=*/{});
-        });
-      module = adjoint ? *adjoint : nullptr;
+      if (!adjoint && !(adjoint = derive(*primal, pipelines.reverse)))
+        return fail(form);
+      module = *adjoint;
     } else if (form == Form::CppJvp) {
-      tangent = compiler.derive(*primal, [](OpPassManager &pm) {
-        addForwardADPasses(pm, /*wrt=*/{});
-      });
-      module = tangent ? *tangent : nullptr;
+      if (!(tangent = derive(*primal, pipelines.forward)))
+        return fail(form);
+      module = *tangent;
     }
-    if (!module || !compiler.emit(form, module, result)) {
-      compiler.fail(form, diagnostics);
-      return false;
-    }
+    if (failed(emitForm(form, module, fileName, options, pipelines,
+                        result[form])))
+      return fail(form);
   }
   return true;
+}
+
+bool synth::compileForms(MLIRContext &context, StringRef fileName,
+                         StringRef source, FormSet forms,
+                         const FormsOptions &options, CompiledForms &result,
+                         std::string &error) {
+  RecordCompiler::Pipelines pipelines(context);
+  return compileWith(context, pipelines, /*session=*/nullptr, fileName,
+                     source, forms, options, result, error);
+}
+
+/// Sources compiled in one context before it is replaced: the context keeps
+/// every name and constant it has seen.
+static constexpr unsigned kSourcesPerContext = 500;
+
+RecordCompiler::RecordCompiler(const FrontendSession &session,
+                               const FormsOptions &options)
+    : session(session), options(options) {
+  reset();
+}
+
+RecordCompiler::~RecordCompiler() = default;
+
+void RecordCompiler::reset() {
+  pipelines.reset();
+  context = createCompilerContext();
+  pipelines = std::make_unique<Pipelines>(*context);
+  compiled = 0;
+}
+
+bool RecordCompiler::compile(StringRef fileName, StringRef source,
+                             FormSet forms, CompiledForms &result,
+                             std::string &error) {
+  if (compiled++ == kSourcesPerContext)
+    reset();
+  return compileWith(*context, *pipelines, &session, fileName, source, forms,
+                     options, result, error);
 }

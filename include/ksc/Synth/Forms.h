@@ -10,6 +10,8 @@
 #ifndef KSC_SYNTH_FORMS_H
 #define KSC_SYNTH_FORMS_H
 
+#include "ksc/Frontend/Frontend.h"
+
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
@@ -84,6 +86,31 @@ bool compileForms(mlir::MLIRContext &context, llvm::StringRef fileName,
 
 /// A context with every dialect ksc uses loaded, as the ksc tool sets it up.
 std::unique_ptr<mlir::MLIRContext> createCompilerContext();
+
+/// Compiles source after source, as compileForms does but faster: it reads
+/// the prelude through `session`, builds each pass pipeline once and keeps
+/// its own context, replaced every few hundred sources so that memory stays
+/// flat however many it compiles. One per thread.
+class RecordCompiler {
+public:
+  RecordCompiler(const FrontendSession &session, const FormsOptions &options);
+  ~RecordCompiler();
+
+  bool compile(llvm::StringRef fileName, llvm::StringRef source,
+               FormSet forms, CompiledForms &result, std::string &error);
+
+  /// The pass managers, one per pipeline (defined in Forms.cpp).
+  struct Pipelines;
+
+private:
+  void reset();
+
+  const FrontendSession &session;
+  FormsOptions options;
+  std::unique_ptr<mlir::MLIRContext> context;
+  std::unique_ptr<Pipelines> pipelines;
+  unsigned compiled = 0;
+};
 
 } // namespace ksc::synth
 
