@@ -55,6 +55,13 @@ StringRef synth::formCommand(Form form) {
   return kForms[unsigned(form)].command;
 }
 
+std::string synth::formCommandLine(StringRef fileName, Form form) {
+  std::string line = ("ksc " + fileName).str();
+  if (!formCommand(form).empty())
+    line += " " + formCommand(form).str();
+  return line;
+}
+
 std::optional<Form> synth::parseForm(StringRef name) {
   for (const FormInfo &info : kForms)
     if (info.name == name)
@@ -184,7 +191,7 @@ static bool compileWith(MLIRContext &context,
                         const FrontendSession *session, StringRef fileName,
                         StringRef source, FormSet forms,
                         const FormsOptions &options, CompiledForms &result,
-                        std::string &error) {
+                        std::string &error, std::string *reason) {
   error.clear();
   result = CompiledForms();
   std::string diagnostics;
@@ -197,9 +204,10 @@ static bool compileWith(MLIRContext &context,
                      << diagnostic << "\n";
     return success();
   });
-  auto fail = [&](Form form) {
-    error = ("ksc " + fileName + " " + formCommand(form)).str();
-    error = StringRef(error).rtrim().str() + ": " +
+  auto fail = [&](Form form, StringRef stage = "") {
+    if (reason)
+      *reason = stage.empty() ? formName(form).str() : stage.str();
+    error = formCommandLine(fileName, form) + ": " +
             StringRef(diagnostics).trim().str();
     return false;
   };
@@ -219,10 +227,10 @@ static bool compileWith(MLIRContext &context,
     imported = importKdslSource(context, fileName, source, frontendOptions);
   }
   if (!imported.success)
-    return fail(first);
+    return fail(first, "frontend");
   OwningOpRef<ModuleOp> primal = derive(*imported.module, pipelines.cleanup);
   if (!primal)
-    return fail(first);
+    return fail(first, "cleanup");
   OwningOpRef<ModuleOp> adjoint, tangent;
   for (Form form : allForms()) {
     if (!forms.contains(form))
@@ -251,7 +259,8 @@ bool synth::compileForms(MLIRContext &context, StringRef fileName,
                          std::string &error) {
   RecordCompiler::Pipelines pipelines(context);
   return compileWith(context, pipelines, /*session=*/nullptr, fileName,
-                     source, forms, options, result, error);
+                     source, forms, options, result, error,
+                     /*reason=*/nullptr);
 }
 
 /// Sources compiled in one context before it is replaced: the context keeps
@@ -275,9 +284,9 @@ void RecordCompiler::reset() {
 
 bool RecordCompiler::compile(StringRef fileName, StringRef source,
                              FormSet forms, CompiledForms &result,
-                             std::string &error) {
+                             std::string &error, std::string *reason) {
   if (compiled++ == kSourcesPerContext)
     reset();
   return compileWith(*context, *pipelines, &session, fileName, source, forms,
-                     options, result, error);
+                     options, result, error, reason);
 }

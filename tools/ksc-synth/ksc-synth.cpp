@@ -1,29 +1,394 @@
-#include "ksc/Synth/Forms.h"
+//===- ksc-synth.cpp - Paired-code dataset generator ------------------===//
+//
+// Part of ksc.
+//
+//   ksc-synth --count=N --seed=S -o DATA.jsonl [--categories=...]
+//             [--forms=...] [--jobs=J] [--shard=i/n]
+//   ksc-synth --replay=SEED
+//   ksc-synth validate DATA.jsonl [--full]
+//   ksc-synth merge -o ALL.jsonl SHARD.jsonl...
+//
+// Generates random kernels, compiles each to the forms asked for with the
+// real pipeline, and writes one JSON record per kernel; checks and merges
+// such datasets. See docs/dataset.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ksc/Config.h"
 #include "ksc/Driver/Driver.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/raw_ostream.h"
+#include "ksc/Synth/Generate.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
-#include <chrono>
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace ksc;
 using namespace ksc::synth;
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  return ksc::runWithLargeStack([&] {
-  auto buf = llvm::MemoryBuffer::getFile(argv[1]);
-  std::string err;
-  auto forms = FormSet::parse(argv[2], err);
-  int n = atoi(argv[3]);
-  auto ctx = createCompilerContext();
-  CompiledForms out;
-  auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < n; ++i) {
-    if (!compileForms(*ctx, "k.kdsl", (*buf)->getBuffer(), *forms, {}, out, err)) {
-      llvm::errs() << err << "\n"; return 1;
-    }
-  }
-  auto t1 = std::chrono::steady_clock::now();
-  double s = std::chrono::duration<double>(t1 - t0).count();
-  llvm::outs() << n / s << " records/s\n";
-  if (argc > 4) for (Form f : allForms()) if (forms->contains(f)) llvm::outs() << "== " << formName(f) << "\n" << out[f];
-  return 0;
+
+namespace {
+cl::OptionCategory synthCategory("ksc-synth options");
+cl::SubCommand validateCommand("validate",
+                               "Re-check a dataset against this ksc");
+cl::SubCommand mergeCommand("merge",
+                            "Concatenate shards, dropping duplicates");
+
+// Generating (the top-level command).
+cl::opt<uint64_t> countOption("count",
+                        cl::desc("The number of kernels: ids 0..N-1, before "
+                                 "sharding (default 1000)"),
+                        cl::value_desc("N"), cl::init(1000),
+                        cl::cat(synthCategory));
+cl::opt<uint64_t> seed("seed",
+                       cl::desc("The dataset's seed (default 1); the same "
+                                "seed, count and shard give the same bytes"),
+                       cl::value_desc("S"), cl::init(1),
+                       cl::cat(synthCategory));
+cl::opt<std::string> outputFile("o",
+                                cl::desc("The dataset, one JSON record a line "
+                                         "('-' for stdout, the default)"),
+                                cl::value_desc("file"), cl::init("-"),
+                                cl::cat(synthCategory),
+                                cl::sub(cl::SubCommand::getTopLevel()),
+                                cl::sub(mergeCommand));
+cl::opt<std::string> statsFile(
+    "stats-file",
+    cl::desc("Where the statistics go (default: the output's name with "
+             ".stats.json for .jsonl; none for stdout)"),
+    cl::value_desc("file"), cl::cat(synthCategory),
+    cl::sub(cl::SubCommand::getTopLevel()), cl::sub(mergeCommand));
+cl::opt<std::string> categoriesOption(
+    "categories",
+    cl::desc("Comma-separated categories (default all): arithmetic, math, "
+             "conditional, multi_conditional, loop, nested_loop, "
+             "while_loop, vector, matrix, atomic, scalar_param, random_math, "
+             "function, combined"),
+    cl::value_desc("list"), cl::cat(synthCategory));
+cl::opt<std::string> formsOption(
+    "forms",
+    cl::desc("Comma-separated forms (default all): ks_mlir, cpp, cpp_adj, "
+             "cpp_jvp, cuda, cuda_adj, ptx, ptx_adj"),
+    cl::value_desc("list"), cl::cat(synthCategory));
+cl::opt<unsigned> jobs("jobs",
+                       cl::desc("Worker threads (default: one per core); "
+                                "the output does not depend on it"),
+                       cl::value_desc("J"), cl::init(0),
+                       cl::cat(synthCategory),
+                       cl::sub(cl::SubCommand::getTopLevel()),
+                       cl::sub(validateCommand));
+cl::opt<std::string> shard("shard",
+                           cl::desc("Make shard i of n (0 <= i < n) of the "
+                                    "ids: a contiguous range"),
+                           cl::value_desc("i/n"), cl::cat(synthCategory));
+cl::opt<unsigned> maxDepth("max-depth",
+                           cl::desc("The deepest expression and control-flow "
+                                    "nesting (default 3)"),
+                           cl::value_desc("D"), cl::init(3),
+                           cl::cat(synthCategory));
+cl::opt<unsigned> maxStatements(
+    "max-statements",
+    cl::desc("The most statements in a block (default 6)"), cl::value_desc("N"),
+    cl::init(6), cl::cat(synthCategory));
+cl::opt<uint64_t>
+    replay("replay",
+           cl::desc("Make the one record of this record seed (a failure's "
+                    "seed in the statistics) and print it, or its error"),
+           cl::value_desc("SEED"), cl::cat(synthCategory));
+cl::opt<bool> quiet("quiet",
+                    cl::desc("No progress bar or summary on stderr (the bar "
+                             "shows only on a terminal anyway)"),
+                    cl::cat(synthCategory),
+                    cl::sub(cl::SubCommand::getTopLevel()),
+                    cl::sub(mergeCommand));
+cl::opt<std::string> cudaPath(
+    "cuda-path",
+    cl::desc("The CUDA toolkit: libdevice for PTX forms, nvcc and ptxas for "
+             "validate (default: $CUDA_HOME, then /usr/local/cuda)"),
+    cl::value_desc("dir"), cl::cat(synthCategory),
+    cl::sub(cl::SubCommand::getTopLevel()), cl::sub(validateCommand));
+
+// validate
+cl::opt<std::string> validateInput(cl::Positional, cl::Required,
+                                   cl::desc("<dataset.jsonl>"),
+                                   cl::sub(validateCommand));
+cl::opt<bool> full("full",
+                   cl::desc("Compile every record's C++ and assemble every "
+                            "PTX, not a sample"),
+                   cl::sub(validateCommand));
+cl::opt<unsigned> sample("sample",
+                         cl::desc("Records whose C++ and PTX are compiled "
+                                  "without --full (default 50)"),
+                         cl::init(50), cl::sub(validateCommand));
+cl::opt<unsigned> nvccSample("nvcc-sample",
+                             cl::desc("Records whose CUDA C++ nvcc compiles, "
+                                      "when nvcc is found (default 8)"),
+                             cl::init(8), cl::sub(validateCommand));
+cl::opt<unsigned> gradSample("grad-sample",
+                             cl::desc("Records whose gradients ksc-run "
+                                      "--check-grad checks (default 8)"),
+                             cl::init(8), cl::sub(validateCommand));
+
+// merge
+cl::list<std::string> mergeInputs(cl::Positional, cl::OneOrMore,
+                                  cl::desc("<shard.jsonl>..."),
+                                  cl::sub(mergeCommand));
+} // namespace
+
+static int fail(const Twine &message) {
+  errs() << "ksc-synth: error: " << message << "\n";
+  return 1;
+}
+
+static void printVersion(raw_ostream &os) {
+  os << "ksc-synth (ksc " << KSC_VERSION << ", LLVM " << KSC_LLVM_VERSION
+     << ")\n";
+}
+
+/// Writes `text` to `path` through a temporary file.
+static bool writeFile(StringRef path, StringRef text) {
+  Error error = writeToOutput(path, [&](raw_ostream &os) {
+    os << text;
+    return Error::success();
   });
+  if (error) {
+    fail("cannot write '" + path + "': " + toString(std::move(error)));
+    return false;
+  }
+  return true;
+}
+
+/// A temporary directory for the session's precompiled prelude, removed
+/// when it goes out of scope.
+class SessionFiles {
+public:
+  SessionFiles() {
+    if (!sys::fs::createUniqueDirectory("ksc-synth", dir))
+      pch = (dir + "/prelude.pch").str();
+  }
+  ~SessionFiles() {
+    if (!dir.empty())
+      sys::fs::remove_directories(dir);
+  }
+  std::unique_ptr<FrontendSession> create() {
+    if (pch.empty()) {
+      fail("cannot create a temporary directory");
+      return nullptr;
+    }
+    return FrontendSession::create(FrontendOptions(), pch);
+  }
+
+private:
+  SmallString<128> dir;
+  std::string pch;
+};
+
+static unsigned jobCount() {
+  return jobs ? unsigned(jobs) : std::max(1u, llvm::get_physical_cores() > 0
+                                                  ? unsigned(llvm::get_physical_cores())
+                                                  : 1u);
+}
+
+static int generate() {
+  GenerateOptions options;
+  options.count = countOption;
+  options.seed = seed;
+  options.jobs = jobCount();
+  options.generator.maxDepth = maxDepth;
+  options.generator.maxStatements = maxStatements;
+  options.compile.cudaPath = cudaPath;
+  std::string error;
+  options.forms = FormSet::all();
+  if (formsOption.getNumOccurrences()) {
+    std::optional<FormSet> forms = FormSet::parse(formsOption, error);
+    if (!forms)
+      return fail("--forms: " + error);
+    options.forms = *forms;
+  }
+  if (categoriesOption.getNumOccurrences()) {
+    SmallVector<StringRef> names;
+    StringRef(categoriesOption).split(names, ',', -1, /*KeepEmpty=*/false);
+    for (StringRef name : names) {
+      std::optional<Category> category = parseCategory(name.trim());
+      if (!category)
+        return fail("--categories: unknown category '" + name.trim() +
+                    "' (see ksc-synth --help)");
+      if (!llvm::is_contained(options.categories, *category))
+        options.categories.push_back(*category);
+    }
+    if (options.categories.empty())
+      return fail("--categories: no categories given");
+  }
+  if (maxDepth < 1 || maxStatements < 1)
+    return fail("--max-depth and --max-statements must be at least 1");
+  options.shardCount = 1;
+  if (shard.getNumOccurrences()) {
+    auto [index, total] = StringRef(shard).split('/');
+    if (index.getAsInteger(10, options.shardIndex) ||
+        total.getAsInteger(10, options.shardCount) ||
+        options.shardCount == 0 || options.shardIndex >= options.shardCount)
+      return fail("--shard must be i/n with 0 <= i < n, such as 0/4");
+  }
+
+  SessionFiles files;
+  std::unique_ptr<FrontendSession> session = files.create();
+  if (!session)
+    return 1;
+
+  if (replay.getNumOccurrences()) {
+    Record record;
+    if (!replayRecord(*session, replay, options, record, error)) {
+      errs() << "ksc-synth: replay of seed " << replay.getValue()
+             << " failed: " << error << "\n";
+      return 1;
+    }
+    std::string line;
+    raw_string_ostream os(line);
+    writeRecord(os, record);
+    return writeFile(outputFile, line) ? 0 : 1;
+  }
+
+  std::error_code fileError;
+  // Streamed: a dataset may be larger than memory.
+  ToolOutputFile output(outputFile, fileError, sys::fs::OF_None);
+  if (fileError)
+    return fail("cannot write '" + outputFile + "': " + fileError.message());
+  Stats stats;
+  options.progress = !quiet && sys::Process::StandardErrIsDisplayed();
+  generateDataset(*session, options, output.os(), stats);
+  output.os().flush();
+  if (output.os().has_error())
+    return fail("cannot write '" + outputFile + "'");
+  output.keep();
+
+  auto [begin, end] =
+      shardRange(options.count, options.shardIndex, options.shardCount);
+  json::Array categoryNames, formNames;
+  for (Category category :
+       options.categories.empty() ? allCategories()
+                                  : ArrayRef<Category>(options.categories))
+    categoryNames.push_back(categoryName(category));
+  for (Form form : allForms())
+    if (options.forms.contains(form))
+      formNames.push_back(formName(form));
+  json::Object settings{
+      {"ksc_version", KSC_VERSION},
+      {"seed", int64_t(options.seed)},
+      {"count", int64_t(options.count)},
+      {"shard", std::to_string(options.shardIndex) + "/" +
+                    std::to_string(options.shardCount)},
+      {"ids", json::Array{int64_t(begin), int64_t(end)}},
+      {"categories", std::move(categoryNames)},
+      {"forms", std::move(formNames)},
+      {"max_depth", int64_t(options.generator.maxDepth)},
+      {"max_statements", int64_t(options.generator.maxStatements)},
+      {"jobs", int64_t(options.jobs)},
+  };
+  std::string statsPath = statsFile;
+  if (statsPath.empty() && outputFile != "-")
+    statsPath = defaultStatsPath(outputFile);
+  if (!statsPath.empty() &&
+      !writeFile(statsPath,
+                 formatv("{0:2}\n", json::Value(stats.toJSON(
+                                        std::move(settings))))
+                     .str()))
+    return 1;
+
+  if (!quiet)
+    errs() << formatv("ksc-synth: {0} records ({1} duplicates dropped, {2} "
+                      "failures) in {3:f1} s, {4:f0} records/s\n",
+                      stats.records, stats.duplicates, stats.failures,
+                      stats.wallSeconds,
+                      stats.wallSeconds > 0 ? stats.records / stats.wallSeconds
+                                            : 0.0);
+  if (stats.failures) {
+    errs() << "ksc-synth: error: " << stats.failures
+           << " generated kernels did not compile (a bug in the generator "
+              "or in ksc); reproduce one with:\n";
+    for (const Failure &failure : ArrayRef(stats.failed).take_front(5))
+      errs() << "  ksc-synth --replay=" << failure.seed << "   # "
+             << failure.reason << ", id " << failure.id << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+static int merge() {
+  std::error_code fileError;
+  ToolOutputFile output(outputFile, fileError, sys::fs::OF_None);
+  if (fileError)
+    return fail("cannot write '" + outputFile + "': " + fileError.message());
+  Stats stats;
+  std::string error;
+  if (!mergeDatasets(mergeInputs, output.os(), stats, error))
+    return fail(error);
+  output.os().flush();
+  if (output.os().has_error())
+    return fail("cannot write '" + outputFile + "'");
+  output.keep();
+  json::Array inputs;
+  for (const std::string &input : mergeInputs)
+    inputs.push_back(input);
+  std::string statsPath = statsFile;
+  if (statsPath.empty() && outputFile != "-")
+    statsPath = defaultStatsPath(outputFile);
+  if (!statsPath.empty() &&
+      !writeFile(statsPath,
+                 formatv("{0:2}\n",
+                         json::Value(stats.toJSON(json::Object{
+                             {"ksc_version", KSC_VERSION},
+                             {"merged", std::move(inputs)}})))
+                     .str()))
+    return 1;
+  if (!quiet)
+    errs() << formatv("ksc-synth: merged {0} records ({1} duplicates "
+                      "dropped, {2} failures in the shards)\n",
+                      stats.records, stats.duplicates, stats.failures);
+  return 0;
+}
+
+static int validate() {
+  ValidateOptions options;
+  options.full = full;
+  options.sample = sample;
+  options.nvccSample = nvccSample;
+  options.gradSample = gradSample;
+  options.jobs = jobCount();
+  options.compile.cudaPath = cudaPath;
+  SmallString<256> kscRun(sys::path::parent_path(
+      sys::fs::getMainExecutable("ksc-synth", (void *)&printVersion)));
+  sys::path::append(kscRun, "ksc-run");
+  options.kscRun = std::string(kscRun);
+  SessionFiles files;
+  std::unique_ptr<FrontendSession> session = files.create();
+  if (!session)
+    return 1;
+  return validateDataset(*session, validateInput, options, outs()) ? 0 : 1;
+}
+
+static int run(int argc, char **argv) {
+  cl::HideUnrelatedOptions(synthCategory);
+  cl::SetVersionPrinter(printVersion);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "ksc-synth: paired-code datasets of kernels and what ksc makes of them\n\n"
+      "  ksc-synth --count=10000 --seed=1 -o data.jsonl\n"
+      "  ksc-synth validate data.jsonl\n"
+      "  ksc-synth merge -o all.jsonl data-*.jsonl\n");
+  if (validateCommand)
+    return validate();
+  if (mergeCommand)
+    return merge();
+  return generate();
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  return runWithLargeStack([&] { return run(argc, argv); });
 }

@@ -41,6 +41,8 @@ llvm::StringRef formName(Form form);
 std::optional<Form> parseForm(llvm::StringRef name);
 /// The ksc options that print `form` (after the input file name).
 llvm::StringRef formCommand(Form form);
+/// The ksc command line that prints `form` of `fileName`.
+std::string formCommandLine(llvm::StringRef fileName, Form form);
 
 /// A set of forms.
 class FormSet {
@@ -96,8 +98,11 @@ public:
   RecordCompiler(const FrontendSession &session, const FormsOptions &options);
   ~RecordCompiler();
 
+  /// As compileForms; on failure `reason` (when given) says what failed:
+  /// "frontend", "cleanup" or the form's name.
   bool compile(llvm::StringRef fileName, llvm::StringRef source,
-               FormSet forms, CompiledForms &result, std::string &error);
+               FormSet forms, CompiledForms &result, std::string &error,
+               std::string *reason = nullptr);
 
   /// The pass managers, one per pipeline (defined in Forms.cpp).
   struct Pipelines;

@@ -1,0 +1,131 @@
+//===- Dataset.h - ksc-synth datasets: records, ids, statistics -*- C++ -*-===//
+//
+// Part of ksc. The pieces of a ksc-synth dataset (docs/dataset.md): the id
+// space and the seed of each record, the record's JSON line, the normalized
+// source that duplicates are detected by, and the statistics written next
+// to the data.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KSC_SYNTH_DATASET_H
+#define KSC_SYNTH_DATASET_H
+
+#include "ksc/Synth/Forms.h"
+#include "ksc/Synth/Generator.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ksc::synth {
+
+/// The seed of record `id` of a dataset made with `seed`, for `category`: a
+/// 52-bit number (exact in JSON) whose low four bits are the category's
+/// index in allCategories(), so that the seed alone regenerates the kernel.
+uint64_t recordSeed(uint64_t seed, uint64_t id, Category category);
+/// The category a record seed was made for; nullopt if none.
+std::optional<Category> categoryOfSeed(uint64_t recordSeed);
+
+/// The ids [begin, end) that shard `index` of `count` covers of the id
+/// space [0, total): contiguous ranges, in order, that partition it.
+std::pair<uint64_t, uint64_t> shardRange(uint64_t total, unsigned index,
+                                         unsigned count);
+
+/// Recognizes sources that differ only in layout and local names: the
+/// normalized source has comments removed, one space between tokens, and
+/// every identifier that is not a C++ keyword, a name the kernel language
+/// declares (types and builtins, read from the prelude) or a member after
+/// `.` renamed `v0`, `v1`, ... in order of first appearance.
+class SourceNormalizer {
+public:
+  /// Reads the vocabulary from the prelude ksc uses; empty after an error.
+  SourceNormalizer();
+  bool valid() const { return !vocabulary.empty(); }
+  std::string normalize(llvm::StringRef source) const;
+  /// A 128-bit hash of the normalized source.
+  llvm::XXH128_hash_t fingerprint(llvm::StringRef source) const;
+
+private:
+  llvm::StringSet<> vocabulary;
+};
+
+/// DenseMapInfo of fingerprints (already hashes).
+struct FingerprintInfo {
+  static llvm::XXH128_hash_t getEmptyKey() { return {~0ull, 0}; }
+  static llvm::XXH128_hash_t getTombstoneKey() { return {~0ull - 1, 0}; }
+  static unsigned getHashValue(const llvm::XXH128_hash_t &hash) {
+    return unsigned(hash.low64);
+  }
+  static bool isEqual(const llvm::XXH128_hash_t &a,
+                      const llvm::XXH128_hash_t &b) {
+    return a == b;
+  }
+};
+/// The fingerprints of the sources seen so far: 16 bytes a record.
+using FingerprintSet = llvm::DenseSet<llvm::XXH128_hash_t, FingerprintInfo>;
+
+/// One record of a dataset.
+struct Record {
+  uint64_t id = 0;
+  Category category = Category::Arithmetic;
+  uint64_t seed = 0;
+  GeneratedKernel kernel;
+  /// The file name the forms were compiled as (banners name it).
+  std::string fileName;
+  FormSet formSet;
+  CompiledForms forms;
+};
+
+/// The file name a kernel is compiled as: `<kernel>.kdsl`.
+std::string recordFileName(const GeneratedKernel &kernel);
+
+/// Writes `record` as one JSON line (keys in a fixed order).
+void writeRecord(llvm::raw_ostream &os, const Record &record);
+
+/// The record keys every record has, in order, before its forms.
+llvm::ArrayRef<llvm::StringLiteral> recordKeys();
+
+/// A failure to compile a generated kernel: a bug in the generator or in
+/// ksc, reproduced by `ksc-synth --replay=SEED`.
+struct Failure {
+  uint64_t id = 0;
+  uint64_t seed = 0;
+  Category category = Category::Arithmetic;
+  /// "frontend", or the form that failed.
+  std::string reason;
+  std::string message;
+};
+
+/// What a run made, written as JSON next to the data.
+struct Stats {
+  uint64_t records = 0;
+  uint64_t duplicates = 0;
+  uint64_t failures = 0;
+  std::map<std::string, uint64_t> recordsPerCategory;
+  std::map<std::string, uint64_t> failuresByReason;
+  /// The first failures (at most kMaxListedFailures).
+  std::vector<Failure> failed;
+  double wallSeconds = 0;
+  static constexpr size_t kMaxListedFailures = 100;
+
+  void addFailure(const Failure &failure);
+  /// Adds the counts of `other` (wall time: the longest).
+  void merge(const Stats &other);
+  /// The counts and timing as JSON; `extra` (the run's settings) first.
+  llvm::json::Object toJSON(llvm::json::Object extra) const;
+  /// Reads the counts back from toJSON's output; false if it is not one.
+  static bool fromJSON(const llvm::json::Value &value, Stats &stats);
+};
+
+/// `X.jsonl` -> `X.stats.json` (any other name: `NAME.stats.json`).
+std::string defaultStatsPath(llvm::StringRef dataPath);
+
+} // namespace ksc::synth
+
+#endif // KSC_SYNTH_DATASET_H

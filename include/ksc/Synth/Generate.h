@@ -1,0 +1,73 @@
+//===- Generate.h - Make, validate and merge datasets --------*- C++ -*-===//
+//
+// Part of ksc. The three things ksc-synth does (docs/dataset.md).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KSC_SYNTH_GENERATE_H
+#define KSC_SYNTH_GENERATE_H
+
+#include "ksc/Synth/Dataset.h"
+
+namespace ksc::synth {
+
+struct GenerateOptions {
+  /// The size of the id space: ids 0 .. count-1 (before sharding).
+  uint64_t count = 1000;
+  uint64_t seed = 1;
+  /// The categories, taken in turn by id (id % size); all by default.
+  std::vector<Category> categories;
+  FormSet forms;
+  /// Worker threads; the output does not depend on it.
+  unsigned jobs = 1;
+  unsigned shardIndex = 0, shardCount = 1;
+  GeneratorOptions generator;
+  FormsOptions compile;
+  /// A progress bar on standard error.
+  bool progress = false;
+};
+
+/// Generates and compiles the records of the options' shard and writes
+/// them, in id order and without duplicates, to `out`; counts what it made
+/// in `stats`.
+void generateDataset(const FrontendSession &session,
+                     const GenerateOptions &options, llvm::raw_ostream &out,
+                     Stats &stats);
+
+/// Makes the one record of `seed` (a record seed); false with `error` if it
+/// does not compile.
+bool replayRecord(const FrontendSession &session, uint64_t seed,
+                  const GenerateOptions &options, Record &record,
+                  std::string &error);
+
+struct ValidateOptions {
+  /// Compile every record's C++ and assemble every PTX, not a sample.
+  bool full = false;
+  /// Records compiled and assembled without `full`: every record whose
+  /// position in the file is a multiple of ceil(records / sample).
+  unsigned sample = 50;
+  /// Records whose CUDA C++ nvcc compiles (when nvcc is found).
+  unsigned nvccSample = 8;
+  /// Records with float arguments whose gradients ksc-run checks.
+  unsigned gradSample = 8;
+  unsigned jobs = 1;
+  /// The ksc-run executable; empty: next to ksc-synth.
+  std::string kscRun;
+  FormsOptions compile;
+};
+
+/// Checks the dataset at `path` (docs/dataset.md, "Validating"); prints a
+/// line per bad record and a summary on `os`. Returns whether every record
+/// is good.
+bool validateDataset(const FrontendSession &session, llvm::StringRef path,
+                     const ValidateOptions &options, llvm::raw_ostream &os);
+
+/// Concatenates the datasets `inputs` in id order into `out`, dropping
+/// records whose source repeats one before it, and adds up their
+/// statistics (read from each input's stats file when there is one).
+/// Returns false with `error` when an input cannot be read.
+bool mergeDatasets(llvm::ArrayRef<std::string> inputs, llvm::raw_ostream &out,
+                   Stats &stats, std::string &error);
+
+} // namespace ksc::synth
+
+#endif // KSC_SYNTH_GENERATE_H

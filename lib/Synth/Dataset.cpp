@@ -1,0 +1,319 @@
+//===- Dataset.cpp - Records, seeds, normalization and statistics -----===//
+//
+// Part of ksc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ksc/Synth/Dataset.h"
+#include "ksc/Config.h"
+#include "ksc/Support/Paths.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+using namespace ksc;
+using namespace ksc::synth;
+
+/// SplitMix64's output function: a bijective 64-bit mix.
+static uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+uint64_t synth::recordSeed(uint64_t seed, uint64_t id, Category category) {
+  uint64_t bits = mix(mix(seed) ^ id) >> 12; // 52 bits
+  return (bits & ~uint64_t(0xf)) | uint64_t(category);
+}
+
+std::optional<Category> synth::categoryOfSeed(uint64_t recordSeed) {
+  unsigned index = recordSeed & 0xf;
+  if (index >= kNumCategories || recordSeed >> 52)
+    return std::nullopt;
+  return Category(index);
+}
+
+std::pair<uint64_t, uint64_t> synth::shardRange(uint64_t total,
+                                                unsigned index,
+                                                unsigned count) {
+  // Balanced: the first `total % count` shards have one id more.
+  uint64_t base = total / count, extra = total % count;
+  uint64_t begin = index * base + std::min<uint64_t>(index, extra);
+  return {begin, begin + base + (index < extra ? 1 : 0)};
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+static constexpr StringLiteral kCppKeywords[] = {
+    "alignas", "alignof", "auto", "bool", "break", "case", "char", "class",
+    "const", "constexpr", "continue", "decltype", "default", "delete", "do",
+    "double", "else", "enum", "extern", "false", "float", "for", "goto", "if",
+    "inline", "int", "long", "namespace", "new", "nullptr", "operator",
+    "private", "public", "return", "short", "signed", "sizeof", "static",
+    "static_assert", "static_cast", "struct", "switch", "template", "this",
+    "true", "typedef", "typename", "union", "unsigned", "using", "void",
+    "volatile", "while", "int8_t", "int16_t", "int32_t", "int64_t",
+    "uint8_t", "uint16_t", "uint32_t", "uint64_t"};
+
+namespace {
+/// A C-like token: an identifier, a number, or one punctuation character.
+struct Token {
+  StringRef text;
+  bool identifier;
+};
+} // namespace
+
+/// The tokens of `source`, comments and preprocessor lines dropped
+/// (`#include "ksc/dsl.h"` is optional in kernel files).
+static std::vector<Token> tokenize(StringRef source) {
+  std::vector<Token> tokens;
+  size_t i = 0, n = source.size();
+  bool lineStart = true;
+  while (i < n) {
+    char c = source[i];
+    if (c == '\n') {
+      lineStart = true;
+      ++i;
+      continue;
+    }
+    if (isSpace(c)) {
+      ++i;
+      continue;
+    }
+    if (lineStart && c == '#') {
+      i = source.find('\n', i);
+      i = i == StringRef::npos ? n : i;
+      continue;
+    }
+    lineStart = false;
+    if (source.substr(i).starts_with("//")) {
+      i = source.find('\n', i);
+      i = i == StringRef::npos ? n : i;
+      continue;
+    }
+    if (source.substr(i).starts_with("/*")) {
+      size_t end = source.find("*/", i + 2);
+      i = end == StringRef::npos ? n : end + 2;
+      continue;
+    }
+    size_t start = i;
+    if (isAlpha(c) || c == '_') {
+      while (i < n && (isAlnum(source[i]) || source[i] == '_'))
+        ++i;
+      tokens.push_back({source.slice(start, i), true});
+    } else if (isDigit(c) || (c == '.' && i + 1 < n && isDigit(source[i + 1]))) {
+      // A pp-number: digits, letters, '.', and a sign after an exponent.
+      while (i < n &&
+             (isAlnum(source[i]) || source[i] == '.' || source[i] == '_' ||
+              ((source[i] == '+' || source[i] == '-') &&
+               (source[i - 1] == 'e' || source[i - 1] == 'E' ||
+                source[i - 1] == 'p' || source[i - 1] == 'P'))))
+        ++i;
+      tokens.push_back({source.slice(start, i), false});
+    } else {
+      ++i;
+      tokens.push_back({source.slice(start, i), false});
+    }
+  }
+  return tokens;
+}
+
+SourceNormalizer::SourceNormalizer() {
+  SmallString<256> path(getPreludeIncludeDir());
+  sys::path::append(path, "ksc", "dsl.h");
+  ErrorOr<std::unique_ptr<MemoryBuffer>> prelude = MemoryBuffer::getFile(path);
+  if (!prelude)
+    return;
+  for (StringRef keyword : kCppKeywords)
+    vocabulary.insert(keyword);
+  // The names the prelude declares: functions (and macro-declared
+  // builtins), types and macros. Its parameter names are neither.
+  std::vector<Token> tokens = tokenize((*prelude)->getBuffer());
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (!tokens[i].identifier)
+      continue;
+    bool called = i + 1 < tokens.size() && tokens[i + 1].text == "(";
+    bool declared = i > 0 && (tokens[i - 1].text == "struct" ||
+                              tokens[i - 1].text == "class" ||
+                              tokens[i - 1].text == "using");
+    bool macroArgument = i > 1 && tokens[i - 1].text == "(" &&
+                         tokens[i - 2].text.starts_with("KSC_");
+    if (called || declared || macroArgument ||
+        tokens[i].text.starts_with("KSC_"))
+      vocabulary.insert(tokens[i].text);
+  }
+  // Macros come from #define lines, which tokenize() skips.
+  for (StringRef line : split((*prelude)->getBuffer(), '\n')) {
+    line = line.trim();
+    if (line.consume_front("#define"))
+      vocabulary.insert(line.trim().take_while(
+          [](char c) { return isAlnum(c) || c == '_'; }));
+  }
+}
+
+std::string SourceNormalizer::normalize(StringRef source) const {
+  std::vector<Token> tokens = tokenize(source);
+  StringMap<unsigned> renamed;
+  std::string result;
+  raw_string_ostream os(result);
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (i)
+      os << ' ';
+    const Token &token = tokens[i];
+    bool member = i > 0 && tokens[i - 1].text == ".";
+    if (!token.identifier || member || vocabulary.contains(token.text)) {
+      os << token.text;
+      continue;
+    }
+    auto inserted = renamed.try_emplace(token.text, renamed.size());
+    os << 'v' << inserted.first->second;
+  }
+  return result;
+}
+
+XXH128_hash_t SourceNormalizer::fingerprint(StringRef source) const {
+  std::string normalized = normalize(source);
+  return xxh3_128bits(arrayRefFromStringRef(normalized));
+}
+
+//===----------------------------------------------------------------------===//
+// Records
+//===----------------------------------------------------------------------===//
+
+static constexpr StringLiteral kRecordKeys[] = {
+    "id", "category", "seed", "kernel", "arguments", "file", "ksc_version",
+    "source"};
+
+ArrayRef<StringLiteral> synth::recordKeys() { return kRecordKeys; }
+
+std::string synth::recordFileName(const GeneratedKernel &kernel) {
+  return kernel.kernelName + ".kdsl";
+}
+
+void synth::writeRecord(raw_ostream &os, const Record &record) {
+  json::OStream out(os);
+  out.object([&] {
+    out.attribute("id", int64_t(record.id));
+    out.attribute("category", categoryName(record.category));
+    out.attribute("seed", int64_t(record.seed));
+    out.attribute("kernel", record.kernel.kernelName);
+    out.attributeArray("arguments", [&] {
+      for (const KernelArgument &argument : record.kernel.arguments)
+        out.object([&] {
+          out.attribute("name", argument.name);
+          out.attribute("type", argument.type);
+        });
+    });
+    out.attribute("file", record.fileName);
+    out.attribute("ksc_version", KSC_VERSION);
+    out.attribute("source", record.kernel.source);
+    for (Form form : allForms())
+      if (record.formSet.contains(form))
+        out.attribute(formName(form), record.forms[form]);
+  });
+  os << '\n';
+}
+
+//===----------------------------------------------------------------------===//
+// Statistics
+//===----------------------------------------------------------------------===//
+
+void Stats::addFailure(const Failure &failure) {
+  ++failures;
+  ++failuresByReason[failure.reason];
+  if (failed.size() < kMaxListedFailures)
+    failed.push_back(failure);
+}
+
+void Stats::merge(const Stats &other) {
+  records += other.records;
+  duplicates += other.duplicates;
+  failures += other.failures;
+  for (const auto &[name, count] : other.recordsPerCategory)
+    recordsPerCategory[name] += count;
+  for (const auto &[reason, count] : other.failuresByReason)
+    failuresByReason[reason] += count;
+  for (const Failure &failure : other.failed)
+    if (failed.size() < kMaxListedFailures)
+      failed.push_back(failure);
+  wallSeconds = std::max(wallSeconds, other.wallSeconds);
+}
+
+json::Object Stats::toJSON(json::Object extra) const {
+  json::Object result = std::move(extra);
+  result["records"] = int64_t(records);
+  json::Object perCategory;
+  for (const auto &[name, count] : recordsPerCategory)
+    perCategory[name] = int64_t(count);
+  result["records_per_category"] = std::move(perCategory);
+  result["duplicates_dropped"] = int64_t(duplicates);
+  result["failures"] = int64_t(failures);
+  json::Object byReason;
+  for (const auto &[reason, count] : failuresByReason)
+    byReason[reason] = int64_t(count);
+  result["failures_by_reason"] = std::move(byReason);
+  json::Array list;
+  for (const Failure &failure : failed)
+    list.push_back(json::Object{
+        {"id", int64_t(failure.id)},
+        {"seed", int64_t(failure.seed)},
+        {"category", categoryName(failure.category)},
+        {"reason", failure.reason},
+        {"replay", "ksc-synth --replay=" + std::to_string(failure.seed)},
+        {"message", failure.message}});
+  result["failed"] = std::move(list);
+  result["wall_seconds"] = wallSeconds;
+  result["records_per_second"] =
+      wallSeconds > 0 ? double(records) / wallSeconds : 0.0;
+  return result;
+}
+
+bool Stats::fromJSON(const json::Value &value, Stats &stats) {
+  const json::Object *object = value.getAsObject();
+  if (!object)
+    return false;
+  std::optional<int64_t> records = object->getInteger("records");
+  std::optional<int64_t> duplicates = object->getInteger("duplicates_dropped");
+  std::optional<int64_t> failures = object->getInteger("failures");
+  if (!records || !duplicates || !failures)
+    return false;
+  stats.records = *records;
+  stats.duplicates = *duplicates;
+  stats.failures = *failures;
+  if (const json::Object *perCategory =
+          object->getObject("records_per_category"))
+    for (const auto &[name, count] : *perCategory)
+      stats.recordsPerCategory[name.str()] = count.getAsInteger().value_or(0);
+  if (const json::Object *byReason = object->getObject("failures_by_reason"))
+    for (const auto &[reason, count] : *byReason)
+      stats.failuresByReason[reason.str()] = count.getAsInteger().value_or(0);
+  if (const json::Array *list = object->getArray("failed"))
+    for (const json::Value &entry : *list) {
+      const json::Object *failure = entry.getAsObject();
+      if (!failure || stats.failed.size() >= kMaxListedFailures)
+        continue;
+      Failure item;
+      item.id = failure->getInteger("id").value_or(0);
+      item.seed = failure->getInteger("seed").value_or(0);
+      item.category =
+          parseCategory(failure->getString("category").value_or(""))
+              .value_or(Category::Arithmetic);
+      item.reason = failure->getString("reason").value_or("").str();
+      item.message = failure->getString("message").value_or("").str();
+      stats.failed.push_back(std::move(item));
+    }
+  stats.wallSeconds = object->getNumber("wall_seconds").value_or(0);
+  return true;
+}
+
+std::string synth::defaultStatsPath(StringRef dataPath) {
+  StringRef base = dataPath;
+  base.consume_back(".jsonl");
+  return (base + ".stats.json").str();
+}

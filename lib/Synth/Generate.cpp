@@ -1,0 +1,189 @@
+//===- Generate.cpp - Generate a dataset with worker threads ----------===//
+//
+// Part of ksc. Workers generate and compile records by id; the calling
+// thread writes them in id order, dropping duplicates, so the output is the
+// same for any number of workers. Workers run at most a window of ids ahead
+// of the writer, which keeps memory flat however many records are made.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ksc/Synth/Generate.h"
+
+#include "llvm/Support/Process.h"
+#include "llvm/Support/thread.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+
+using namespace llvm;
+using namespace ksc;
+using namespace ksc::synth;
+
+namespace {
+/// A worker's result for one id.
+struct Outcome {
+  std::optional<Record> record;
+  std::optional<Failure> failure;
+  XXH128_hash_t fingerprint{0, 0};
+};
+
+/// Progress on standard error: done/total, rate, time left.
+class ProgressBar {
+public:
+  ProgressBar(bool enabled, uint64_t total) : enabled(enabled), total(total) {}
+
+  void update(uint64_t done, bool last = false) {
+    if (!enabled)
+      return;
+    auto now = std::chrono::steady_clock::now();
+    if (!last && now - shown < std::chrono::milliseconds(100))
+      return;
+    shown = now;
+    double seconds = std::chrono::duration<double>(now - start).count();
+    double rate = seconds > 0 ? done / seconds : 0;
+    unsigned width = 30;
+    unsigned filled = total ? unsigned(width * done / total) : width;
+    errs() << "\r[" << std::string(filled, '#')
+           << std::string(width - filled, '.') << "] " << done << "/"
+           << total << "  " << format("%.0f", rate) << " records/s";
+    if (rate > 0 && done < total)
+      errs() << "  ETA " << format("%.0f", (total - done) / rate) << " s";
+    errs() << "   ";
+    if (last)
+      errs() << "\n";
+  }
+
+private:
+  bool enabled;
+  uint64_t total;
+  std::chrono::steady_clock::time_point start =
+      std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point shown{};
+};
+} // namespace
+
+static Category categoryOf(uint64_t id, const GenerateOptions &options) {
+  ArrayRef<Category> categories = options.categories;
+  if (categories.empty())
+    categories = allCategories();
+  return categories[id % categories.size()];
+}
+
+/// Generates and compiles the kernel of `seed` into `record`.
+static bool makeRecord(RecordCompiler &compiler, uint64_t id, uint64_t seed,
+                       const GenerateOptions &options, Record &record,
+                       Failure &failure) {
+  record.id = id;
+  record.seed = seed;
+  record.category = *categoryOfSeed(seed);
+  record.kernel = generateKernel(record.category, seed, options.generator);
+  record.fileName = recordFileName(record.kernel);
+  record.formSet = options.forms;
+  std::string error;
+  if (compiler.compile(record.fileName, record.kernel.source, options.forms,
+                       record.forms, error, &failure.reason))
+    return true;
+  failure.id = id;
+  failure.seed = seed;
+  failure.category = record.category;
+  failure.message = error + "\nsource:\n" + record.kernel.source;
+  return false;
+}
+
+bool synth::replayRecord(const FrontendSession &session, uint64_t seed,
+                         const GenerateOptions &options, Record &record,
+                         std::string &error) {
+  if (!categoryOfSeed(seed)) {
+    error = "'" + std::to_string(seed) +
+            "' is not a record seed (the low four bits name a category, at "
+            "most 52 bits)";
+    return false;
+  }
+  RecordCompiler compiler(session, options.compile);
+  Failure failure;
+  if (makeRecord(compiler, 0, seed, options, record, failure))
+    return true;
+  error = failure.message;
+  return false;
+}
+
+void synth::generateDataset(const FrontendSession &session,
+                            const GenerateOptions &options, raw_ostream &out,
+                            Stats &stats) {
+  auto start = std::chrono::steady_clock::now();
+  auto [begin, end] =
+      shardRange(options.count, options.shardIndex, options.shardCount);
+  unsigned jobs = std::max(1u, options.jobs);
+  // How far workers may run ahead of the writer.
+  const uint64_t window = 64 * jobs;
+
+  std::mutex mutex;
+  std::condition_variable produced, consumed;
+  std::map<uint64_t, Outcome> ready;
+  uint64_t written = begin; // the next id to write
+  std::atomic<uint64_t> next{begin};
+
+  auto work = [&] {
+    RecordCompiler compiler(session, options.compile);
+    SourceNormalizer normalizer;
+    while (true) {
+      uint64_t id = next.fetch_add(1);
+      if (id >= end)
+        return;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        consumed.wait(lock, [&] { return id < written + window; });
+      }
+      Outcome outcome;
+      uint64_t seed = recordSeed(options.seed, id, categoryOf(id, options));
+      Record record;
+      Failure failure;
+      if (makeRecord(compiler, id, seed, options, record, failure)) {
+        outcome.fingerprint = normalizer.fingerprint(record.kernel.source);
+        outcome.record = std::move(record);
+      } else {
+        outcome.failure = std::move(failure);
+      }
+      std::lock_guard<std::mutex> lock(mutex);
+      ready.emplace(id, std::move(outcome));
+      produced.notify_all();
+    }
+  };
+  // Clang and ksc recurse on the nesting of the source.
+  constexpr unsigned kStackSize = 64u << 20;
+  std::vector<llvm::thread> workers;
+  for (unsigned i = 0; i < jobs; ++i)
+    workers.emplace_back(std::optional<unsigned>(kStackSize), work);
+
+  FingerprintSet seen;
+  ProgressBar progress(options.progress, end - begin);
+  for (uint64_t id = begin; id < end; ++id) {
+    Outcome outcome;
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      produced.wait(lock, [&] { return ready.count(id); });
+      outcome = std::move(ready[id]);
+      ready.erase(id);
+      written = id + 1;
+    }
+    consumed.notify_all();
+    if (outcome.failure) {
+      stats.addFailure(*outcome.failure);
+    } else if (!seen.insert(outcome.fingerprint).second) {
+      ++stats.duplicates;
+    } else {
+      writeRecord(out, *outcome.record);
+      ++stats.records;
+      ++stats.recordsPerCategory[categoryName(outcome.record->category).str()];
+    }
+    progress.update(id + 1 - begin);
+  }
+  progress.update(end - begin, /*last=*/true);
+  for (llvm::thread &worker : workers)
+    worker.join();
+  stats.wallSeconds = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+}

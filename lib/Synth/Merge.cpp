@@ -1,0 +1,117 @@
+//===- Merge.cpp - Concatenate dataset shards -------------------------===//
+//
+// Part of ksc. Shards cover contiguous id ranges, so their records in id
+// order are the records of one unsharded run, less the duplicates across
+// shards, which merging drops: merging every shard of a run gives the bytes
+// of the unsharded run.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ksc/Synth/Generate.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/LineIterator.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace llvm;
+using namespace ksc;
+using namespace ksc::synth;
+
+namespace {
+struct Input {
+  std::string path;
+  std::unique_ptr<MemoryBuffer> buffer;
+  int64_t firstId = INT64_MAX;
+};
+} // namespace
+
+bool synth::mergeDatasets(ArrayRef<std::string> paths, raw_ostream &out,
+                          Stats &stats, std::string &error) {
+  SourceNormalizer normalizer;
+  if (!normalizer.valid()) {
+    error = "cannot read the kernel-language prelude";
+    return false;
+  }
+  std::vector<Input> inputs;
+  for (const std::string &path : paths) {
+    // Read whole but mapped: pages of lines already written can go.
+    ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
+        MemoryBuffer::getFile(path, /*IsText=*/false,
+                              /*RequiresNullTerminator=*/false);
+    if (!buffer) {
+      error = "cannot read '" + path + "': " + buffer.getError().message();
+      return false;
+    }
+    Input input{path, std::move(*buffer)};
+    StringRef first = (*input.buffer).getBuffer().split('\n').first;
+    if (!first.trim().empty()) {
+      Expected<json::Value> record = json::parse(first);
+      const json::Object *object = record ? record->getAsObject() : nullptr;
+      std::optional<int64_t> id =
+          object ? object->getInteger("id") : std::nullopt;
+      if (!id) {
+        if (!record)
+          consumeError(record.takeError());
+        error = path + ":1: not a ksc-synth record (no integer \"id\")";
+        return false;
+      }
+      input.firstId = *id;
+    }
+    inputs.push_back(std::move(input));
+  }
+  llvm::stable_sort(inputs, [](const Input &a, const Input &b) {
+    return a.firstId < b.firstId;
+  });
+
+  FingerprintSet seen;
+  for (const Input &input : inputs) {
+    Stats shard;
+    std::string statsPath = defaultStatsPath(input.path);
+    bool haveStats = false;
+    if (ErrorOr<std::unique_ptr<MemoryBuffer>> text =
+            MemoryBuffer::getFile(statsPath)) {
+      Expected<json::Value> value = json::parse((*text)->getBuffer());
+      if (value)
+        haveStats = Stats::fromJSON(*value, shard);
+      else
+        consumeError(value.takeError());
+    }
+    Stats counted;
+    unsigned lineNumber = 0;
+    for (line_iterator line(*input.buffer, /*SkipBlanks=*/true);
+         !line.is_at_end(); ++line) {
+      lineNumber = line.line_number();
+      Expected<json::Value> record = json::parse(*line);
+      const json::Object *object = record ? record->getAsObject() : nullptr;
+      std::optional<StringRef> source =
+          object ? object->getString("source") : std::nullopt;
+      std::optional<StringRef> category =
+          object ? object->getString("category") : std::nullopt;
+      if (!source || !category) {
+        if (!record)
+          consumeError(record.takeError());
+        error = input.path + ":" + std::to_string(lineNumber) +
+                ": not a ksc-synth record (no \"source\" or \"category\")";
+        return false;
+      }
+      if (!seen.insert(normalizer.fingerprint(*source)).second) {
+        ++counted.duplicates;
+        continue;
+      }
+      out << *line << '\n';
+      ++counted.records;
+      ++counted.recordsPerCategory[category->str()];
+    }
+    if (haveStats) {
+      // The shard's own duplicates and failures, and those across shards.
+      shard.duplicates += counted.duplicates;
+      shard.records = counted.records;
+      shard.recordsPerCategory = counted.recordsPerCategory;
+      stats.merge(shard);
+    } else {
+      stats.merge(counted);
+    }
+  }
+  return true;
+}
