@@ -65,7 +65,7 @@ void storeVar(Draft &d, const std::string &name, Ty ty) {
     if (v && v->mag > 1e3)
       text = d.b.squash(Expr{name, PPrimary, v->mag, true}, ty).text;
     std::string op = d.rng.chance(50) ? " + " : " * ";
-    if (op == " * " && rest.mag > 1e3)
+    if (op == " * " && (rest.mag > 1e3 || !isReal(ty)))
       op = " + ";
     d.b.line(a.name + "[" + d.b.tidName + "] = " + text + op +
              d.b.paren(rest, PMul + 1).text + ";");
@@ -268,7 +268,8 @@ GeneratedKernel nestedLoop(Draft &d) {
         std::string row = b.tidName;
         for (auto &scope : b.scopes)
           for (Var &v : scope)
-            if (v.isCounter && v.boundArray != grid && d.rng.chance(50))
+            if (v.isCounter && !v.hidden && v.boundArray != grid &&
+                d.rng.chance(50))
               row = "min(" + v.name + ", " + grid + ".shape(0) - 1)";
         std::string j;
         for (auto &scope : b.scopes)
@@ -374,7 +375,10 @@ GeneratedKernel vector(Draft &d) {
     std::string comp = comps[d.rng.below(dimOf(v))];
     b.line(p + "." + comp +
            " += " + b.squash({s, PPrimary, 1e6, true}, Ty::Float).text + ";");
-    storeVar(d, d.rng.chance(50) ? p : s, d.rng.chance(50) ? v : Ty::Float);
+    if (d.rng.chance(50))
+      storeVar(d, p, v);
+    else
+      storeVar(d, s, Ty::Float);
   });
   return d.finish();
 }
@@ -678,9 +682,11 @@ GeneratedKernel combined(Draft &d) {
   }
   d.begin();
   if (random) {
-    d.b.line("uint32_t state = rand_init(" + seed + ", " + d.b.tidName + ");");
-    d.b.randState = "state";
-    d.b.used.insert("state");
+    static const char *const states[] = {"state", "rng", "gen"};
+    std::string st = d.b.freshName(states);
+    d.b.line("uint32_t " + st + " = rand_init(" + seed + ", " + d.b.tidName +
+             ");");
+    d.b.randState = st;
   }
   // Two or three constructs of other categories.
   unsigned n = unsigned(d.rng.range(2, 3));

@@ -109,9 +109,13 @@ std::string Builder::index(const ArrayInfo &a, unsigned dim, bool own) {
   std::vector<Var *> bound, counters;
   for (auto &scope : scopes)
     for (Var &var : scope)
-      if (var.isCounter && !var.hidden) {
-        counters.push_back(&var);
-        if (var.boundArray == a.name && var.boundDim == dim)
+      if (var.isCounter) {
+        if (!var.hidden)
+          counters.push_back(&var);
+        // Hidden counters of enclosing for loops still index their own
+        // dimension (see enterLoop).
+        if (var.boundArray == a.name && var.boundDim == dim &&
+            !var.whileCarried)
           bound.push_back(&var);
       }
   if (!bound.empty() && rng.chance(85))
@@ -452,7 +456,7 @@ Expr Builder::expr(Ty ty, unsigned depth) {
   unsigned sub = depth - 1;
   std::vector<const FuncInfo *> fs;
   for (const FuncInfo &f : funcs)
-    if (f.result == ty)
+    if (f.result == ty && !(f.hasLoop && loopLevel > 0))
       fs.push_back(&f);
 
   if (isReal(ty)) {

@@ -105,6 +105,10 @@ struct Var {
   std::string boundArray;
   unsigned boundDim = 0;
   bool isCounter = false;
+  /// Carried by a loop that becomes an scf.while (a while counter, a
+  /// counting-down or breaking for loop): not read in loops nested in it,
+  /// whose reverse sweep ksc cannot build from it (see enterLoop).
+  bool whileCarried = false;
 };
 
 struct Expr {
@@ -136,6 +140,8 @@ struct FuncInfo {
   /// The magnitude bound its arguments must respect, and its result's.
   double argMag = 16;
   double resultMag = 1;
+  /// Has a loop: not called inside loops (see enterLoop).
+  bool hasLoop = false;
 };
 
 /// The constructs the grammar may draw.

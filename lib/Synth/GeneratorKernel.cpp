@@ -267,6 +267,9 @@ void Draft::addFunction(Ty result, unsigned nparams) {
       result, 1e3);
   fb.line("return " + e.text + ";");
   f.resultMag = e.mag;
+  for (const std::string &l : fb.lines)
+    if (llvm::StringRef(l).contains("for ("))
+      f.hasLoop = true;
   std::string text =
       "KSC_FUNC " + tyName(result).str() + " " + name + "(" + params + ") {\n";
   for (const std::string &l : fb.lines)
@@ -357,6 +360,7 @@ void Draft::addTemplate() {
     f.params = {b.real};
     f.explicitArgs = "<" + std::to_string(rng.range(1, 6)) + ">";
     f.resultMag = init.mag + 2 * step.mag + 16;
+    f.hasLoop = true;
     b.used = fb.used;
     b.funcs.push_back(f);
     return;

@@ -39,8 +39,8 @@ void Builder::statement(unsigned depth) {
                    assignableVars().empty() ? 0u : 26u,
                    hasOutputs ? 8u : 0u,
                    feat.ifs && nest ? 14u : 0u,
-                   feat.loops && nest ? 12u : 0u,
-                   feat.whiles && nest ? 9u : 0u,
+                   feat.loops && nest && loopLevel < 2 ? 12u : 0u,
+                   feat.whiles && nest && loopLevel == 0 ? 9u : 0u,
                    feat.ternary ? 7u : 0u,
                    nest ? 2u : 0u,
                    randState.empty() ? 0u : 12u};
@@ -280,14 +280,32 @@ std::vector<std::pair<Var *, std::pair<bool, bool>>> Builder::enterLoop() {
   unsigned picked = 0;
   for (auto &scope : scopes)
     for (Var &var : scope) {
-      if (!var.assignable || var.level >= loopLevel || var.accumulator)
+      if (var.hidden || var.level >= loopLevel)
         continue;
-      bool forced = var.name == hooks.accumulator;
-      if (forced || (picked < 2 && rng.chance(45))) {
+      // Works around a bug of ksc's reverse mode: in a loop nested in
+      // another, a cheap operation on a value of the enclosing loop's body
+      // (`float f = u[i];` there, then `sin(a[k] - f)`) or on a value an
+      // scf.while carries (the counter of a while loop, or of a for loop
+      // counting down or with break: `w[min(r, 5)]`) fails to verify in
+      // the adjoint ("operand does not dominate this use"). Such values
+      // are not read in nested loops.
+      // Counters of enclosing loops are only used as they are, to index
+      // the dimension that bounds them (arithmetic on them fails too in
+      // some nests).
+      bool outerBody = var.isCounter || var.level >= 1;
+      // Only variables of the enclosing body accumulate: one from further
+      // out is read-only in the enclosing loop, which may read it anywhere.
+      bool candidate =
+          var.assignable && !var.accumulator && var.level + 1 == loopLevel;
+      bool forced = candidate && var.name == hooks.accumulator;
+      if (forced || (candidate && picked < 2 && rng.chance(45))) {
         saved.push_back({&var, {var.hidden, var.accumulator}});
         var.hidden = true;
         var.accumulator = true;
         ++picked;
+      } else if (var.whileCarried || outerBody) {
+        saved.push_back({&var, {var.hidden, var.accumulator}});
+        var.hidden = true;
       }
     }
   hooks.accumulator.clear();
@@ -313,6 +331,11 @@ void Builder::forStmt(unsigned depth, bool forceShape) {
   unsigned boundDim = 0;
   std::string header;
   double mag;
+  bool down = false;
+  // Loops that become scf.while (counting down, with break) only at the
+  // outermost level: inside another loop their adjoints fail to verify in
+  // some nests (a bug of ksc's reverse mode, see enterLoop).
+  bool breaks = feat.whiles && loopLevel == 0 && rng.chance(25);
   bool shape = !hooks.boundArray.empty() ||
                (!arrs.empty() && (forceShape || rng.chance(55)));
   if (shape) {
@@ -330,7 +353,8 @@ void Builder::forStmt(unsigned depth, bool forceShape) {
     }
     boundArray = a->name;
     std::string bound = a->name + ".shape(" + std::to_string(boundDim) + ")";
-    if (rng.chance(80))
+    down = !rng.chance(80) && loopLevel == 0;
+    if (!down)
       header = "for (int " + name + " = 0; " + name + " < " + bound + "; ++" +
                name + ")";
     else
@@ -340,7 +364,8 @@ void Builder::forStmt(unsigned depth, bool forceShape) {
   } else {
     int n = rng.range(2, 8);
     unsigned form = rng.below(4);
-    if (form == 0)
+    down = form == 0 && loopLevel == 0;
+    if (down)
       header = "for (int " + name + " = " + intLit(n - 1) + "; " + name +
                " >= 0; " + name + "--)";
     else if (form == 1)
@@ -360,13 +385,14 @@ void Builder::forStmt(unsigned depth, bool forceShape) {
   c.boundArray = boundArray;
   c.boundDim = boundDim;
   c.level = loopLevel + 1;
+  c.whileCarried = down || breaks;
   auto hook = std::move(hooks.body);
   hooks.body = nullptr;
   auto saved = enterLoop();
   block(depth + 1, blockSize(depth + 1));
   if (hook)
     hook(depth + 1);
-  if (feat.whiles && rng.chance(25)) {
+  if (breaks) {
     Expr cond = boolExpr(1);
     line("if (" + cond.text + ") {");
     line(rng.chance(50) ? "  break;" : "  continue;");
@@ -400,6 +426,7 @@ void Builder::whileStmt(unsigned depth, bool doWhile) {
   bool both = hooks.breakAndContinue;
   hooks.breakAndContinue = false;
   auto saved = enterLoop();
+  findVar(name)->whileCarried = true;
   // The counter goes up first, so `continue` cannot skip it.
   line(rng.chance(50) ? "++" + name + ";" : name + "++;");
   unsigned size = blockSize(depth + 1);
