@@ -37,7 +37,7 @@ llvm_config.with_system_environment(
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.use_default_substitutions()
 llvm_config.add_tool_substitutions(
-    ["ksc", "ksc-opt", "ksc-run"], [config.ksc_tools_dir]
+    ["ksc", "ksc-opt", "ksc-run", "ksc-synth"], [config.ksc_tools_dir]
 )
 llvm_config.add_tool_substitutions(["split-file"], [config.llvm_tools_dir])
 

@@ -274,9 +274,10 @@ Validator::check(RecordCompiler &compiler, StringRef text, unsigned line,
     errors.push_back("not a JSON object");
     return errors;
   }
+  if (std::optional<int64_t> recordId = record->getInteger("id"))
+    id = *recordId;
   if (!checkSchema(*record, errors))
     return errors;
-  id = *record->getInteger("id");
   ++counts.records;
   StringRef version = *record->getString("ksc_version");
   if (version != KSC_VERSION) {
