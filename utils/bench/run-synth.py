@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""ksc-synth throughput and memory (issue 7): records per second and peak
+resident memory for source forms only and for all forms, at several counts.
+
+  utils/bench/run-synth.py [--ksc-synth build/bin/ksc-synth] [--jobs 2]
+                           [--source-counts 10000,100000] [--all-counts 2000]
+
+Each run writes its dataset to a temporary directory; the rate is the one
+ksc-synth puts in its statistics (records written / wall time, the
+precompiled prelude and worker start-up included), the memory the maximum
+resident set size of the process (GNU time's %M). Prints a Markdown table.
+"""
+import argparse
+import json
+import os
+import platform
+import subprocess
+import tempfile
+
+SOURCE_FORMS = "cpp,cpp_adj,cuda,cuda_adj"
+ALL_FORMS = "ks_mlir,cpp,cpp_adj,cpp_jvp,cuda,cuda_adj,ptx,ptx_adj"
+
+
+def run(synth, count, forms, jobs, workdir):
+    data = os.path.join(workdir, "data.jsonl")
+    stats = os.path.join(workdir, "data.stats.json")
+    timed = subprocess.run(
+        ["/usr/bin/time", "-f", "%M", synth, "--count=%d" % count,
+         "--seed=1", "--forms=" + forms, "--jobs=%d" % jobs, "--quiet",
+         "-o", data],
+        capture_output=True, text=True)
+    if timed.returncode not in (0, 1):  # 1: some kernels failed to compile
+        raise SystemExit(timed.stderr)
+    peak_kb = int(timed.stderr.strip().splitlines()[-1])
+    result = json.load(open(stats))
+    size = os.path.getsize(data)
+    os.remove(data)
+    return result, peak_kb, size
+
+
+def cpu_name():
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--ksc-synth", default="build/bin/ksc-synth")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--source-counts", default="10000,100000")
+    parser.add_argument("--all-counts", default="2000")
+    args = parser.parse_args()
+    print("Machine: %s, %d cores; --jobs=%d\n" %
+          (cpu_name(), os.cpu_count(), args.jobs))
+    print("| forms | --count | records | duplicates | failures | "
+          "records/s | peak RSS | output |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    plan = [(SOURCE_FORMS, int(c)) for c in args.source_counts.split(",") if c]
+    plan += [(ALL_FORMS, int(c)) for c in args.all_counts.split(",") if c]
+    with tempfile.TemporaryDirectory() as workdir:
+        for forms, count in plan:
+            stats, peak_kb, size = run(args.ksc_synth, count, forms,
+                                       args.jobs, workdir)
+            label = "source (%s)" % forms if forms == SOURCE_FORMS else "all 8"
+            print("| %s | %d | %d | %d | %d | %.0f | %.0f MiB | %.0f MiB |" %
+                  (label, count, stats["records"],
+                   stats["duplicates_dropped"], stats["failures"],
+                   stats["records_per_second"], peak_kb / 1024.0,
+                   size / 2.0**20), flush=True)
+
+
+if __name__ == "__main__":
+    main()
