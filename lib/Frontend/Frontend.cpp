@@ -537,6 +537,9 @@ FrontendSession::create(const ksc::FrontendOptions &options,
       createInvocation(argv, std::move(createOptions));
   if (!invocation)
     return nullptr;
+  // The driver asks cc1 not to free the AST at exit; a session compiles
+  // source after source.
+  invocation->getFrontendOpts().DisableFree = false;
   auto impl = std::make_unique<Impl>();
   impl->invocation = std::move(invocation);
   return std::unique_ptr<FrontendSession>(new FrontendSession(std::move(impl)));
