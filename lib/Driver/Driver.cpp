@@ -116,16 +116,31 @@ void ksc::addCpuLoweringPasses(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
-LogicalResult ksc::emitCpuCpp(ModuleOp module, std::string &out,
-                              const CpuPipelineOptions &pipeline,
-                              const CppEmitterOptions &emitter) {
+LogicalResult ksc::emitLoweredCpp(ModuleOp module, PassManager &lowering,
+                                  std::string &out,
+                                  const CppEmitterOptions &emitter) {
   OwningOpRef<ModuleOp> lowered(cast<ModuleOp>(module->clone()));
-  PassManager pm(module->getContext());
-  addCpuLoweringPasses(pm, pipeline);
-  if (failed(pm.run(*lowered)))
+  if (failed(lowering.run(*lowered)))
     return failure();
   llvm::raw_string_ostream os(out);
   return translateToCpp(*lowered, os, emitter);
+}
+
+LogicalResult ksc::emitLoweredPtx(ModuleOp module, PassManager &lowering,
+                                  std::string &out, const PtxOptions &options) {
+  OwningOpRef<ModuleOp> lowered(cast<ModuleOp>(module->clone()));
+  if (failed(lowering.run(*lowered)))
+    return failure();
+  llvm::raw_string_ostream os(out);
+  return translateToPtx(*lowered, os, options);
+}
+
+LogicalResult ksc::emitCpuCpp(ModuleOp module, std::string &out,
+                              const CpuPipelineOptions &pipeline,
+                              const CppEmitterOptions &emitter) {
+  PassManager pm(module->getContext());
+  addCpuLoweringPasses(pm, pipeline);
+  return emitLoweredCpp(module, pm, out, emitter);
 }
 
 void ksc::addCudaLoweringPasses(OpPassManager &pm,
@@ -142,13 +157,9 @@ void ksc::addCudaLoweringPasses(OpPassManager &pm,
 LogicalResult ksc::emitCudaCpp(ModuleOp module, std::string &out,
                                const CudaPipelineOptions &pipeline,
                                const CppEmitterOptions &emitter) {
-  OwningOpRef<ModuleOp> lowered(cast<ModuleOp>(module->clone()));
   PassManager pm(module->getContext());
   addCudaLoweringPasses(pm, pipeline);
-  if (failed(pm.run(*lowered)))
-    return failure();
-  llvm::raw_string_ostream os(out);
-  return translateToCpp(*lowered, os, emitter);
+  return emitLoweredCpp(module, pm, out, emitter);
 }
 
 void ksc::addPtxLoweringPasses(OpPassManager &pm,
@@ -166,13 +177,9 @@ void ksc::addPtxLoweringPasses(OpPassManager &pm,
 LogicalResult ksc::emitPtx(ModuleOp module, std::string &out,
                            const CudaPipelineOptions &pipeline,
                            const PtxOptions &options) {
-  OwningOpRef<ModuleOp> lowered(cast<ModuleOp>(module->clone()));
   PassManager pm(module->getContext());
   addPtxLoweringPasses(pm, pipeline, options.blockSize);
-  if (failed(pm.run(*lowered)))
-    return failure();
-  llvm::raw_string_ostream os(out);
-  return translateToPtx(*lowered, os, options);
+  return emitLoweredPtx(module, pm, out, options);
 }
 
 int ksc::runWithLargeStack(llvm::function_ref<int()> fn) {

@@ -11,8 +11,6 @@
 #include "ksc/InitAll.h"
 
 #include "mlir/IR/Diagnostics.h"
-#include "ksc/Target/Cpp/CppEmitter.h"
-#include "ksc/Target/PTX/PtxEmitter.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -113,8 +111,8 @@ std::unique_ptr<MLIRContext> synth::createCompilerContext() {
   DialectRegistry registry;
   registerAllDialects(registry);
   // One thread per context: ksc-synth runs one context per worker.
-  auto context = std::make_unique<MLIRContext>(
-      registry, MLIRContext::Threading::DISABLED);
+  auto context =
+      std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
   context->loadAllAvailableDialects();
   context->printOpOnDiagnostic(false);
   return context;
@@ -125,8 +123,8 @@ std::unique_ptr<MLIRContext> synth::createCompilerContext() {
 /// much as running it on a small kernel.
 struct RecordCompiler::Pipelines {
   explicit Pipelines(MLIRContext &context)
-      : cleanup(&context), reverse(&context), forward(&context),
-        cpu(&context), cuda(&context), ptx(&context) {
+      : cleanup(&context), reverse(&context), forward(&context), cpu(&context),
+        cuda(&context), ptx(&context) {
     addKsCleanupPasses(cleanup);
     addReverseADPasses(reverse, /*wrt=*/{});
     addForwardADPasses(forward, /*wrt=*/{});
@@ -151,11 +149,11 @@ static LogicalResult emitForm(Form form, ModuleOp module, StringRef fileName,
                               const FormsOptions &options,
                               RecordCompiler::Pipelines &pipelines,
                               std::string &out) {
-  llvm::raw_string_ostream os(out);
   CppEmitterOptions emitter;
   emitter.sourceName = fileName.str();
   switch (form) {
   case Form::KsMlir: {
+    llvm::raw_string_ostream os(out);
     OpPrintingFlags flags;
     flags.printNameLocAsPrefix();
     module->print(os, flags);
@@ -163,22 +161,17 @@ static LogicalResult emitForm(Form form, ModuleOp module, StringRef fileName,
   }
   case Form::Cpp:
   case Form::CppAdj:
-  case Form::CppJvp: {
-    OwningOpRef<ModuleOp> lowered = derive(module, pipelines.cpu);
-    return success(lowered && succeeded(translateToCpp(*lowered, os, emitter)));
-  }
+  case Form::CppJvp:
+    return emitLoweredCpp(module, pipelines.cpu, out, emitter);
   case Form::Cuda:
-  case Form::CudaAdj: {
+  case Form::CudaAdj:
     emitter.target = CppTarget::Cuda;
-    OwningOpRef<ModuleOp> lowered = derive(module, pipelines.cuda);
-    return success(lowered && succeeded(translateToCpp(*lowered, os, emitter)));
-  }
+    return emitLoweredCpp(module, pipelines.cuda, out, emitter);
   case Form::Ptx:
   case Form::PtxAdj: {
     PtxOptions ptx;
     ptx.cudaPath = options.cudaPath;
-    OwningOpRef<ModuleOp> lowered = derive(module, pipelines.ptx);
-    return success(lowered && succeeded(translateToPtx(*lowered, os, ptx)));
+    return emitLoweredPtx(module, pipelines.ptx, out, ptx);
   }
   }
   llvm_unreachable("unknown form");
@@ -197,8 +190,8 @@ static bool compileWith(MLIRContext &context,
   std::string diagnostics;
   llvm::raw_string_ostream diagnosticStream(diagnostics);
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diagnostic) {
-    static constexpr StringLiteral severities[] = {"note", "warning",
-                                                   "error", "remark"};
+    static constexpr StringLiteral severities[] = {"note", "warning", "error",
+                                                   "remark"};
     diagnosticStream << diagnostic.getLocation() << ": "
                      << severities[unsigned(diagnostic.getSeverity())] << ": "
                      << diagnostic << "\n";
@@ -236,8 +229,7 @@ static bool compileWith(MLIRContext &context,
     if (!forms.contains(form))
       continue;
     ModuleOp module = *primal;
-    if (form == Form::CppAdj || form == Form::CudaAdj ||
-        form == Form::PtxAdj) {
+    if (form == Form::CppAdj || form == Form::CudaAdj || form == Form::PtxAdj) {
       if (!adjoint && !(adjoint = derive(*primal, pipelines.reverse)))
         return fail(form);
       module = *adjoint;
@@ -246,8 +238,8 @@ static bool compileWith(MLIRContext &context,
         return fail(form);
       module = *tangent;
     }
-    if (failed(emitForm(form, module, fileName, options, pipelines,
-                        result[form])))
+    if (failed(
+            emitForm(form, module, fileName, options, pipelines, result[form])))
       return fail(form);
   }
   return true;
@@ -258,8 +250,8 @@ bool synth::compileForms(MLIRContext &context, StringRef fileName,
                          const FormsOptions &options, CompiledForms &result,
                          std::string &error) {
   RecordCompiler::Pipelines pipelines(context);
-  return compileWith(context, pipelines, /*session=*/nullptr, fileName,
-                     source, forms, options, result, error,
+  return compileWith(context, pipelines, /*session=*/nullptr, fileName, source,
+                     forms, options, result, error,
                      /*reason=*/nullptr);
 }
 

@@ -9,7 +9,6 @@
 
 #include "ksc/Synth/Generate.h"
 
-#include "llvm/Support/Process.h"
 #include "llvm/Support/thread.h"
 
 #include <atomic>

@@ -49,8 +49,7 @@ public:
   /// Checks record `line` (1-based) with `compiler`; returns the errors.
   std::vector<std::string> check(RecordCompiler &compiler, StringRef text,
                                  unsigned line, bool compileSample,
-                                 bool cudaSample, bool gradSample,
-                                 int64_t &id);
+                                 bool cudaSample, bool gradSample, int64_t &id);
 
   Counts counts;
 
@@ -146,13 +145,14 @@ void Validator::runTool(StringRef program, ArrayRef<std::string> args,
     argv.push_back(arg);
   SmallString<256> log(tempDir);
   sys::path::append(log, "log" + std::to_string(sys::Process::getProcessId()) +
-                             "-" + std::to_string(std::hash<std::thread::id>()(
-                                       std::this_thread::get_id())));
+                             "-" +
+                             std::to_string(std::hash<std::thread::id>()(
+                                 std::this_thread::get_id())));
   std::optional<StringRef> redirects[] = {StringRef(""), StringRef(log),
                                           StringRef(log)};
   std::string execError;
-  int status = sys::ExecuteAndWait(program, argv, std::nullopt, redirects, 0,
-                                   0, &execError);
+  int status = sys::ExecuteAndWait(program, argv, std::nullopt, redirects, 0, 0,
+                                   &execError);
   if (status == 0)
     return;
   std::string output;
@@ -206,8 +206,8 @@ static std::optional<json::Value> inputFor(StringRef type, unsigned n,
   }
   if (type.consume_front("vec") && type.size() >= 1 && isDigit(type[0])) {
     unsigned size = type[0] - '0';
-    StringRef element = type.drop_front() == "d"   ? "double"
-                        : type.drop_front() == "i" ? "int"
+    StringRef element = type.drop_front() == "d"    ? "double"
+                        : type.drop_front() == "i"  ? "int"
                         : type.drop_front().empty() ? "float"
                                                     : "";
     json::Array values;
@@ -223,12 +223,10 @@ static std::optional<json::Value> inputFor(StringRef type, unsigned n,
 }
 
 void Validator::checkGradient(const json::Object &record, unsigned line,
-                              uint64_t seed,
-                              std::vector<std::string> &errors) {
+                              uint64_t seed, std::vector<std::string> &errors) {
   constexpr unsigned n = 8;
-  std::string source =
-      writeTemp(line, "-" + record.getString("file")->str(),
-                *record.getString("source"));
+  std::string source = writeTemp(line, "-" + record.getString("file")->str(),
+                                 *record.getString("source"));
   // In double precision: float central differences of the large values
   // random expressions reach are noise. Differences across a jump of a
   // piecewise function (int(x), a comparison) are wrong by chance: a
@@ -245,9 +243,9 @@ void Validator::checkGradient(const json::Object &record, unsigned line,
         return; // not a kernel the sample fills in
       inputs[*object->getString("name")] = std::move(*value);
     }
-    std::string json = writeTemp(
-        line, "-inputs.json",
-        formatv("{0}", json::Value(std::move(inputs))).str());
+    std::string json =
+        writeTemp(line, "-inputs.json",
+                  formatv("{0}", json::Value(std::move(inputs))).str());
     if (attempt == 0)
       ++counts.gradKernels;
     attemptErrors.clear();
@@ -273,10 +271,10 @@ static bool hasFloatArgument(const json::Object &record) {
   return false;
 }
 
-std::vector<std::string>
-Validator::check(RecordCompiler &compiler, StringRef text, unsigned line,
-                 bool compileSample, bool cudaSample, bool gradSample,
-                 int64_t &id) {
+std::vector<std::string> Validator::check(RecordCompiler &compiler,
+                                          StringRef text, unsigned line,
+                                          bool compileSample, bool cudaSample,
+                                          bool gradSample, int64_t &id) {
   std::vector<std::string> errors;
   Expected<json::Value> value = json::parse(text);
   if (!value) {
@@ -309,8 +307,8 @@ Validator::check(RecordCompiler &compiler, StringRef text, unsigned line,
   CompiledForms compiled;
   std::string error;
   StringRef fileName = *record->getString("file");
-  if (!compiler.compile(fileName, *record->getString("source"), forms,
-                        compiled, error)) {
+  if (!compiler.compile(fileName, *record->getString("source"), forms, compiled,
+                        error)) {
     errors.push_back("the source does not compile: " + error);
     return errors;
   }
@@ -330,8 +328,7 @@ Validator::check(RecordCompiler &compiler, StringRef text, unsigned line,
     errors.push_back(("form \"" + formName(form) +
                       "\" is not what this ksc makes of the source (`" +
                       formCommandLine(fileName, form) +
-                      "`): first difference at its line " +
-                      Twine(at + 1))
+                      "`): first difference at its line " + Twine(at + 1))
                          .str());
   }
   if (!errors.empty())
@@ -341,8 +338,8 @@ Validator::check(RecordCompiler &compiler, StringRef text, unsigned line,
     for (Form form : {Form::Cpp, Form::CppAdj, Form::CppJvp}) {
       if (!forms.contains(form))
         continue;
-      std::string path = writeTemp(line, "-" + formName(form).str() + ".cpp",
-                                   compiled[form]);
+      std::string path =
+          writeTemp(line, "-" + formName(form).str() + ".cpp", compiled[form]);
       ++counts.cppFiles;
       runTool(tools.cxx,
               {"-std=c++17", "-fsyntax-only", "-I" + tools.runtimeDir, path},
@@ -354,8 +351,8 @@ Validator::check(RecordCompiler &compiler, StringRef text, unsigned line,
     for (Form form : {Form::Ptx, Form::PtxAdj}) {
       if (!forms.contains(form))
         continue;
-      std::string path = writeTemp(line, "-" + formName(form).str() + ".ptx",
-                                   compiled[form]);
+      std::string path =
+          writeTemp(line, "-" + formName(form).str() + ".ptx", compiled[form]);
       ++counts.ptxFiles;
       runTool(tools.ptxas,
               {"-arch=" + kDefaultCudaArch.str(), path, "-o", path + ".cubin"},
@@ -366,8 +363,8 @@ Validator::check(RecordCompiler &compiler, StringRef text, unsigned line,
     for (Form form : {Form::Cuda, Form::CudaAdj}) {
       if (!forms.contains(form))
         continue;
-      std::string path = writeTemp(line, "-" + formName(form).str() + ".cu",
-                                   compiled[form]);
+      std::string path =
+          writeTemp(line, "-" + formName(form).str() + ".cu", compiled[form]);
       ++counts.cudaFiles;
       runTool(tools.nvcc,
               {"-std=c++17", "-arch=" + kDefaultCudaArch.str(), "-c",
@@ -382,10 +379,7 @@ Validator::check(RecordCompiler &compiler, StringRef text, unsigned line,
 
 /// `name` in the CUDA toolkit's bin/, or on PATH; empty if neither.
 static std::string findCudaTool(StringRef name, StringRef cudaPath) {
-  std::string root = cudaPath.str();
-  if (root.empty())
-    root = sys::Process::GetEnv("CUDA_HOME").value_or("/usr/local/cuda");
-  SmallString<256> path(root);
+  SmallString<256> path(cudaToolkitRoot(cudaPath));
   sys::path::append(path, "bin", name);
   if (sys::fs::can_execute(path))
     return std::string(path);
@@ -442,9 +436,9 @@ bool synth::validateDataset(const FrontendSession &session, StringRef path,
       if (index >= total)
         return;
       auto sampled = [&](size_t step) { return step && index % step == 0; };
-      errors[index] = validator.check(
-          compiler, lines[index], index + 1, sampled(compileStep),
-          sampled(cudaStep), sampled(gradStep), ids[index]);
+      errors[index] = validator.check(compiler, lines[index], index + 1,
+                                      sampled(compileStep), sampled(cudaStep),
+                                      sampled(gradStep), ids[index]);
     }
   };
   std::vector<llvm::thread> workers;

@@ -37,15 +37,14 @@ namespace {
 cl::OptionCategory synthCategory("ksc-synth options");
 cl::SubCommand validateCommand("validate",
                                "Re-check a dataset against this ksc");
-cl::SubCommand mergeCommand("merge",
-                            "Concatenate shards, dropping duplicates");
+cl::SubCommand mergeCommand("merge", "Concatenate shards, dropping duplicates");
 
 // Generating (the top-level command).
-cl::opt<uint64_t> countOption("count",
-                        cl::desc("The number of kernels: ids 0..N-1, before "
-                                 "sharding (default 1000)"),
-                        cl::value_desc("N"), cl::init(1000),
-                        cl::cat(synthCategory));
+cl::opt<uint64_t>
+    countOption("count",
+                cl::desc("The number of kernels: ids 0..N-1, before "
+                         "sharding (default 1000)"),
+                cl::value_desc("N"), cl::init(1000), cl::cat(synthCategory));
 cl::opt<uint64_t> seed("seed",
                        cl::desc("The dataset's seed (default 1); the same "
                                 "seed, count and shard give the same bytes"),
@@ -79,8 +78,7 @@ cl::opt<std::string> formsOption(
 cl::opt<unsigned> jobs("jobs",
                        cl::desc("Worker threads (default: one per core); "
                                 "the output does not depend on it"),
-                       cl::value_desc("J"), cl::init(0),
-                       cl::cat(synthCategory),
+                       cl::value_desc("J"), cl::init(0), cl::cat(synthCategory),
                        cl::sub(cl::SubCommand::getTopLevel()),
                        cl::sub(validateCommand));
 cl::opt<std::string> shard("shard",
@@ -92,10 +90,10 @@ cl::opt<unsigned> maxDepth("max-depth",
                                     "nesting (default 3)"),
                            cl::value_desc("D"), cl::init(3),
                            cl::cat(synthCategory));
-cl::opt<unsigned> maxStatements(
-    "max-statements",
-    cl::desc("The most statements in a block (default 6)"), cl::value_desc("N"),
-    cl::init(6), cl::cat(synthCategory));
+cl::opt<unsigned>
+    maxStatements("max-statements",
+                  cl::desc("The most statements in a block (default 6)"),
+                  cl::value_desc("N"), cl::init(6), cl::cat(synthCategory));
 cl::opt<uint64_t>
     replay("replay",
            cl::desc("Make the one record of this record seed (a failure's "
@@ -190,9 +188,22 @@ private:
 };
 
 static unsigned jobCount() {
-  return jobs ? unsigned(jobs) : std::max(1u, llvm::get_physical_cores() > 0
-                                                  ? unsigned(llvm::get_physical_cores())
-                                                  : 1u);
+  if (jobs)
+    return jobs;
+  int cores = llvm::get_physical_cores();
+  return cores > 0 ? unsigned(cores) : 1u;
+}
+
+/// Writes `stats`, after `settings`, to --stats-file or next to the
+/// output file (nowhere for standard output).
+static bool writeStats(const Stats &stats, json::Object settings) {
+  std::string path = statsFile;
+  if (path.empty() && outputFile != "-")
+    path = defaultStatsPath(outputFile);
+  return path.empty() ||
+         writeFile(path, formatv("{0:2}\n",
+                                 json::Value(stats.toJSON(std::move(settings))))
+                             .str());
 }
 
 static int generate() {
@@ -231,8 +242,8 @@ static int generate() {
   if (shard.getNumOccurrences()) {
     auto [index, total] = StringRef(shard).split('/');
     if (index.getAsInteger(10, options.shardIndex) ||
-        total.getAsInteger(10, options.shardCount) ||
-        options.shardCount == 0 || options.shardIndex >= options.shardCount)
+        total.getAsInteger(10, options.shardCount) || options.shardCount == 0 ||
+        options.shardIndex >= options.shardCount)
       return fail("--shard must be i/n with 0 <= i < n, such as 0/4");
   }
 
@@ -270,9 +281,9 @@ static int generate() {
   auto [begin, end] =
       shardRange(options.count, options.shardIndex, options.shardCount);
   json::Array categoryNames, formNames;
-  for (Category category :
-       options.categories.empty() ? allCategories()
-                                  : ArrayRef<Category>(options.categories))
+  for (Category category : options.categories.empty()
+                               ? allCategories()
+                               : ArrayRef<Category>(options.categories))
     categoryNames.push_back(categoryName(category));
   for (Form form : allForms())
     if (options.forms.contains(form))
@@ -290,23 +301,15 @@ static int generate() {
       {"max_statements", int64_t(options.generator.maxStatements)},
       {"jobs", int64_t(options.jobs)},
   };
-  std::string statsPath = statsFile;
-  if (statsPath.empty() && outputFile != "-")
-    statsPath = defaultStatsPath(outputFile);
-  if (!statsPath.empty() &&
-      !writeFile(statsPath,
-                 formatv("{0:2}\n", json::Value(stats.toJSON(
-                                        std::move(settings))))
-                     .str()))
+  if (!writeStats(stats, std::move(settings)))
     return 1;
 
   if (!quiet)
-    errs() << formatv("ksc-synth: {0} records ({1} duplicates dropped, {2} "
-                      "failures) in {3:f1} s, {4:f0} records/s\n",
-                      stats.records, stats.duplicates, stats.failures,
-                      stats.wallSeconds,
-                      stats.wallSeconds > 0 ? stats.records / stats.wallSeconds
-                                            : 0.0);
+    errs() << formatv(
+        "ksc-synth: {0} records ({1} duplicates dropped, {2} "
+        "failures) in {3:f1} s, {4:f0} records/s\n",
+        stats.records, stats.duplicates, stats.failures, stats.wallSeconds,
+        stats.wallSeconds > 0 ? stats.records / stats.wallSeconds : 0.0);
   if (stats.failures) {
     errs() << "ksc-synth: error: " << stats.failures
            << " generated kernels did not compile (a bug in the generator "
@@ -335,16 +338,8 @@ static int merge() {
   json::Array inputs;
   for (const std::string &input : mergeInputs)
     inputs.push_back(input);
-  std::string statsPath = statsFile;
-  if (statsPath.empty() && outputFile != "-")
-    statsPath = defaultStatsPath(outputFile);
-  if (!statsPath.empty() &&
-      !writeFile(statsPath,
-                 formatv("{0:2}\n",
-                         json::Value(stats.toJSON(json::Object{
-                             {"ksc_version", KSC_VERSION},
-                             {"merged", std::move(inputs)}})))
-                     .str()))
+  if (!writeStats(stats, json::Object{{"ksc_version", KSC_VERSION},
+                                      {"merged", std::move(inputs)}}))
     return 1;
   if (!quiet)
     errs() << formatv("ksc-synth: merged {0} records ({1} duplicates "
@@ -377,7 +372,8 @@ static int run(int argc, char **argv) {
   cl::SetVersionPrinter(printVersion);
   cl::ParseCommandLineOptions(
       argc, argv,
-      "ksc-synth: paired-code datasets of kernels and what ksc makes of them\n\n"
+      "ksc-synth: paired-code datasets of kernels and what ksc makes of "
+      "them\n\n"
       "  ksc-synth --count=10000 --seed=1 -o data.jsonl\n"
       "  ksc-synth validate data.jsonl\n"
       "  ksc-synth merge -o all.jsonl data-*.jsonl\n");

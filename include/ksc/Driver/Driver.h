@@ -126,6 +126,18 @@ mlir::LogicalResult emitPtx(mlir::ModuleOp module, std::string &out,
                             const CudaPipelineOptions &pipeline,
                             const PtxOptions &options);
 
+/// What emitCpuCpp/emitCudaCpp and emitPtx do, with the lowering already
+/// built (by addCpuLoweringPasses, addCudaLoweringPasses or
+/// addPtxLoweringPasses) so that a caller compiling many modules builds it
+/// once: runs `lowering` on a copy of `module` and prints the result.
+mlir::LogicalResult emitLoweredCpp(mlir::ModuleOp module,
+                                   mlir::PassManager &lowering,
+                                   std::string &out,
+                                   const CppEmitterOptions &emitter);
+mlir::LogicalResult emitLoweredPtx(mlir::ModuleOp module,
+                                   mlir::PassManager &lowering,
+                                   std::string &out, const PtxOptions &options);
+
 /// Runs `fn` on a thread with a stack large enough for deeply nested source
 /// (Clang's parser and ksc recurse on the nesting) and returns its result.
 int runWithLargeStack(llvm::function_ref<int()> fn);

@@ -57,13 +57,17 @@ bool ksc::isKnownCudaArch(llvm::StringRef arch) {
   return info && info->isCPUStringValid(arch);
 }
 
-std::string ksc::libdevicePath(llvm::StringRef cudaPath) {
+std::string ksc::cudaToolkitRoot(llvm::StringRef cudaPath) {
   std::string root = cudaPath.str();
   if (root.empty())
     root = llvm::sys::Process::GetEnv("CUDA_HOME").value_or("");
   if (root.empty())
     root = "/usr/local/cuda";
-  llvm::SmallString<256> path(root);
+  return root;
+}
+
+std::string ksc::libdevicePath(llvm::StringRef cudaPath) {
+  llvm::SmallString<256> path(cudaToolkitRoot(cudaPath));
   llvm::sys::path::append(path, "nvvm", "libdevice", "libdevice.10.bc");
   return std::string(path);
 }

@@ -37,6 +37,10 @@ struct PtxOptions {
 /// (sm_50 ... sm_120a).
 bool isKnownCudaArch(llvm::StringRef arch);
 
+/// The CUDA toolkit's directory: `cudaPath`, or if empty $CUDA_HOME, then
+/// /usr/local/cuda.
+std::string cudaToolkitRoot(llvm::StringRef cudaPath);
+
 /// The libdevice bitcode of the CUDA toolkit at `cudaPath` (or, if empty,
 /// $CUDA_HOME, then /usr/local/cuda).
 std::string libdevicePath(llvm::StringRef cudaPath);
