@@ -38,6 +38,19 @@ int Rng::range(int lo, int hi) {
 
 bool Rng::chance(unsigned percent) { return below(100) < percent; }
 
+unsigned Rng::weighted(llvm::ArrayRef<unsigned> weights) {
+  unsigned total = 0;
+  for (unsigned weight : weights)
+    total += weight;
+  unsigned roll = below(total);
+  unsigned pick = 0;
+  while (roll >= weights[pick]) {
+    roll -= weights[pick];
+    ++pick;
+  }
+  return pick;
+}
+
 //===----------------------------------------------------------------------===//
 // Types
 //===----------------------------------------------------------------------===//

@@ -475,16 +475,7 @@ Expr Builder::expr(Ty ty, unsigned depth) {
                       fs.empty() ? 0u : 25u};
     if (ty != Ty::Float)
       w[8] = w[9] = 0;
-    unsigned total = 0;
-    for (unsigned x : w)
-      total += x;
-    unsigned roll = rng.below(total);
-    unsigned pick = 0;
-    while (roll >= w[pick]) {
-      roll -= w[pick];
-      ++pick;
-    }
-    switch (pick) {
+    switch (rng.weighted(w)) {
     case 0: {
       Expr a = expr(ty, sub);
       Expr b = expr(ty, sub);

@@ -45,6 +45,9 @@ public:
   template <typename T> const T &pick(llvm::ArrayRef<T> items) {
     return items[below(items.size())];
   }
+  /// An index into `weights`, each drawn with probability weight / sum;
+  /// the sum must be positive.
+  unsigned weighted(llvm::ArrayRef<unsigned> weights);
 
 private:
   uint64_t state;

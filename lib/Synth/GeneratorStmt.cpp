@@ -44,16 +44,7 @@ void Builder::statement(unsigned depth) {
                    feat.ternary ? 7u : 0u,
                    nest ? 2u : 0u,
                    randState.empty() ? 0u : 12u};
-  unsigned total = 0;
-  for (unsigned x : w)
-    total += x;
-  unsigned roll = rng.below(total);
-  unsigned pick = 0;
-  while (roll >= w[pick]) {
-    roll -= w[pick];
-    ++pick;
-  }
-  switch (pick) {
+  switch (rng.weighted(w)) {
   case 0:
     return declStmt(depth);
   case 1:
