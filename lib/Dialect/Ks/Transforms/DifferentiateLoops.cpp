@@ -45,11 +45,7 @@ static Block *newBlockLike(Block &like, Region &region,
   return block;
 }
 
-/// Whether the reverse sweep may run `op` again instead of keeping its
-/// results on the tape: a cheap operation without effects (arithmetic,
-/// vector and matrix operations, not the math library's functions), or a
-/// read of an array the kernel cannot write (`array<const T>`).
-static bool isCheapToRecompute(Operation *op) {
+bool ad::isCheapToRecompute(Operation *op) {
   if (op->getNumRegions() != 0 || isa<TapePopOp>(op))
     return false;
   if (auto load = dyn_cast<LoadOp>(op))

@@ -155,6 +155,21 @@ void KernelDifferentiator::collectNeeded() {
     if (ruleUsesResult(op))
       needed.insert(op->getResults().begin(), op->getResults().end());
   });
+  // The reverse sweep of a loop body runs the body's cheap operations again
+  // (cloneTapedBody): what they read is needed too. An operand from an
+  // enclosing loop body must come back from that body's tape, or the
+  // recomputation would use the forward sweep's value, which does not
+  // dominate the reverse sweep of the enclosing loop.
+  SmallVector<Value> worklist(needed.begin(), needed.end());
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (!def || !isa<scf::ForOp, scf::WhileOp>(def->getParentOp()) ||
+        !isCheapToRecompute(def))
+      continue;
+    for (Value operand : def->getOperands())
+      if (needed.insert(operand).second)
+        worklist.push_back(operand);
+  }
 }
 
 LogicalResult KernelDifferentiator::run() {

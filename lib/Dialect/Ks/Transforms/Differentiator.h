@@ -23,6 +23,13 @@ namespace ksc::ks::ad {
 /// must not be named after the primal variables it is computed for.
 mlir::Location plain(mlir::Location loc);
 
+/// Whether the reverse sweep of a loop body may run `op` (an operation of
+/// the body) again instead of keeping its results on the tape: a cheap
+/// operation without effects (arithmetic, vector and matrix operations, not
+/// the math library's functions), or a read of an array the kernel cannot
+/// write (`array<const T>`).
+bool isCheapToRecompute(mlir::Operation *op);
+
 class KernelDifferentiator {
 public:
   /// `adjointArgOf[j]` is the index of the argument of `primal` whose

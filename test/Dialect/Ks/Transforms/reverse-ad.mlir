@@ -146,6 +146,45 @@ ks.kernel @product(%x: !ks.array<const f32>, %y: !ks.array<f32>, %n: i32) {
   ks.return
 }
 
+// A cheap operation of an inner loop body that reads a value of the
+// enclosing loop body (%f): the inner reverse loop computes %d again, so the
+// outer reverse loop must bring %f back first, here by popping the
+// loop-carried %acc it is computed from (the forward sweep's %f does not
+// dominate the reverse sweep).
+
+// CHECK-LABEL: ks.kernel @outer_operand_adj(
+// CHECK:         scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
+// CHECK:           ks.tape_push %[[ACC]] : f32
+// CHECK:         scf.for %{{.*}} iter_args(%[[DACC:.*]] = %{{.*}}) -> (f32)
+// CHECK-NEXT:      %[[ACC2:.*]] = ks.tape_pop : f32
+// CHECK-NEXT:      %[[F:.*]] = arith.mulf %[[ACC2]], %{{.*}} : f32
+// CHECK-NEXT:      scf.for
+// CHECK-NEXT:        %[[K:.*]] = arith.subi
+// CHECK-NEXT:        %[[AK:.*]] = ks.load %{{.*}}[%[[K]]]
+// CHECK-NEXT:        %[[D:.*]] = arith.subf %[[AK]], %[[F]] : f32
+// CHECK-NEXT:        math.cos %[[D]]
+ks.kernel @outer_operand(%a: !ks.array<const f32>, %y: !ks.array<f32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  %two = arith.constant 2.0 : f32
+  %i = ks.tid : i32
+  %x = ks.load %a[%i] : !ks.array<const f32>, i32
+  %r = scf.for %s = %c0 to %n step %c1 iter_args(%acc = %x) -> (f32) : i32 {
+    %f = arith.mulf %acc, %two : f32
+    %m = scf.for %k = %c0 to %c4 step %c1 iter_args(%mag = %acc) -> (f32) : i32 {
+      %ak = ks.load %a[%k] : !ks.array<const f32>, i32
+      %d = arith.subf %ak, %f : f32
+      %sn = math.sin %d : f32
+      %next = arith.addf %mag, %sn : f32
+      scf.yield %next : f32
+    }
+    scf.yield %m : f32
+  }
+  ks.store %r, %y[%i] : !ks.array<f32>, i32
+  ks.return
+}
+
 // --wrt=x1: the adjoint has no code for x2 (no adj_x2 argument, no rule
 // applied to x2's value; exp(x2) is the derivative of y by x1), but keeps
 // adj_y, which brings the output adjoints in. x1 itself is not read: the
