@@ -110,12 +110,8 @@ std::string Builder::index(const ArrayInfo &a, unsigned dim, bool own) {
   for (auto &scope : scopes)
     for (Var &var : scope)
       if (var.isCounter) {
-        if (!var.hidden)
-          counters.push_back(&var);
-        // Hidden counters of enclosing for loops still index their own
-        // dimension (see enterLoop).
-        if (var.boundArray == a.name && var.boundDim == dim &&
-            !var.whileCarried)
+        counters.push_back(&var);
+        if (var.boundArray == a.name && var.boundDim == dim)
           bound.push_back(&var);
       }
   if (!bound.empty() && rng.chance(85))

@@ -108,10 +108,6 @@ struct Var {
   std::string boundArray;
   unsigned boundDim = 0;
   bool isCounter = false;
-  /// Carried by a loop that becomes an scf.while (a while counter, a
-  /// counting-down or breaking for loop): not read in loops nested in it,
-  /// whose reverse sweep ksc cannot build from it (see enterLoop).
-  bool whileCarried = false;
 };
 
 struct Expr {

@@ -40,7 +40,7 @@ void Builder::statement(unsigned depth) {
                    hasOutputs ? 8u : 0u,
                    feat.ifs && nest ? 14u : 0u,
                    feat.loops && nest && loopLevel < 2 ? 12u : 0u,
-                   feat.whiles && nest && loopLevel == 0 ? 9u : 0u,
+                   feat.whiles && nest && loopLevel < 2 ? 9u : 0u,
                    feat.ternary ? 7u : 0u,
                    nest ? 2u : 0u,
                    randState.empty() ? 0u : 12u};
@@ -273,17 +273,6 @@ std::vector<std::pair<Var *, std::pair<bool, bool>>> Builder::enterLoop() {
     for (Var &var : scope) {
       if (var.hidden || var.level >= loopLevel)
         continue;
-      // Works around a bug of ksc's reverse mode: in a loop nested in
-      // another, a cheap operation on a value of the enclosing loop's body
-      // (`float f = u[i];` there, then `sin(a[k] - f)`) or on a value an
-      // scf.while carries (the counter of a while loop, or of a for loop
-      // counting down or with break: `w[min(r, 5)]`) fails to verify in
-      // the adjoint ("operand does not dominate this use"). Such values
-      // are not read in nested loops.
-      // Counters of enclosing loops are only used as they are, to index
-      // the dimension that bounds them (arithmetic on them fails too in
-      // some nests).
-      bool outerBody = var.isCounter || var.level >= 1;
       // Only variables of the enclosing body accumulate: one from further
       // out is read-only in the enclosing loop, which may read it anywhere.
       bool candidate =
@@ -294,9 +283,6 @@ std::vector<std::pair<Var *, std::pair<bool, bool>>> Builder::enterLoop() {
         var.hidden = true;
         var.accumulator = true;
         ++picked;
-      } else if (var.whileCarried || outerBody) {
-        saved.push_back({&var, {var.hidden, var.accumulator}});
-        var.hidden = true;
       }
     }
   hooks.accumulator.clear();
@@ -323,10 +309,8 @@ void Builder::forStmt(unsigned depth, bool forceShape) {
   std::string header;
   double mag;
   bool down = false;
-  // Loops that become scf.while (counting down, with break) only at the
-  // outermost level: inside another loop their adjoints fail to verify in
-  // some nests (a bug of ksc's reverse mode, see enterLoop).
-  bool breaks = feat.whiles && loopLevel == 0 && rng.chance(25);
+  // Counting down or with break, the loop becomes an scf.while.
+  bool breaks = feat.whiles && rng.chance(25);
   bool shape = !hooks.boundArray.empty() ||
                (!arrs.empty() && (forceShape || rng.chance(55)));
   if (shape) {
@@ -344,7 +328,7 @@ void Builder::forStmt(unsigned depth, bool forceShape) {
     }
     boundArray = a->name;
     std::string bound = a->name + ".shape(" + std::to_string(boundDim) + ")";
-    down = !rng.chance(80) && loopLevel == 0;
+    down = !rng.chance(80);
     if (!down)
       header = "for (int " + name + " = 0; " + name + " < " + bound + "; ++" +
                name + ")";
@@ -355,7 +339,7 @@ void Builder::forStmt(unsigned depth, bool forceShape) {
   } else {
     int n = rng.range(2, 8);
     unsigned form = rng.below(4);
-    down = form == 0 && loopLevel == 0;
+    down = form == 0;
     if (down)
       header = "for (int " + name + " = " + intLit(n - 1) + "; " + name +
                " >= 0; " + name + "--)";
@@ -376,7 +360,6 @@ void Builder::forStmt(unsigned depth, bool forceShape) {
   c.boundArray = boundArray;
   c.boundDim = boundDim;
   c.level = loopLevel + 1;
-  c.whileCarried = down || breaks;
   auto hook = std::move(hooks.body);
   hooks.body = nullptr;
   auto saved = enterLoop();
@@ -417,7 +400,6 @@ void Builder::whileStmt(unsigned depth, bool doWhile) {
   bool both = hooks.breakAndContinue;
   hooks.breakAndContinue = false;
   auto saved = enterLoop();
-  findVar(name)->whileCarried = true;
   // The counter goes up first, so `continue` cannot skip it.
   line(rng.chance(50) ? "++" + name + ";" : name + "++;");
   unsigned size = blockSize(depth + 1);
