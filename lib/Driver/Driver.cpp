@@ -120,7 +120,9 @@ LogicalResult ksc::emitLoweredCpp(ModuleOp module, PassManager &lowering,
                                   std::string &out,
                                   const CppEmitterOptions &emitter) {
   OwningOpRef<ModuleOp> lowered(cast<ModuleOp>(module->clone()));
-  if (failed(lowering.run(*lowered)))
+  // One verification of the result, also when `lowering` does not verify
+  // after each pass (ksc-synth's pipelines).
+  if (failed(lowering.run(*lowered)) || failed(verify(*lowered)))
     return failure();
   llvm::raw_string_ostream os(out);
   return translateToCpp(*lowered, os, emitter);
@@ -129,7 +131,9 @@ LogicalResult ksc::emitLoweredCpp(ModuleOp module, PassManager &lowering,
 LogicalResult ksc::emitLoweredPtx(ModuleOp module, PassManager &lowering,
                                   std::string &out, const PtxOptions &options) {
   OwningOpRef<ModuleOp> lowered(cast<ModuleOp>(module->clone()));
-  if (failed(lowering.run(*lowered)))
+  // One verification of the result, also when `lowering` does not verify
+  // after each pass (ksc-synth's pipelines).
+  if (failed(lowering.run(*lowered)) || failed(verify(*lowered)))
     return failure();
   llvm::raw_string_ostream os(out);
   return translateToPtx(*lowered, os, options);

@@ -129,7 +129,9 @@ mlir::LogicalResult emitPtx(mlir::ModuleOp module, std::string &out,
 /// What emitCpuCpp/emitCudaCpp and emitPtx do, with the lowering already
 /// built (by addCpuLoweringPasses, addCudaLoweringPasses or
 /// addPtxLoweringPasses) so that a caller compiling many modules builds it
-/// once: runs `lowering` on a copy of `module` and prints the result.
+/// once: runs `lowering` on a copy of `module`, verifies the result (once,
+/// so `lowering` may run without verification after each pass) and prints
+/// it.
 mlir::LogicalResult emitLoweredCpp(mlir::ModuleOp module,
                                    mlir::PassManager &lowering,
                                    std::string &out,
