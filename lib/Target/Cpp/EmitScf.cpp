@@ -190,9 +190,18 @@ LogicalResult Emitter::emitIf(scf::IfOp op) {
             return &inner == last || isInlined(&inner);
           });
       if (onlyIf) {
+        // Nothing may be printed between `}` and `else`: the condition's
+        // expressions stay inline, however long.
+        bool wasInline = std::exchange(keepInline, true);
+        bool ok = true;
         for (Operation &inner : elseBlock->without_terminator())
-          if (&inner != last && failed(emitOperation(inner)))
-            return failure();
+          if (&inner != last && failed(emitOperation(inner))) {
+            ok = false;
+            break;
+          }
+        keepInline = wasInline;
+        if (!ok)
+          return failure();
         os << " else ";
         pushScope();
         LogicalResult result = emitIf(nested);

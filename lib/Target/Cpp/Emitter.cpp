@@ -203,10 +203,11 @@ LogicalResult Emitter::bindResult(Operation &op, Expr expr) {
   // a temporary of its own, computed here instead of at its use (nothing in
   // between changes what it reads). Not inside an expression that is
   // printed as a whole elsewhere (an operand of ?:, which only one side
-  // evaluates, whether or not the ?: itself is inlined; a while condition).
+  // evaluates, whether or not the ?: itself is inlined; a while condition;
+  // an `else if` condition).
   Operation *parent = op.getParentOp();
   bool printedAsWhole =
-      (isa<scf::IfOp>(parent) && isExpressionOp(*parent)) ||
+      keepInline || (isa<scf::IfOp>(parent) && isExpressionOp(*parent)) ||
       (isa<scf::WhileOp>(parent) &&
        op.getParentRegion() == &cast<scf::WhileOp>(parent).getBefore());
   if (isInlined(&op) &&

@@ -402,6 +402,9 @@ public:
   llvm::StringMap<std::string> functionNames;
   /// Whether the function being printed is outside kKernelNamespace.
   bool inPublicFunction = false;
+  /// Inlined expressions stay inline however long they grow: set while the
+  /// condition of an `else if` is built, where no declaration can go.
+  bool keepInline = false;
 };
 
 } // namespace ksc::cpp
