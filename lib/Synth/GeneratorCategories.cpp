@@ -190,8 +190,13 @@ GeneratedKernel multiConditional(Draft &d) {
       if (k == nested)
         b.ifStmt(1, unsigned(d.rng.range(1, 2)), d.rng.chance(50));
       b.block(1, unsigned(d.rng.range(0, 2)));
-      Expr e = b.limit(b.expr(b.real, depthOf(d)), b.real, 1e3);
-      b.line(acc + (d.rng.chance(50) ? " = " : " += ") + e.text + ";");
+      Expr e = b.limit(b.differentFrom(Expr{acc, PPrimary, 1, false},
+                                       [&] {
+                                         return b.expr(b.real, depthOf(d));
+                                       }),
+                       b.real, 1e3);
+      bool plain = d.rng.chance(50) && e.text != acc;
+      b.line(acc + (plain ? " = " : " += ") + e.text + ";");
       b.findVar(acc)->mag += e.mag;
       b.popScope();
       --b.indent;

@@ -8,6 +8,8 @@
 
 #include "GeneratorImpl.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -47,6 +49,40 @@ Expr Builder::binary(const Expr &a, llvm::StringRef op, const Expr &b,
   e.active = a.active || b.active;
   e.mag = std::max(a.mag, b.mag);
   return e;
+}
+
+/// Whether `e` is built from number literals only (`7`, `-0.27f`, `9 - 2`):
+/// no name in it, but for the suffixes and exponents of literals.
+static bool isConstant(const Expr &e) {
+  llvm::StringRef t = e.text;
+  for (size_t k = 0; k < t.size(); ++k)
+    if ((llvm::isAlpha(t[k]) || t[k] == '_') &&
+        !(k && (llvm::isDigit(t[k - 1]) || t[k - 1] == '.')))
+      return false;
+  return true;
+}
+
+Expr Builder::differentFrom(const Expr &other, llvm::function_ref<Expr()> gen,
+                            bool notConstant) {
+  Expr e = gen();
+  for (int tries = 0; tries < 5; ++tries) {
+    if (e.text != other.text && !(notConstant && isConstant(e)))
+      break;
+    e = gen();
+  }
+  return e;
+}
+
+Expr Builder::differentOrLiteral(const Expr &other,
+                                 llvm::function_ref<Expr()> gen, Ty ty) {
+  Expr e = differentFrom(other, gen);
+  if (e.text != other.text || !(ty == Ty::Int || isReal(ty)))
+    return e;
+  if (ty == Ty::Int) {
+    int v = rng.range(1, 9);
+    return atom(intLit(v), v);
+  }
+  return atom(smallRealLit(ty), 4);
 }
 
 Expr Builder::call(llvm::StringRef fn, llvm::ArrayRef<Expr> args, double mag) {
@@ -241,7 +277,7 @@ Expr Builder::intExpr(unsigned depth) {
   case 0:
   case 1: {
     Expr a = intExpr(depth - 1);
-    Expr b = intExpr(depth - 1);
+    Expr b = differentOrLiteral(a, [&] { return intExpr(depth - 1); });
     if (a.mag + b.mag > 1e8)
       return a;
     Expr e = binary(a, rng.chance(60) ? "+" : "-", b, PAdd);
@@ -266,7 +302,7 @@ Expr Builder::intExpr(unsigned depth) {
   }
   case 4: {
     Expr a = intExpr(depth - 1);
-    Expr b = intExpr(depth - 1);
+    Expr b = differentOrLiteral(a, [&] { return intExpr(depth - 1); });
     return call(rng.chance(50) ? "min" : "max", {a, b}, std::max(a.mag, b.mag));
   }
   case 5: {
@@ -288,18 +324,28 @@ Expr Builder::boolExpr(unsigned depth) {
     return atom(rng.pick(llvm::ArrayRef<Var *>(vars))->name, 1);
   if (depth >= 2 && pick <= 2) {
     Expr a = boolExpr(depth - 1);
-    Expr b = boolExpr(depth - 1);
+    Expr b = differentFrom(a, [&] { return boolExpr(depth - 1); });
     return binary(paren(a, PCmp), rng.chance(50) ? "&&" : "||", paren(b, PCmp),
                   PCmp - 1);
   }
   static const char *const ops[] = {"<", ">", "<=", ">="};
   const char *op = rng.pick(llvm::ArrayRef<const char *>(ops));
   Ty ty = (feat.ints && rng.chance(25)) ? Ty::Int : real;
-  Expr a = ty == Ty::Int ? intExpr(depth ? depth - 1 : 0)
-                         : expr(real, depth ? depth - 1 : 0);
+  unsigned sub = depth ? depth - 1 : 0;
+  // Not two constants (`7 <= 1`, `9 - 2 > 2`), nor a value against itself.
+  Expr a = differentFrom(
+      Expr(), [&] { return ty == Ty::Int ? intExpr(sub) : expr(real, sub); },
+      /*notConstant=*/true);
+  if (ty == Ty::Int && isConstant(a)) {
+    // No int variable in sight (a function's body).
+    ty = real;
+    a = differentFrom(
+        Expr(), [&] { return expr(real, sub); }, /*notConstant=*/true);
+  }
   Expr b = ty == Ty::Int    ? atom(intLit(rng.range(0, 5)), 5)
            : rng.chance(60) ? atom(realLit(real, rng.range(-200, 200)), 2)
-                            : expr(real, depth ? depth - 1 : 0);
+                            : differentFrom(a, [&] { return expr(real, sub); },
+                                            isConstant(a));
   Expr e = binary(paren(a, PAdd), op, paren(b, PAdd), PCmp);
   e.active = false;
   if (pick == 9) {
@@ -365,7 +411,7 @@ Expr Builder::mathCall(Ty ty, unsigned depth) {
     return call("abs", {a}, a.mag);
   case 10:
   case 11: {
-    Expr b = expr(ty, sub);
+    Expr b = differentOrLiteral(a, [&] { return expr(ty, sub); }, ty);
     return call(rng.chance(50) ? "min" : "max", {a, b}, std::max(a.mag, b.mag));
   }
   case 12: {
@@ -474,7 +520,7 @@ Expr Builder::expr(Ty ty, unsigned depth) {
     switch (rng.weighted(w)) {
     case 0: {
       Expr a = expr(ty, sub);
-      Expr b = expr(ty, sub);
+      Expr b = differentOrLiteral(a, [&] { return expr(ty, sub); }, ty);
       return arith(*this, ty, a, rng.chance(60) ? '+' : '-', b);
     }
     case 1: {
@@ -585,7 +631,7 @@ Expr Builder::expr(Ty ty, unsigned depth) {
     case 0:
     case 1: {
       Expr a = expr(ty, sub);
-      Expr b = expr(ty, sub);
+      Expr b = differentFrom(a, [&] { return expr(ty, sub); });
       return arith(*this, ty, a, rng.chance(60) ? '+' : '-', b);
     }
     case 2:
@@ -650,7 +696,7 @@ Expr Builder::expr(Ty ty, unsigned depth) {
   case 0:
   case 1: {
     Expr a = expr(ty, sub);
-    Expr b = expr(ty, sub);
+    Expr b = differentFrom(a, [&] { return expr(ty, sub); });
     return arith(*this, ty, a, rng.chance(60) ? '+' : '-', b);
   }
   case 2: {

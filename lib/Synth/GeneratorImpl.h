@@ -221,6 +221,16 @@ public:
   Expr binary(const Expr &a, llvm::StringRef op, const Expr &b, int prec);
   Expr call(llvm::StringRef fn, llvm::ArrayRef<Expr> args, double mag);
   Expr paren(const Expr &e, int minPrec);
+  /// `gen()`, tried again a few times while it gives an expression that
+  /// reads like a mistake next to `other` (the same text: `x - x`,
+  /// `min(i, i)`, `u[i] < u[i]`; or, with `notConstant`, one made of
+  /// literals only).
+  Expr differentFrom(const Expr &other, llvm::function_ref<Expr()> gen,
+                     bool notConstant = false);
+  /// differentFrom, then a literal of `ty` (an int or real scalar type)
+  /// when every try gave `other` again.
+  Expr differentOrLiteral(const Expr &other, llvm::function_ref<Expr()> gen,
+                          Ty ty = Ty::Int);
   Expr mathCall(Ty ty, unsigned depth);
   Expr boolExpr(unsigned depth);
   Expr intExpr(unsigned depth);

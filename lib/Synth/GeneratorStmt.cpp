@@ -153,12 +153,15 @@ void Builder::assignStmt(unsigned depth) {
     return;
   }
   if (ty == Ty::Bool) {
-    Expr b = boolExpr(d);
-    line(name + " = " + b.text + ";");
+    Expr b = differentFrom(Expr{name, PPrimary, 1, false},
+                           [&] { return boolExpr(d); });
+    if (b.text != name)
+      line(name + " = " + b.text + ";");
     return;
   }
   if (ty == Ty::Int) {
-    Expr e = intExpr(d);
+    Expr e = differentOrLiteral(Expr{name, PPrimary, 1, false},
+                                [&] { return intExpr(d); });
     unsigned form = rng.below(4);
     Var *w = findVar(name);
     if (form == 0) {
@@ -210,7 +213,10 @@ void Builder::compoundStmt(unsigned depth) {
   } else if (form == 3) {
     line(name + " /= " + realLit(scalarTy, rng.range(2, 8) * 50) + ";");
   } else {
-    e = expr(ty, d);
+    e = differentFrom(Expr{name, PPrimary, 1, false},
+                      [&] { return expr(ty, d); });
+    if (e.text == name)
+      return;
     line(name + " = " + e.text + ";");
     mag = std::max(mag, e.mag);
   }
