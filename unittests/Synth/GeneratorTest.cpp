@@ -20,6 +20,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <set>
 
 using namespace ksc::synth;
@@ -199,6 +200,25 @@ TEST(GeneratorTest, LoopsNestInEveryForm) {
   EXPECT_TRUE(kinds.count("for"));
   EXPECT_TRUE(kinds.count("while"));
   EXPECT_TRUE(kinds.count("down"));
+}
+
+TEST(GeneratorTest, NoDegenerateStatements) {
+  // What reads like a mistake in a dataset of code: `x = x;`, `min(i, i)`.
+  std::regex selfAssign(R"(^\s*(\w+) = \1;)");
+  std::regex sameMinMax(R"(\b(min|max)\((\w+), \2\))");
+  for (Category category : allCategories())
+    for (uint64_t seed = 0; seed < 100; ++seed) {
+      GeneratedKernel k = generateKernel(category, seed, {});
+      llvm::SmallVector<llvm::StringRef> lines;
+      llvm::StringRef(k.source).split(lines, '\n');
+      for (llvm::StringRef line : lines) {
+        std::string text = line.str();
+        EXPECT_FALSE(std::regex_search(text, selfAssign))
+            << describe(category, seed, k);
+        EXPECT_FALSE(std::regex_search(text, sameMinMax))
+            << describe(category, seed, k);
+      }
+    }
 }
 
 class CategoryTest : public ::testing::TestWithParam<Category> {};
