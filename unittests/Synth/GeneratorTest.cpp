@@ -173,14 +173,14 @@ std::set<std::string> nestedLoopKinds(llvm::StringRef source) {
       if (c == '}' && !open.empty())
         open.pop_back();
     bool isLoop = text.starts_with("for (") || text.starts_with("while (") ||
-                  text == "do {" || text == "} else {";
+                  text == "do {";
     bool inLoop = llvm::is_contained(open, true);
     if (inLoop && (text.starts_with("while (") || text == "do {"))
       kinds.insert("while");
     else if (inLoop && text.starts_with("for ("))
       kinds.insert(text.contains(">= 0") ? "down" : "for");
     if (text.ends_with("{"))
-      open.push_back(isLoop && text != "} else {");
+      open.push_back(isLoop);
   }
   return kinds;
 }

@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 using namespace mlir;
 using namespace ksc;
@@ -190,18 +191,14 @@ LogicalResult Emitter::emitIf(scf::IfOp op) {
             return &inner == last || isInlined(&inner);
           });
       if (onlyIf) {
-        // Nothing may be printed between `}` and `else`: the condition's
-        // expressions stay inline, however long.
-        bool wasInline = std::exchange(keepInline, true);
-        bool ok = true;
-        for (Operation &inner : elseBlock->without_terminator())
-          if (&inner != last && failed(emitOperation(inner))) {
-            ok = false;
-            break;
-          }
-        keepInline = wasInline;
-        if (!ok)
-          return failure();
+        {
+          // Nothing may be printed between `}` and `else`: the condition's
+          // expressions stay inline, however long.
+          llvm::SaveAndRestore<bool> inlineAll(keepInline, true);
+          for (Operation &inner : elseBlock->without_terminator())
+            if (&inner != last && failed(emitOperation(inner)))
+              return failure();
+        }
         os << " else ";
         pushScope();
         LogicalResult result = emitIf(nested);
