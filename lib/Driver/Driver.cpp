@@ -116,27 +116,37 @@ void ksc::addCpuLoweringPasses(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
+LogicalResult ksc::emitLoweredCpp(OwningOpRef<ModuleOp> module,
+                                  PassManager &lowering, std::string &out,
+                                  const CppEmitterOptions &emitter) {
+  // One verification of the result, also when `lowering` does not verify
+  // after each pass (ksc-synth's pipelines).
+  if (failed(lowering.run(*module)) || failed(verify(*module)))
+    return failure();
+  llvm::raw_string_ostream os(out);
+  return translateToCpp(*module, os, emitter);
+}
+
 LogicalResult ksc::emitLoweredCpp(ModuleOp module, PassManager &lowering,
                                   std::string &out,
                                   const CppEmitterOptions &emitter) {
-  OwningOpRef<ModuleOp> lowered(cast<ModuleOp>(module->clone()));
-  // One verification of the result, also when `lowering` does not verify
-  // after each pass (ksc-synth's pipelines).
-  if (failed(lowering.run(*lowered)) || failed(verify(*lowered)))
+  return emitLoweredCpp(OwningOpRef<ModuleOp>(cast<ModuleOp>(module->clone())),
+                        lowering, out, emitter);
+}
+
+LogicalResult ksc::emitLoweredPtx(OwningOpRef<ModuleOp> module,
+                                  PassManager &lowering, std::string &out,
+                                  const PtxOptions &options) {
+  if (failed(lowering.run(*module)) || failed(verify(*module)))
     return failure();
   llvm::raw_string_ostream os(out);
-  return translateToCpp(*lowered, os, emitter);
+  return translateToPtx(*module, os, options);
 }
 
 LogicalResult ksc::emitLoweredPtx(ModuleOp module, PassManager &lowering,
                                   std::string &out, const PtxOptions &options) {
-  OwningOpRef<ModuleOp> lowered(cast<ModuleOp>(module->clone()));
-  // One verification of the result, also when `lowering` does not verify
-  // after each pass (ksc-synth's pipelines).
-  if (failed(lowering.run(*lowered)) || failed(verify(*lowered)))
-    return failure();
-  llvm::raw_string_ostream os(out);
-  return translateToPtx(*lowered, os, options);
+  return emitLoweredPtx(OwningOpRef<ModuleOp>(cast<ModuleOp>(module->clone())),
+                        lowering, out, options);
 }
 
 LogicalResult ksc::emitCpuCpp(ModuleOp module, std::string &out,

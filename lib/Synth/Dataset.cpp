@@ -243,6 +243,7 @@ void Stats::merge(const Stats &other) {
     if (failed.size() < kMaxListedFailures)
       failed.push_back(failure);
   wallSeconds = std::max(wallSeconds, other.wallSeconds);
+  mergeStageSeconds(stageSeconds, other.stageSeconds);
 }
 
 json::Object Stats::toJSON(json::Object extra) const {
@@ -271,6 +272,10 @@ json::Object Stats::toJSON(json::Object extra) const {
   result["wall_seconds"] = wallSeconds;
   result["records_per_second"] =
       wallSeconds > 0 ? double(records) / wallSeconds : 0.0;
+  json::Object byStage;
+  for (const auto &[stage, seconds] : stageSeconds)
+    byStage[stage] = seconds;
+  result["seconds_by_stage"] = std::move(byStage);
   return result;
 }
 
@@ -309,6 +314,9 @@ bool Stats::fromJSON(const json::Value &value, Stats &stats) {
       stats.failed.push_back(std::move(item));
     }
   stats.wallSeconds = object->getNumber("wall_seconds").value_or(0);
+  if (const json::Object *byStage = object->getObject("seconds_by_stage"))
+    for (const auto &[stage, seconds] : *byStage)
+      stats.stageSeconds[stage.str()] = seconds.getAsNumber().value_or(0);
   return true;
 }
 

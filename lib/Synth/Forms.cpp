@@ -140,57 +140,97 @@ struct RecordCompiler::Pipelines {
   PassManager cleanup, reverse, forward, cpu, cuda, ptx;
 };
 
+std::chrono::steady_clock::time_point
+synth::addStageTime(StageSeconds &seconds, StringRef stage,
+                    std::chrono::steady_clock::time_point from) {
+  auto now = std::chrono::steady_clock::now();
+  auto it = seconds.find(stage);
+  if (it == seconds.end())
+    it = seconds.emplace(stage.str(), 0.0).first;
+  it->second += std::chrono::duration<double>(now - from).count();
+  return now;
+}
+
+void synth::mergeStageSeconds(StageSeconds &seconds,
+                              const StageSeconds &other) {
+  for (const auto &[stage, time] : other)
+    seconds[stage] += time;
+}
+
+/// Runs `pm` on `module` and verifies the result.
+static LogicalResult runVerified(ModuleOp module, PassManager &pm) {
+  return success(succeeded(pm.run(module)) && succeeded(verify(module)));
+}
+
 /// Runs `pm` on a clone of `module` and verifies the result; null after an
 /// error.
 static OwningOpRef<ModuleOp> derive(ModuleOp module, PassManager &pm) {
   OwningOpRef<ModuleOp> result(cast<ModuleOp>(module->clone()));
-  if (failed(pm.run(*result)) || failed(verify(*result)))
+  if (failed(runVerified(*result, pm)))
     return nullptr;
   return result;
 }
 
-/// Prints `form` of `module` (the primal, adjoint or tangent module as the
-/// form needs) into `out`, as emitCpuCpp, emitCudaCpp and emitPtx do.
-static LogicalResult emitForm(Form form, ModuleOp module, StringRef fileName,
-                              const FormsOptions &options,
+/// Which module a form prints: the primal, adjoint or tangent one.
+enum class Source { Primal, Adjoint, Tangent };
+static Source sourceOf(Form form) {
+  switch (form) {
+  case Form::CppAdj:
+  case Form::CudaAdj:
+  case Form::PtxAdj:
+    return Source::Adjoint;
+  case Form::CppJvp:
+    return Source::Tangent;
+  default:
+    return Source::Primal;
+  }
+}
+
+/// Prints `form` (a C++ or PTX one) of `module` into `out`, as emitCpuCpp,
+/// emitCudaCpp and emitPtx do, lowering `module` itself.
+static LogicalResult emitForm(Form form, OwningOpRef<ModuleOp> module,
+                              StringRef fileName, const FormsOptions &options,
                               RecordCompiler::Pipelines &pipelines,
                               std::string &out) {
   CppEmitterOptions emitter;
   emitter.sourceName = fileName.str();
   switch (form) {
-  case Form::KsMlir: {
-    llvm::raw_string_ostream os(out);
-    OpPrintingFlags flags;
-    flags.printNameLocAsPrefix();
-    module->print(os, flags);
-    return success();
-  }
+  case Form::KsMlir:
+    break;
   case Form::Cpp:
   case Form::CppAdj:
   case Form::CppJvp:
-    return emitLoweredCpp(module, pipelines.cpu, out, emitter);
+    return emitLoweredCpp(std::move(module), pipelines.cpu, out, emitter);
   case Form::Cuda:
   case Form::CudaAdj:
     emitter.target = CppTarget::Cuda;
-    return emitLoweredCpp(module, pipelines.cuda, out, emitter);
+    return emitLoweredCpp(std::move(module), pipelines.cuda, out, emitter);
   case Form::Ptx:
   case Form::PtxAdj: {
     PtxOptions ptx;
     ptx.cudaPath = options.cudaPath;
-    return emitLoweredPtx(module, pipelines.ptx, out, ptx);
+    return emitLoweredPtx(std::move(module), pipelines.ptx, out, ptx);
   }
   }
-  llvm_unreachable("unknown form");
+  llvm_unreachable("not a lowered form");
 }
 
 /// The forms of `source`: the frontend (through `session` when there is
-/// one), the cleanup, each AD pass once, then each form's lowering.
+/// one), the cleanup, each AD pass once, then each form's lowering, adding
+/// the time of each stage to `seconds` when given. Each module is lowered
+/// in place by the last form that prints it and cloned for the others.
 static bool compileWith(MLIRContext &context,
                         RecordCompiler::Pipelines &pipelines,
                         const FrontendSession *session, StringRef fileName,
                         StringRef source, FormSet forms,
                         const FormsOptions &options, CompiledForms &result,
-                        std::string &error, std::string *reason) {
+                        std::string &error, std::string *reason,
+                        StageSeconds *seconds) {
+  auto start = std::chrono::steady_clock::now();
+  auto lap = [&](StringRef stage) {
+    if (seconds)
+      start = addStageTime(*seconds, stage, start);
+  };
   error.clear();
   result = CompiledForms();
   std::string diagnostics;
@@ -210,12 +250,19 @@ static bool compileWith(MLIRContext &context,
             StringRef(diagnostics).trim().str();
     return false;
   };
-  Form first = Form::KsMlir;
+  // The first and the last form that print each module (the first names
+  // a failure to make it, the last lowers it), and the first of all.
+  std::array<std::optional<Form>, 3> first, last;
+  std::optional<Form> firstForm;
   for (Form form : allForms())
     if (forms.contains(form)) {
-      first = form;
-      break;
+      unsigned from = unsigned(sourceOf(form));
+      first[from] = first[from].value_or(form);
+      last[from] = form;
+      firstForm = firstForm.value_or(form);
     }
+  if (!firstForm)
+    return true;
 
   FrontendResult imported;
   if (session) {
@@ -225,28 +272,47 @@ static bool compileWith(MLIRContext &context,
     frontendOptions.diagnostics = &diagnosticStream;
     imported = importKdslSource(context, fileName, source, frontendOptions);
   }
+  lap("frontend");
   if (!imported.success)
-    return fail(first, "frontend");
-  OwningOpRef<ModuleOp> primal = derive(*imported.module, pipelines.cleanup);
-  if (!primal)
-    return fail(first, "cleanup");
-  OwningOpRef<ModuleOp> adjoint, tangent;
+    return fail(*firstForm, "frontend");
+  OwningOpRef<ModuleOp> primal = std::move(imported.module);
+  if (failed(runVerified(*primal, pipelines.cleanup)))
+    return fail(*firstForm, "cleanup");
+  lap("cleanup");
+  // The derivatives first, so that the primal's last form may lower it.
+  std::array<OwningOpRef<ModuleOp>, 3> modules;
+  if (last[unsigned(Source::Adjoint)]) {
+    modules[unsigned(Source::Adjoint)] = derive(*primal, pipelines.reverse);
+    if (!modules[unsigned(Source::Adjoint)])
+      return fail(*first[unsigned(Source::Adjoint)]);
+    lap("reverse_ad");
+  }
+  if (last[unsigned(Source::Tangent)]) {
+    modules[unsigned(Source::Tangent)] = derive(*primal, pipelines.forward);
+    if (!modules[unsigned(Source::Tangent)])
+      return fail(Form::CppJvp);
+    lap("forward_ad");
+  }
+  modules[unsigned(Source::Primal)] = std::move(primal);
+  if (forms.contains(Form::KsMlir)) {
+    llvm::raw_string_ostream os(result[Form::KsMlir]);
+    OpPrintingFlags flags;
+    flags.printNameLocAsPrefix();
+    modules[unsigned(Source::Primal)]->print(os, flags);
+    lap(formName(Form::KsMlir));
+  }
   for (Form form : allForms()) {
-    if (!forms.contains(form))
+    if (form == Form::KsMlir || !forms.contains(form))
       continue;
-    ModuleOp module = *primal;
-    if (form == Form::CppAdj || form == Form::CudaAdj || form == Form::PtxAdj) {
-      if (!adjoint && !(adjoint = derive(*primal, pipelines.reverse)))
-        return fail(form);
-      module = *adjoint;
-    } else if (form == Form::CppJvp) {
-      if (!(tangent = derive(*primal, pipelines.forward)))
-        return fail(form);
-      module = *tangent;
-    }
-    if (failed(
-            emitForm(form, module, fileName, options, pipelines, result[form])))
+    unsigned from = unsigned(sourceOf(form));
+    OwningOpRef<ModuleOp> module =
+        form == last[from]
+            ? std::move(modules[from])
+            : OwningOpRef<ModuleOp>(cast<ModuleOp>(modules[from]->clone()));
+    if (failed(emitForm(form, std::move(module), fileName, options, pipelines,
+                        result[form])))
       return fail(form);
+    lap(formName(form));
   }
   return true;
 }
@@ -258,7 +324,7 @@ bool synth::compileForms(MLIRContext &context, StringRef fileName,
   RecordCompiler::Pipelines pipelines(context);
   return compileWith(context, pipelines, /*session=*/nullptr, fileName, source,
                      forms, options, result, error,
-                     /*reason=*/nullptr);
+                     /*reason=*/nullptr, /*seconds=*/nullptr);
 }
 
 /// Sources compiled in one context before it is replaced: the context keeps
@@ -286,5 +352,5 @@ bool RecordCompiler::compile(StringRef fileName, StringRef source,
   if (compiled++ == kSourcesPerContext)
     reset();
   return compileWith(*context, *pipelines, &session, fileName, source, forms,
-                     options, result, error, reason);
+                     options, result, error, reason, &seconds);
 }

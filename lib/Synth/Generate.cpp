@@ -70,14 +70,17 @@ static Category categoryOf(uint64_t id, const GenerateOptions &options) {
   return categories[id % categories.size()];
 }
 
-/// Generates and compiles the kernel of `seed` into `record`.
+/// Generates and compiles the kernel of `seed` into `record`, adding the
+/// generator's time to `seconds`.
 static bool makeRecord(RecordCompiler &compiler, uint64_t id, uint64_t seed,
                        const GenerateOptions &options, Record &record,
-                       Failure &failure) {
+                       Failure &failure, StageSeconds &seconds) {
   record.id = id;
   record.seed = seed;
   record.category = *categoryOfSeed(seed);
+  auto start = std::chrono::steady_clock::now();
   record.kernel = generateKernel(record.category, seed, options.generator);
+  addStageTime(seconds, "generate", start);
   record.fileName = recordFileName(record.kernel);
   record.formSet = options.forms;
   std::string error;
@@ -102,7 +105,8 @@ bool synth::replayRecord(const FrontendSession &session, uint64_t seed,
   }
   RecordCompiler compiler(session, options.compile);
   Failure failure;
-  if (makeRecord(compiler, 0, seed, options, record, failure))
+  StageSeconds seconds;
+  if (makeRecord(compiler, 0, seed, options, record, failure, seconds))
     return true;
   error = failure.message;
   return false;
@@ -124,13 +128,20 @@ void synth::generateDataset(const FrontendSession &session,
   uint64_t written = begin; // the next id to write
   std::atomic<uint64_t> next{begin};
 
+  StageSeconds workerSeconds; // guarded by `mutex`
+
   auto work = [&] {
     RecordCompiler compiler(session, options.compile);
     SourceNormalizer normalizer;
+    StageSeconds seconds;
     while (true) {
       uint64_t id = next.fetch_add(1);
-      if (id >= end)
+      if (id >= end) {
+        mergeStageSeconds(seconds, compiler.stageSeconds());
+        std::lock_guard<std::mutex> lock(mutex);
+        mergeStageSeconds(workerSeconds, seconds);
         return;
+      }
       {
         std::unique_lock<std::mutex> lock(mutex);
         consumed.wait(lock, [&] { return id < written + window; });
@@ -139,8 +150,10 @@ void synth::generateDataset(const FrontendSession &session,
       uint64_t seed = recordSeed(options.seed, id, categoryOf(id, options));
       Record record;
       Failure failure;
-      if (makeRecord(compiler, id, seed, options, record, failure)) {
+      if (makeRecord(compiler, id, seed, options, record, failure, seconds)) {
+        auto start = std::chrono::steady_clock::now();
         outcome.fingerprint = normalizer.fingerprint(record.kernel.source);
+        addStageTime(seconds, "normalize", start);
         outcome.record = std::move(record);
       } else {
         outcome.failure = std::move(failure);
@@ -182,6 +195,7 @@ void synth::generateDataset(const FrontendSession &session,
   progress.update(end - begin, /*last=*/true);
   for (llvm::thread &worker : workers)
     worker.join();
+  mergeStageSeconds(stats.stageSeconds, workerSeconds);
   stats.wallSeconds = std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - start)
                           .count();

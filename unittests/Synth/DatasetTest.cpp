@@ -60,3 +60,25 @@ TEST(DatasetTest, NormalizationRenamesLocalNamesOnly) {
   EXPECT_NE(normalizer.normalize("float a = randf(s);"),
             normalizer.normalize("float a = randn(s);"));
 }
+
+TEST(DatasetTest, StatsAddUpStageTimesThroughJSON) {
+  Stats shard;
+  shard.records = 3;
+  shard.wallSeconds = 2.0;
+  shard.stageSeconds["frontend"] = 1.5;
+  shard.stageSeconds["cpp"] = 0.25;
+  Stats read;
+  ASSERT_TRUE(Stats::fromJSON(llvm::json::Value(shard.toJSON({})), read));
+  EXPECT_EQ(read.stageSeconds, shard.stageSeconds);
+
+  Stats merged = read;
+  Stats other;
+  other.wallSeconds = 3.0;
+  other.stageSeconds["frontend"] = 0.5;
+  other.stageSeconds["reverse_ad"] = 1.0;
+  merged.merge(other);
+  EXPECT_EQ(merged.stageSeconds.at("frontend"), 2.0);
+  EXPECT_EQ(merged.stageSeconds.at("cpp"), 0.25);
+  EXPECT_EQ(merged.stageSeconds.at("reverse_ad"), 1.0);
+  EXPECT_EQ(merged.wallSeconds, 3.0);
+}

@@ -139,6 +139,15 @@ mlir::LogicalResult emitLoweredCpp(mlir::ModuleOp module,
 mlir::LogicalResult emitLoweredPtx(mlir::ModuleOp module,
                                    mlir::PassManager &lowering,
                                    std::string &out, const PtxOptions &options);
+/// The same, lowering `module` itself instead of a copy, for a caller that
+/// has no further use for it.
+mlir::LogicalResult emitLoweredCpp(mlir::OwningOpRef<mlir::ModuleOp> module,
+                                   mlir::PassManager &lowering,
+                                   std::string &out,
+                                   const CppEmitterOptions &emitter);
+mlir::LogicalResult emitLoweredPtx(mlir::OwningOpRef<mlir::ModuleOp> module,
+                                   mlir::PassManager &lowering,
+                                   std::string &out, const PtxOptions &options);
 
 /// Runs `fn` on a thread with a stack large enough for deeply nested source
 /// (Clang's parser and ksc recurse on the nesting) and returns its result.

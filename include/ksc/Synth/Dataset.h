@@ -112,10 +112,13 @@ struct Stats {
   /// The first failures (at most kMaxListedFailures).
   std::vector<Failure> failed;
   double wallSeconds = 0;
+  /// The workers' time by stage: "generate", "normalize" (for duplicates)
+  /// and the compiler's stages (RecordCompiler::stageSeconds).
+  StageSeconds stageSeconds;
   static constexpr size_t kMaxListedFailures = 100;
 
   void addFailure(const Failure &failure);
-  /// Adds the counts of `other` (wall time: the longest).
+  /// Adds the counts and stage times of `other` (wall time: the longest).
   void merge(const Stats &other);
   /// The counts and timing as JSON; `extra` (the run's settings) first.
   llvm::json::Object toJSON(llvm::json::Object extra) const;

@@ -17,6 +17,8 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <array>
+#include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -77,6 +79,21 @@ struct FormsOptions {
   std::string cudaPath;
 };
 
+/// Where the time of making records goes: seconds by stage, added up over
+/// records (and over threads when merged). The compiler's stages are
+/// "frontend", "cleanup", "reverse_ad", "forward_ad", then each form's name
+/// for its lowering and printing.
+using StageSeconds = std::map<std::string, double, std::less<>>;
+
+/// Adds the time from `from` until now to `stage` of `seconds` and returns
+/// now, where the next stage starts.
+std::chrono::steady_clock::time_point
+addStageTime(StageSeconds &seconds, llvm::StringRef stage,
+             std::chrono::steady_clock::time_point from);
+
+/// Adds every stage of `other` to `seconds`.
+void mergeStageSeconds(StageSeconds &seconds, const StageSeconds &other);
+
 /// Compiles `source` as the kernel file `fileName` and produces `forms`.
 /// Returns false and describes the first failure in `error` (the
 /// diagnostics ksc would print, with the form that failed) when the source
@@ -104,11 +121,16 @@ public:
                FormSet forms, CompiledForms &result, std::string &error,
                std::string *reason = nullptr);
 
+  /// The time each stage has taken, over every source compiled so far.
+  const StageSeconds &stageSeconds() const { return seconds; }
+
   /// The pass managers, one per pipeline (defined in Forms.cpp).
   struct Pipelines;
 
 private:
   void reset();
+
+  StageSeconds seconds;
 
   const FrontendSession &session;
   FormsOptions options;
