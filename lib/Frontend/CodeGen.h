@@ -69,8 +69,10 @@ class ModuleBuilder {
 public:
   ModuleBuilder(clang::ASTContext &ast, mlir::MLIRContext &context);
 
-  /// Builds the module for the translation unit; null after errors.
-  mlir::OwningOpRef<mlir::ModuleOp> build();
+  /// Builds the module for the translation unit (the newest part of an
+  /// incremental one), located at the start of `file` (default: the main
+  /// file); null after errors.
+  mlir::OwningOpRef<mlir::ModuleOp> build(clang::FileID file = {});
 
   //===--------------------------------------------------------------------===//
   // Diagnostics and locations

@@ -700,10 +700,10 @@ void ModuleBuilder::checkRecursion() {
       return;
 }
 
-mlir::OwningOpRef<mlir::ModuleOp> ModuleBuilder::build() {
+mlir::OwningOpRef<mlir::ModuleOp> ModuleBuilder::build(FileID file) {
   TranslationUnitDecl *tu = ast.getTranslationUnitDecl();
-  SourceLocation start =
-      sourceManager.getLocForStartOfFile(sourceManager.getMainFileID());
+  SourceLocation start = sourceManager.getLocForStartOfFile(
+      file.isValid() ? file : sourceManager.getMainFileID());
   module = mlir::ModuleOp::create(loc(start));
   mlir::OwningOpRef<mlir::ModuleOp> owned(module);
 

@@ -9,6 +9,7 @@
 #include "ksc/Frontend/Frontend.h"
 #include "Builtins.h"
 #include "CodeGen.h"
+#include "Session.h"
 #include "ksc/Support/Paths.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -500,11 +501,6 @@ FrontendResult ksc::importKdslSource(mlir::MLIRContext &context,
                   llvm::MemoryBuffer::getMemBufferCopy(source, name));
   return runFrontend(context, name, overlay, options);
 }
-
-struct FrontendSession::Impl {
-  /// The cc1 invocation for a kernel file, its input to be replaced.
-  std::shared_ptr<CompilerInvocation> invocation;
-};
 
 FrontendSession::FrontendSession(std::unique_ptr<Impl> impl)
     : impl(std::move(impl)) {}

@@ -215,13 +215,13 @@ static LogicalResult emitForm(Form form, OwningOpRef<ModuleOp> module,
   llvm_unreachable("not a lowered form");
 }
 
-/// The forms of `source`: the frontend (through `session` when there is
+/// The forms of `source`: the frontend (through `frontend` when there is
 /// one), the cleanup, each AD pass once, then each form's lowering, adding
 /// the time of each stage to `seconds` when given. Each module is lowered
 /// in place by the last form that prints it and cloned for the others.
 static bool compileWith(MLIRContext &context,
                         RecordCompiler::Pipelines &pipelines,
-                        const FrontendSession *session, StringRef fileName,
+                        IncrementalFrontend *frontend, StringRef fileName,
                         StringRef source, FormSet forms,
                         const FormsOptions &options, CompiledForms &result,
                         std::string &error, std::string *reason,
@@ -265,8 +265,8 @@ static bool compileWith(MLIRContext &context,
     return true;
 
   FrontendResult imported;
-  if (session) {
-    imported = session->import(context, fileName, source, diagnosticStream);
+  if (frontend) {
+    imported = frontend->import(context, fileName, source, diagnosticStream);
   } else {
     FrontendOptions frontendOptions;
     frontendOptions.diagnostics = &diagnosticStream;
@@ -322,7 +322,7 @@ bool synth::compileForms(MLIRContext &context, StringRef fileName,
                          const FormsOptions &options, CompiledForms &result,
                          std::string &error) {
   RecordCompiler::Pipelines pipelines(context);
-  return compileWith(context, pipelines, /*session=*/nullptr, fileName, source,
+  return compileWith(context, pipelines, /*frontend=*/nullptr, fileName, source,
                      forms, options, result, error,
                      /*reason=*/nullptr, /*seconds=*/nullptr);
 }
@@ -333,7 +333,7 @@ static constexpr unsigned kSourcesPerContext = 500;
 
 RecordCompiler::RecordCompiler(const FrontendSession &session,
                                const FormsOptions &options)
-    : session(session), options(options) {
+    : frontend(session), options(options) {
   reset();
 }
 
@@ -351,6 +351,6 @@ bool RecordCompiler::compile(StringRef fileName, StringRef source,
                              std::string &error, std::string *reason) {
   if (compiled++ == kSourcesPerContext)
     reset();
-  return compileWith(*context, *pipelines, &session, fileName, source, forms,
+  return compileWith(*context, *pipelines, &frontend, fileName, source, forms,
                      options, result, error, reason, &seconds);
 }

@@ -76,9 +76,39 @@ public:
                         llvm::raw_ostream &diagnostics) const;
 
 private:
+  friend class IncrementalFrontend;
   struct Impl;
   explicit FrontendSession(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl;
+};
+
+/// Compiles source after source faster still than FrontendSession, with
+/// the same results, by keeping one Clang instance and the prelude it has
+/// read: each source is parsed as the next part of one incremental
+/// translation unit, turned into ks IR, and its declarations are removed
+/// again, so that the next source sees the prelude and nothing of the ones
+/// before. A source that could leave more behind (one with preprocessor
+/// directives, namespaces or using-directives) or that has errors goes
+/// through `session.import` instead, so that its module and diagnostics
+/// are exactly those of a fresh compilation. One per thread.
+class IncrementalFrontend {
+public:
+  explicit IncrementalFrontend(const FrontendSession &session);
+  ~IncrementalFrontend();
+
+  /// As FrontendSession::import.
+  FrontendResult import(mlir::MLIRContext &context, llvm::StringRef name,
+                        llvm::StringRef source, llvm::raw_ostream &diagnostics);
+
+  /// How many sources went through session.import instead (for tests).
+  unsigned fallbacks() const { return fallbackCount; }
+
+private:
+  struct Instance;
+  const FrontendSession &session;
+  std::unique_ptr<Instance> instance;
+  unsigned parts = 0;
+  unsigned fallbackCount = 0;
 };
 
 } // namespace ksc

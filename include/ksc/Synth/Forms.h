@@ -132,7 +132,7 @@ private:
 
   StageSeconds seconds;
 
-  const FrontendSession &session;
+  IncrementalFrontend frontend;
   FormsOptions options;
   std::unique_ptr<mlir::MLIRContext> context;
   std::unique_ptr<Pipelines> pipelines;
