@@ -8,7 +8,9 @@ resident memory for source forms only and for all forms, at several counts.
 Each run writes its dataset to a temporary directory; the rate is the one
 ksc-synth puts in its statistics (records written / wall time, the
 precompiled prelude and worker start-up included), the memory the maximum
-resident set size of the process (GNU time's %M). Prints a Markdown table.
+resident set size of the process (GNU time's %M). Prints a Markdown table,
+then where the time went: milliseconds of worker time per record for each
+stage (the run's seconds_by_stage; with --jobs=2 two workers add up).
 """
 import argparse
 import json
@@ -59,6 +61,7 @@ def main():
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     plan = [(SOURCE_FORMS, int(c)) for c in args.source_counts.split(",") if c]
     plan += [(ALL_FORMS, int(c)) for c in args.all_counts.split(",") if c]
+    stages = []
     with tempfile.TemporaryDirectory() as workdir:
         for forms, count in plan:
             stats, peak_kb, size = run(args.ksc_synth, count, forms,
@@ -69,6 +72,20 @@ def main():
                    stats["duplicates_dropped"], stats["failures"],
                    stats["records_per_second"], peak_kb / 1024.0,
                    size / 2.0**20), flush=True)
+            stages.append(("%s, %d" % (label.split(" ")[0], count), stats))
+    names = sorted({name for _, stats in stages
+                    for name in stats.get("seconds_by_stage", {})})
+    print("\nWorker milliseconds per record, by stage:\n")
+    print("| stage | " + " | ".join(label for label, _ in stages) + " |")
+    print("|---|" + "---:|" * len(stages))
+    for name in names + ["total"]:
+        cells = []
+        for _, stats in stages:
+            by_stage = stats.get("seconds_by_stage", {})
+            seconds = (sum(by_stage.values()) if name == "total"
+                       else by_stage.get(name, 0.0))
+            cells.append("%.2f" % (1000.0 * seconds / max(1, stats["records"])))
+        print("| %s | %s |" % (name, " | ".join(cells)))
 
 
 if __name__ == "__main__":
