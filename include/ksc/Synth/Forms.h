@@ -106,10 +106,11 @@ bool compileForms(mlir::MLIRContext &context, llvm::StringRef fileName,
 /// A context with every dialect ksc uses loaded, as the ksc tool sets it up.
 std::unique_ptr<mlir::MLIRContext> createCompilerContext();
 
-/// Compiles source after source, as compileForms does but faster: it reads
-/// the prelude through `session`, builds each pass pipeline once and keeps
-/// its own context, replaced every few hundred sources so that memory stays
-/// flat however many it compiles. One per thread.
+/// Compiles source after source, as compileForms does but faster: it parses
+/// them with an IncrementalFrontend over `session` (one Clang instance with
+/// the prelude loaded), builds each pass pipeline once and keeps its own
+/// context, replaced every few hundred sources so that memory stays flat
+/// however many it compiles. One per thread.
 class RecordCompiler {
 public:
   RecordCompiler(const FrontendSession &session, const FormsOptions &options);
