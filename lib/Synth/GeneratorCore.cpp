@@ -215,6 +215,7 @@ Var &Builder::declare(const std::string &name, Ty ty, double mag, bool active) {
   var.mag = mag;
   var.active = active;
   var.level = loopLevel;
+  var.firstLine = lines.size();
   scopes.back().push_back(var);
   return scopes.back().back();
 }

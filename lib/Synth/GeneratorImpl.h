@@ -85,6 +85,9 @@ struct ArrayInfo {
   bool atomicOnly = false;
   /// Written by the kernel somewhere at top level.
   bool written = false;
+  /// Stored into anywhere: the stores finishOutputs adds then add to it
+  /// rather than overwrite what was stored.
+  bool stored = false;
   /// Bound on the magnitude of its elements (inputs are in [-4, 4]).
   double mag = 4;
 };
@@ -108,6 +111,8 @@ struct Var {
   std::string boundArray;
   unsigned boundDim = 0;
   bool isCounter = false;
+  /// The first line that may read it: the one after its declaration.
+  size_t firstLine = 0;
 };
 
 struct Expr {
@@ -201,7 +206,23 @@ public:
   unsigned loopLevel = 0;
   unsigned ctlDepth = 0;
   void pushScope() { scopes.emplace_back(); }
-  void popScope() { scopes.pop_back(); }
+  /// Leaves a block: first reads the locals of the innermost scope that
+  /// nothing has read (readUnread).
+  void popScope();
+  /// Whether a statement after the declaration of `var` reads it (rather
+  /// than only assigning to it).
+  bool isRead(const Var &var) const;
+  /// Makes the locals of `scope` that nothing has read count: in a kernel,
+  /// adds each to an element of an output array it fits (`out[i] += v;`),
+  /// before a `break;`, `continue;` or `return` that ends the block.
+  /// Without one (device functions, histograms), adds each to a real local
+  /// of an enclosing block that may be assigned there (`acc += v;`); a
+  /// device function's own locals go into its result (Draft::addFunction).
+  /// Where nothing fits they stay unread.
+  void readUnread(std::vector<Var> &scope);
+  /// `var` as a value of the real type `ty`: converted, a vector's x, a
+  /// matrix's trace, 1 or 0 for a bool.
+  Expr asReal(const Var &var, Ty ty);
   Var &declare(const std::string &name, Ty ty, double mag, bool active);
   std::vector<Var *> visible(Ty ty, bool forReading);
   std::vector<Var *> assignableVars();

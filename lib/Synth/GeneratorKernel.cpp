@@ -163,6 +163,8 @@ static std::string wrapSignature(const std::string &head,
 
 GeneratedKernel Draft::finish() {
   b.finishOutputs();
+  for (std::vector<Var> &scope : b.scopes)
+    b.readUnread(scope);
   // Shuffle the arguments now and then; most kernels keep a natural order
   // (inputs, outputs, scalars) as people write them.
   if (b.rng.chance(40)) {
@@ -262,9 +264,19 @@ void Draft::addFunction(Ty result, unsigned nparams) {
   }
   fb.indent = 1;
   fb.block(1, unsigned(rng.range(0, int(std::min(3u, b.opts.maxStatements)))));
-  Expr e = fb.limit(
-      fb.activeExpr(result, unsigned(rng.range(1, int(b.opts.maxDepth)))),
-      result, 1e3);
+  Expr e = fb.activeExpr(result, unsigned(rng.range(1, int(b.opts.maxDepth))));
+  // The locals nothing has read count in the result.
+  for (const Var &var : fb.scopes.back())
+    if (var.assignable && !fb.isRead(var)) {
+      // Vectors are of float: they scale by a float.
+      Ty ty = isVec(result) ? Ty::Float : result;
+      Expr term = fb.limit(fb.asReal(var, ty), ty, 16);
+      double mag = isVec(result) ? e.mag * term.mag : e.mag + term.mag;
+      e = isVec(result) ? fb.binary(e, "*", term, PMul)
+                        : fb.binary(e, "+", term, PAdd);
+      e.mag = mag;
+    }
+  e = fb.limit(e, result, 1e3);
   fb.line("return " + e.text + ";");
   f.resultMag = e.mag;
   for (const std::string &l : fb.lines)

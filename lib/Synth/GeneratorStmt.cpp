@@ -8,6 +8,9 @@
 
 #include "GeneratorImpl.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
 #include <algorithm>
 
 using namespace ksc::synth;
@@ -237,12 +240,14 @@ void Builder::storeStmt(unsigned depth) {
   Ty ty = a->elem;
   unsigned d = exprDepth(*this, depth);
   Expr e = rng.chance(80) ? activeExpr(ty, d) : expr(ty, d);
-  bool accumulate = loopLevel > 0 || rng.chance(25);
+  // In a loop, or after an earlier store that `=` would overwrite.
+  bool accumulate = loopLevel > 0 || a->stored || rng.chance(25);
   e = limit(e, ty, 1e3);
   std::string target = access(*a, /*own=*/true);
   line(target + (accumulate ? " += " : " = ") + e.text + ";");
   for (ArrayInfo &b : arrays)
     if (b.name == name) {
+      b.stored = true;
       b.mag = accumulate ? b.mag + kTripMag * e.mag : std::max(b.mag, e.mag);
       if (depth == 0 && loopLevel == 0 && !accumulate)
         b.written = true;
@@ -433,6 +438,156 @@ void Builder::whileStmt(unsigned depth, bool doWhile) {
   line(doWhile ? "} while (" + cond + ");" : std::string("}"));
 }
 
+//===----------------------------------------------------------------------===//
+// Unread locals
+//===----------------------------------------------------------------------===//
+
+static bool isIdentChar(char c) { return llvm::isAlnum(c) || c == '_'; }
+
+/// Whether `text` names `name` as a variable: a whole identifier, not a
+/// member (`v.w` for a local `w`) nor part of a literal (`2.0f` for `f`).
+static bool mentions(llvm::StringRef text, llvm::StringRef name) {
+  for (size_t at = text.find(name); at != llvm::StringRef::npos;
+       at = text.find(name, at + 1)) {
+    size_t end = at + name.size();
+    if ((at == 0 || (!isIdentChar(text[at - 1]) && text[at - 1] != '.')) &&
+        (end == text.size() || !isIdentChar(text[end])))
+      return true;
+  }
+  return false;
+}
+
+/// Whether the statement only assigns to `name` or a component of it
+/// (`name = ...;`, `name.x += ...;`, `name++;`): it may read `name`, but
+/// only to update `name`.
+static bool onlyAssigns(llvm::StringRef statement, llvm::StringRef name) {
+  if (statement == ("++" + name + ";").str() ||
+      statement == ("--" + name + ";").str() ||
+      statement == (name + "++;").str() || statement == (name + "--;").str())
+    return true;
+  if (!statement.consume_front(name) || !statement.ends_with(";"))
+    return false;
+  if (statement.consume_front("."))
+    statement = statement.drop_while(isIdentChar);
+  return llvm::any_of(llvm::ArrayRef<llvm::StringRef>{" = ", " += ", " -= ",
+                                                      " *= ", " /= "},
+                      [&](llvm::StringRef op) {
+                        return statement.starts_with(op);
+                      });
+}
+
+bool Builder::isRead(const Var &var) const {
+  for (size_t k = var.firstLine; k < lines.size(); ++k) {
+    llvm::StringRef statement = llvm::StringRef(lines[k]).trim();
+    if (mentions(statement, var.name) && !onlyAssigns(statement, var.name))
+      return true;
+  }
+  return false;
+}
+
+Expr Builder::asReal(const Var &var, Ty ty) {
+  Expr e{var.name, PPrimary, var.mag, var.active};
+  if (var.ty == Ty::Bool) {
+    e.text = "(" + var.name + " ? " + realLit(ty, 100) + " : " +
+             realLit(ty, 0) + ")";
+    e.mag = 1;
+    return e;
+  }
+  Ty from = var.ty;
+  if (isVec(var.ty)) {
+    e.text += ".x";
+    from = Ty::Float;
+  } else if (isMat(var.ty)) {
+    e.text = "trace(" + var.name + ")";
+    e.mag *= 4;
+    from = Ty::Float;
+  }
+  if (from != ty)
+    e.text = tyName(ty).str() + "(" + e.text + ")";
+  return e;
+}
+
+/// What `var` adds to an element of `a`, or nothing when it cannot: `var`
+/// itself when it has the element's type, else a real made of it
+/// (asReal), as a vector (`vec3(float(n))`) or a multiple of the identity
+/// matrix.
+static std::optional<Expr> addendFor(Builder &b, const Var &var,
+                                     const ArrayInfo &a) {
+  if (isReal(a.elem))
+    return b.limit(b.asReal(var, a.elem), a.elem, 1e3);
+  if (var.ty == a.elem)
+    return Expr{var.name, PPrimary, var.mag, var.active};
+  Expr e = b.limit(b.asReal(var, Ty::Float), Ty::Float, 1e3);
+  if (isVec(a.elem)) {
+    e.text = tyName(a.elem).str() + "(" + e.text + ")";
+    e.prec = PPrimary;
+    return e;
+  }
+  if (!isMat(a.elem))
+    return std::nullopt;
+  return b.binary(Expr{"identity<" + tyName(a.elem).str() + ">()", PPrimary,
+                       1, false},
+                  "*", e, PMul);
+}
+
+void Builder::readUnread(std::vector<Var> &scope) {
+  std::vector<ArrayInfo *> outs;
+  if (!tidName.empty())
+    for (ArrayInfo &a : arrays)
+      if (!a.isConst && !a.atomicOnly && a.elem != Ty::Int &&
+          a.elem != Ty::Bool)
+        outs.push_back(&a);
+  // Without such an output (device functions, histograms): real locals of
+  // enclosing blocks that may be assigned here.
+  std::vector<Var *> outer;
+  if (outs.empty())
+    for (Var *var : assignableVars())
+      if (isReal(var->ty) &&
+          llvm::none_of(scope, [&](const Var &v) { return &v == var; }))
+        outer.push_back(var);
+  std::vector<const Var *> unread;
+  for (const Var &var : scope)
+    if (var.assignable && !isRead(var))
+      unread.push_back(&var);
+  if (unread.empty() || (outs.empty() && outer.empty()))
+    return;
+  // A jump that ends the block stays last: nothing after it would run.
+  std::optional<std::string> jump;
+  llvm::StringRef last = llvm::StringRef(lines.back()).trim();
+  if (last == "break;" || last == "continue;" || last.starts_with("return")) {
+    jump = lines.back();
+    lines.pop_back();
+  }
+  for (const Var *var : unread) {
+    // Added up once per iteration when in a loop.
+    double times = loopLevel > 0 || var->level > loopLevel ? kTripMag : 1;
+    if (outs.empty()) {
+      Var *to = rng.pick(llvm::ArrayRef<Var *>(outer));
+      Expr e = limit(asReal(*var, to->ty), to->ty, 1);
+      line(to->name + " += " + e.text + ";");
+      to->mag += times * e.mag;
+      continue;
+    }
+    std::vector<std::pair<ArrayInfo *, Expr>> choices;
+    for (ArrayInfo *a : outs)
+      if (std::optional<Expr> e = addendFor(*this, *var, *a))
+        choices.emplace_back(a, *e);
+    if (choices.empty())
+      continue;
+    auto &[a, e] = choices[rng.below(unsigned(choices.size()))];
+    line(access(*a, /*own=*/true) + " += " + e.text + ";");
+    a->mag += times * e.mag;
+    a->stored = true;
+  }
+  if (jump)
+    lines.push_back(*jump);
+}
+
+void Builder::popScope() {
+  readUnread(scopes.back());
+  scopes.pop_back();
+}
+
 void Builder::finishOutputs() {
   for (size_t k = 0; k < arrays.size(); ++k) {
     if (arrays[k].isConst || arrays[k].atomicOnly || arrays[k].written)
@@ -440,9 +595,11 @@ void Builder::finishOutputs() {
     std::string name = arrays[k].name;
     Ty ty = arrays[k].elem;
     unsigned d = unsigned(rng.range(1, int(opts.maxDepth)));
+    // Adding to what the kernel stored before, instead of overwriting it.
+    std::string assign = arrays[k].stored ? " += " : " = ";
     if (arrays[k].rank == 1) {
       Expr e = limit(activeExpr(ty, d), ty, 1e6);
-      line(name + "[" + tidName + "] = " + e.text + ";");
+      line(name + "[" + tidName + "]" + assign + e.text + ";");
     } else {
       static const char *const counters[] = {"j", "col", "c", "k"};
       std::string j = freshName(counters);
@@ -458,7 +615,7 @@ void Builder::finishOutputs() {
       c.level = loopLevel + 1;
       ++loopLevel;
       Expr e = limit(activeExpr(ty, d), ty, 1e6);
-      line(name + "(" + tidName + ", " + j + ") = " + e.text + ";");
+      line(name + "(" + tidName + ", " + j + ")" + assign + e.text + ";");
       --loopLevel;
       popScope();
       --indent;

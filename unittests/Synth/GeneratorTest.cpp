@@ -221,6 +221,42 @@ TEST(GeneratorTest, NoDegenerateStatements) {
     }
 }
 
+TEST(GeneratorTest, KernelsReadEveryLocal) {
+  // A local of the kernel that nothing reads (it is only declared, or only
+  // assigned to) is dead code: the compiled forms drop it, so the pair would
+  // teach that the source computes something it does not.
+  std::regex declaration(R"(^\s*(\w+) (\w+) = .*;$)");
+  for (Category category : allCategories())
+    for (uint64_t seed = 0; seed < 100; ++seed) {
+      GeneratedKernel k = generateKernel(category, seed, {});
+      llvm::StringRef kernel = k.source;
+      kernel = kernel.drop_front(kernel.find("KSC_KERNEL"));
+      llvm::SmallVector<llvm::StringRef> lines;
+      kernel.split(lines, '\n');
+      for (size_t d = 0; d < lines.size(); ++d) {
+        std::string text = lines[d].str();
+        std::smatch match;
+        if (!std::regex_match(text, match, declaration) ||
+            match[1] == "return" || match[1] == "uint32_t" ||
+            lines[d].ends_with("= tid();"))
+          continue;
+        std::string name = match[2];
+        std::regex use("(^|[^\\w.])" + name + "(\\W|$)");
+        std::regex update("^\\s*(" + name +
+                          R"((\.\w+)? (=|\+=|-=|\*=|/=) .*|)" + name +
+                          R"((\+\+|--)|(\+\+|--))" + name + ");$");
+        bool read = false;
+        for (size_t j = d + 1; j < lines.size() && !read; ++j) {
+          std::string later = lines[j].str();
+          read = std::regex_search(later, use) &&
+                 !std::regex_match(later, update);
+        }
+        EXPECT_TRUE(read) << "'" << name << "' is never read in "
+                          << describe(category, seed, k);
+      }
+    }
+}
+
 class CategoryTest : public ::testing::TestWithParam<Category> {};
 
 TEST_P(CategoryTest, DeterministicWithConstructAndSignature) {
