@@ -250,16 +250,16 @@ static bool compileWith(MLIRContext &context,
             StringRef(diagnostics).trim().str();
     return false;
   };
-  // The first and the last form that print each module (the first names
-  // a failure to make it, the last lowers it), and the first of all.
-  std::array<std::optional<Form>, 3> first, last;
-  std::optional<Form> firstForm;
+  // The last form that prints each module lowers it; the first form of
+  // all, and the first adjoint one, name a failure to make their module.
+  std::array<std::optional<Form>, 3> last;
+  std::optional<Form> firstForm, firstAdjoint;
   for (Form form : allForms())
     if (forms.contains(form)) {
-      unsigned from = unsigned(sourceOf(form));
-      first[from] = first[from].value_or(form);
-      last[from] = form;
+      last[unsigned(sourceOf(form))] = form;
       firstForm = firstForm.value_or(form);
+      if (sourceOf(form) == Source::Adjoint)
+        firstAdjoint = firstAdjoint.value_or(form);
     }
   if (!firstForm)
     return true;
@@ -284,7 +284,7 @@ static bool compileWith(MLIRContext &context,
   if (last[unsigned(Source::Adjoint)]) {
     modules[unsigned(Source::Adjoint)] = derive(*primal, pipelines.reverse);
     if (!modules[unsigned(Source::Adjoint)])
-      return fail(*first[unsigned(Source::Adjoint)]);
+      return fail(*firstAdjoint);
     lap("reverse_ad");
   }
   if (last[unsigned(Source::Tangent)]) {
