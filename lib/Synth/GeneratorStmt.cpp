@@ -12,6 +12,7 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <algorithm>
+#include <cassert>
 
 using namespace ksc::synth;
 using namespace ksc::synth::detail;
@@ -507,12 +508,11 @@ Expr Builder::asReal(const Var &var, Ty ty) {
   return e;
 }
 
-/// What `var` adds to an element of `a`, or nothing when it cannot: `var`
-/// itself when it has the element's type, else a real made of it
-/// (asReal), as a vector (`vec3(float(n))`) or a multiple of the identity
-/// matrix.
-static std::optional<Expr> addendFor(Builder &b, const Var &var,
-                                     const ArrayInfo &a) {
+/// What `var` adds to an element of `a` (of a real, vector or matrix
+/// type): `var` itself when it has the element's type, else a real made of
+/// it (asReal), as a vector (`vec3(float(n))`) or a multiple of the
+/// identity matrix.
+static Expr addendFor(Builder &b, const Var &var, const ArrayInfo &a) {
   if (isReal(a.elem))
     return b.limit(b.asReal(var, a.elem), a.elem, 1e3);
   if (var.ty == a.elem)
@@ -523,14 +523,19 @@ static std::optional<Expr> addendFor(Builder &b, const Var &var,
     e.prec = PPrimary;
     return e;
   }
-  if (!isMat(a.elem))
-    return std::nullopt;
+  assert(isMat(a.elem) && "not an output of real, vector or matrix type");
   return b.binary(Expr{"identity<" + tyName(a.elem).str() + ">()", PPrimary,
                        1, false},
                   "*", e, PMul);
 }
 
 void Builder::readUnread(std::vector<Var> &scope) {
+  std::vector<const Var *> unread;
+  for (const Var &var : scope)
+    if (var.assignable && !isRead(var))
+      unread.push_back(&var);
+  if (unread.empty())
+    return;
   std::vector<ArrayInfo *> outs;
   if (!tidName.empty())
     for (ArrayInfo &a : arrays)
@@ -545,11 +550,7 @@ void Builder::readUnread(std::vector<Var> &scope) {
       if (isReal(var->ty) &&
           llvm::none_of(scope, [&](const Var &v) { return &v == var; }))
         outer.push_back(var);
-  std::vector<const Var *> unread;
-  for (const Var &var : scope)
-    if (var.assignable && !isRead(var))
-      unread.push_back(&var);
-  if (unread.empty() || (outs.empty() && outer.empty()))
+  if (outs.empty() && outer.empty())
     return;
   // A jump that ends the block stays last: nothing after it would run.
   std::optional<std::string> jump;
@@ -568,13 +569,13 @@ void Builder::readUnread(std::vector<Var> &scope) {
       to->mag += times * e.mag;
       continue;
     }
-    std::vector<std::pair<ArrayInfo *, Expr>> choices;
+    // What it adds to each output (drawing for each), then one of them.
+    std::vector<Expr> addends;
     for (ArrayInfo *a : outs)
-      if (std::optional<Expr> e = addendFor(*this, *var, *a))
-        choices.emplace_back(a, *e);
-    if (choices.empty())
-      continue;
-    auto &[a, e] = choices[rng.below(unsigned(choices.size()))];
+      addends.push_back(addendFor(*this, *var, *a));
+    unsigned pick = rng.below(unsigned(outs.size()));
+    ArrayInfo *a = outs[pick];
+    const Expr &e = addends[pick];
     line(access(*a, /*own=*/true) + " += " + e.text + ";");
     a->mag += times * e.mag;
     a->stored = true;
