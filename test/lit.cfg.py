@@ -37,7 +37,8 @@ llvm_config.with_system_environment(
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.use_default_substitutions()
 llvm_config.add_tool_substitutions(
-    ["ksc", "ksc-opt", "ksc-run", "ksc-synth"], [config.ksc_tools_dir]
+    ["ksc", "ksc-opt", "ksc-replay", "ksc-run", "ksc-synth"],
+    [config.ksc_tools_dir],
 )
 llvm_config.add_tool_substitutions(["split-file"], [config.llvm_tools_dir])
 
@@ -201,6 +202,23 @@ config.substitutions.append(
                 "--ksc-run",
                 os.path.join(config.ksc_tools_dir, "ksc-run"),
             ]
+        ),
+    )
+)
+
+# %stand-in-code: compiles a bundle's CUDA C++ as host code for the
+# stand-in driver (utils/lit/stand-in-code.py, test/Replay).
+config.substitutions.append(
+    (
+        "%stand-in-code",
+        "%s %s --cxx %s --runtime-dir %s --shim-dir %s"
+        % (
+            config.python_executable,
+            os.path.join(config.ksc_src_root, "utils", "lit",
+                         "stand-in-code.py"),
+            config.host_cxx,
+            config.ksc_runtime_dir,
+            os.path.join(config.ksc_src_root, "test", "Replay", "Inputs"),
         ),
     )
 )

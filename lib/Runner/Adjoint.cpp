@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Derivative.h"
+#include "DerivativeKernels.h"
 
 #include "ksc/Dialect/Ks/IR/KsOps.h"
 

@@ -177,3 +177,10 @@ void CompareExecutor::writeReport(raw_ostream &os) const {
        << right_justify(formatNumber(result.worstRatio), 8) << "  "
        << (result.passed() ? "ok" : "FAIL") << "\n";
 }
+
+std::string CompareExecutor::describeFailure(const ArrayComparison &failure) {
+  return "array '" + failure.name + "' of kernel '" + failure.kernel +
+         "' at " + failure.worst + ": GPU " + formatValue(failure.worstTested) +
+         ", CPU " + formatValue(failure.worstReference) + " (|diff| is " +
+         formatValue(failure.worstRatio) + " times the tolerance)";
+}

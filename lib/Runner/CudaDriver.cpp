@@ -81,10 +81,15 @@ static Expected<DriverApi> openDriver() {
   KSC_RESOLVE(cuDeviceTotalMem);
   KSC_RESOLVE(cuDevicePrimaryCtxRetain);
   KSC_RESOLVE(cuDevicePrimaryCtxRelease);
+  KSC_RESOLVE(cuDevicePrimaryCtxReset);
   KSC_RESOLVE(cuCtxSetCurrent);
   KSC_RESOLVE(cuCtxSynchronize);
   KSC_RESOLVE(cuModuleLoadDataEx);
   KSC_RESOLVE(cuModuleUnload);
+  KSC_RESOLVE(cuLinkCreate);
+  KSC_RESOLVE(cuLinkAddData);
+  KSC_RESOLVE(cuLinkComplete);
+  KSC_RESOLVE(cuLinkDestroy);
   KSC_RESOLVE(cuModuleGetFunction);
   KSC_RESOLVE(cuMemAlloc);
   KSC_RESOLVE(cuMemFree);

@@ -28,6 +28,7 @@ using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
+using CUlinkState = struct CUlinkState_st *;
 
 inline constexpr CUresult CUDA_SUCCESS = 0;
 // cuDeviceGetAttribute.
@@ -36,6 +37,8 @@ inline constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 // cuModuleLoadDataEx: where the JIT compiler writes its errors.
 inline constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
 inline constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
+// cuLinkAddData: what the data is.
+inline constexpr int CU_JIT_INPUT_PTX = 1;
 
 /// The entry points of the driver ksc-run calls.
 struct DriverApi {
@@ -48,12 +51,20 @@ struct DriverApi {
   CUresult (*cuDeviceTotalMem)(size_t *bytes, CUdevice device);
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *context, CUdevice device);
   CUresult (*cuDevicePrimaryCtxRelease)(CUdevice device);
+  CUresult (*cuDevicePrimaryCtxReset)(CUdevice device);
   CUresult (*cuCtxSetCurrent)(CUcontext context);
   CUresult (*cuCtxSynchronize)();
   CUresult (*cuModuleLoadDataEx)(CUmodule *module, const void *image,
                                  unsigned numOptions, int *options,
                                  void **optionValues);
   CUresult (*cuModuleUnload)(CUmodule module);
+  CUresult (*cuLinkCreate)(unsigned numOptions, int *options,
+                           void **optionValues, CUlinkState *state);
+  CUresult (*cuLinkAddData)(CUlinkState state, int type, void *data,
+                            size_t size, const char *name, unsigned numOptions,
+                            int *options, void **optionValues);
+  CUresult (*cuLinkComplete)(CUlinkState state, void **cubin, size_t *size);
+  CUresult (*cuLinkDestroy)(CUlinkState state);
   CUresult (*cuModuleGetFunction)(CUfunction *function, CUmodule module,
                                   const char *name);
   CUresult (*cuMemAlloc)(CUdeviceptr *pointer, size_t bytes);

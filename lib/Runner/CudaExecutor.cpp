@@ -13,14 +13,16 @@
 //
 // Device printf (the message of a failed bounds check before its trap)
 // reaches the process's standard output when the host synchronizes; the
-// executor points standard output at standard error meanwhile, so that
-// ksc-run's standard output stays the JSON of the results.
+// executor points standard output at standard error meanwhile (or at the
+// file CudaLaunchOptions::deviceOutput names, where ksc-replay reads it),
+// so that ksc-run's standard output stays the JSON of the results.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CudaDriver.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 
@@ -29,6 +31,7 @@
 #include <cstring>
 
 #if __has_include(<unistd.h>)
+#include <fcntl.h>
 #include <unistd.h>
 #define KSC_HAVE_DUP2 1
 #endif
@@ -99,16 +102,24 @@ Expected<std::vector<CudaDevice>> runner::listCudaDevices(int *driverVersion) {
 }
 
 namespace {
-/// Points standard output at standard error while it lives (see the file
-/// comment).
+/// Points standard output at standard error, or at the end of the file
+/// `path`, while it lives (see the file comment).
 class DeviceOutputToStderr {
 public:
-  DeviceOutputToStderr() {
+  explicit DeviceOutputToStderr(const std::string &path) {
 #ifdef KSC_HAVE_DUP2
     std::fflush(stdout);
+    int target = 2;
+    if (!path.empty())
+      target = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+                    0644);
+    if (target < 0)
+      return;
     saved = dup(1);
     if (saved >= 0)
-      dup2(2, 1);
+      dup2(target, 1);
+    if (target != 2)
+      close(target);
 #endif
   }
   ~DeviceOutputToStderr() {
@@ -182,14 +193,21 @@ private:
 } // namespace
 
 CudaExecutorImpl::~CudaExecutorImpl() {
-  if (!broken.empty() || !context)
+  if (!context)
     return;
-  if (start)
-    (void)api.cuEventDestroy(start);
-  if (stop)
-    (void)api.cuEventDestroy(stop);
-  if (module)
-    (void)api.cuModuleUnload(module);
+  // After a failed launch the handles are dead with the context, which is
+  // reset, so that the next executor of the process (ksc-replay runs many)
+  // gets a usable one.
+  if (broken.empty()) {
+    if (start)
+      (void)api.cuEventDestroy(start);
+    if (stop)
+      (void)api.cuEventDestroy(stop);
+    if (module)
+      (void)api.cuModuleUnload(module);
+  } else {
+    (void)api.cuDevicePrimaryCtxReset(device);
+  }
   (void)api.cuDevicePrimaryCtxRelease(device);
 }
 
@@ -259,7 +277,7 @@ Error CudaExecutorImpl::upload(ArrayRef<Argument> args,
 Error CudaExecutorImpl::synchronize(StringRef kernel) {
   CUresult result;
   {
-    DeviceOutputToStderr redirect;
+    DeviceOutputToStderr redirect(options.deviceOutput);
     result = api.cuCtxSynchronize();
   }
   if (!result)
@@ -269,10 +287,12 @@ Error CudaExecutorImpl::synchronize(StringRef kernel) {
   return createStringError(
       inconvertibleErrorCode(),
       broken + (options.boundsCheck
-                    ? "; an index out of bounds prints its message before "
-                      "this and stops the kernel"
-                    : "; run with --bounds-check (the default) to check the "
-                      "indices"));
+                    ? "; a failed check (an index out of bounds, a full "
+                      "tape) prints its message before this and stops the "
+                      "kernel"
+                    : "; a full tape prints its message before this and "
+                      "stops the kernel; run with --bounds-check (the "
+                      "default) to check the indices"));
 }
 
 Error CudaExecutorImpl::launchOnce(StringRef kernel, CUfunction function,
@@ -414,6 +434,71 @@ CudaExecutor::create(const CudaModule &module, const Grid &grid,
   if (Error error = executor->open(module))
     return std::move(error);
   return std::unique_ptr<CudaExecutor>(std::move(executor));
+}
+
+CudaJit::~CudaJit() = default;
+
+namespace {
+class CudaJitImpl : public CudaJit {
+public:
+  explicit CudaJitImpl(const DriverApi &api) : api(api) {}
+  ~CudaJitImpl() override {
+    if (context)
+      (void)api.cuDevicePrimaryCtxRelease(device);
+  }
+  Error open() {
+    if (CUresult result = api.cuDeviceGet(&device, 0))
+      return make_error<NoDeviceError>("cannot open CUDA device 0: " +
+                                       api.describe(result));
+    if (CUresult result = api.cuDevicePrimaryCtxRetain(&context, device)) {
+      context = nullptr;
+      return api.fail(result, "cannot create a context on CUDA device 0");
+    }
+    return Error::success();
+  }
+  Expected<std::string> compile(StringRef ptx) override;
+
+private:
+  const DriverApi &api;
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+};
+} // namespace
+
+Expected<std::string> CudaJitImpl::compile(StringRef ptx) {
+  // (The calling thread's current context.)
+  if (CUresult result = api.cuCtxSetCurrent(context))
+    return api.fail(result, "cannot use the context of CUDA device 0");
+  char log[8192] = "";
+  int options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {log, reinterpret_cast<void *>(sizeof(log))};
+  CUlinkState state = nullptr;
+  if (CUresult result = api.cuLinkCreate(2, options, values, &state))
+    return api.fail(result, "the CUDA driver cannot compile PTX");
+  scope_exit destroy([&] { (void)api.cuLinkDestroy(state); });
+  std::string text = ptx.str();
+  void *cubin = nullptr;
+  size_t size = 0;
+  CUresult result = api.cuLinkAddData(state, CU_JIT_INPUT_PTX, text.data(),
+                                      text.size() + 1, "ksc.ptx", 0, nullptr,
+                                      nullptr);
+  if (!result)
+    result = api.cuLinkComplete(state, &cubin, &size);
+  if (result)
+    return api.fail(result, "the CUDA driver cannot compile the PTX" +
+                                (log[0] ? " (" + Twine(log) + ")" : ""));
+  // (The CUBIN belongs to the link state.)
+  return std::string(static_cast<const char *>(cubin), size);
+}
+
+Expected<std::unique_ptr<CudaJit>> CudaJit::create() {
+  Expected<const DriverApi &> api = loadDriver();
+  if (!api)
+    return api.takeError();
+  auto jit = std::make_unique<CudaJitImpl>(*api);
+  if (Error error = jit->open())
+    return std::move(error);
+  return std::unique_ptr<CudaJit>(std::move(jit));
 }
 
 void runner::writeTimings(raw_ostream &os, ArrayRef<LaunchTiming> timings,

@@ -3,9 +3,9 @@
 // Part of ksc. Internal to the runner library: the helpers that the
 // reverse-mode side (Adjoint.cpp, Gradient.cpp) and the forward-mode side
 // (Tangent.cpp) of `ksc-run --grad` and `--check-grad` have in common:
-// finding a derivative kernel and checking its signature, reading
-// per-argument derivative values from JSON, and reading and writing the
-// float or double numbers of an argument.
+// reading per-argument derivative values from JSON, and reading and
+// writing the float or double numbers of an argument. Finding derivative
+// kernels in the IR is DerivativeKernels.h's.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KSC_LIB_RUNNER_DERIVATIVE_H
@@ -13,7 +13,6 @@
 
 #include "ksc/Runner/Gradient.h"
 
-#include "mlir/IR/Types.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace ksc::runner::derivatives {
@@ -35,45 +34,9 @@ std::string describeNumber(const Argument &arg, size_t k);
 /// `[2, 3]`.
 std::string formatShape(llvm::ArrayRef<int64_t> shape);
 
-//===----------------------------------------------------------------------===//
-// Derivative kernels
-//===----------------------------------------------------------------------===//
-
-/// What a kind of derivative kernel is called and how it is marked.
-struct DerivativeKind {
-  /// "adjoint" or "tangent".
-  llvm::StringRef name;
-  /// ks.adjoint_of / ks.tangent_of, ks.adjoint_args / ks.tangent_args.
-  llvm::StringRef ofAttr, argsAttr;
-};
-
-/// Whether `derivative` is marked as the `kind` kernel of `kernel`.
-bool isDerivativeOf(const DerivativeKind &kind, ks::KernelOp derivative,
-                    ks::KernelOp kernel);
-
-/// The one kernel of `kernel`'s module marked as its `kind` kernel; when
-/// there is none, the error `none` makes.
-llvm::Expected<ks::KernelOp>
-findDerivativeKernel(const DerivativeKind &kind, ks::KernelOp kernel,
-                     llvm::function_ref<llvm::Error()> none);
-
 /// Whether `param` can have a derivative: made of floats or doubles, no
 /// struct.
 bool isDifferentiable(const Param &param);
-
-/// The type `type` prints as in ks IR.
-std::string print(mlir::Type type);
-
-/// Reads the signature of `derivative`, the `kind` kernel of `kernel`
-/// (whose signature is `primal`), into `out` and checks it: `kernel`'s
-/// arguments, then one derivative argument per index its `kind.argsAttr`
-/// lists, in increasing order, each of a differentiable argument and of
-/// the type `typeOf` gives for it.
-llvm::Error readDerivativeSignature(
-    const DerivativeKind &kind, ks::KernelOp kernel, ks::KernelOp derivative,
-    const Signature &primal,
-    llvm::function_ref<llvm::Expected<mlir::Type>(unsigned index)> typeOf,
-    DerivativeSignature &out);
 
 /// "x, s, y": the primal arguments with derivatives.
 std::string listDerivatives(const DerivativeSignature &sig);

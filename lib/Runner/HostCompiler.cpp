@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ksc/Config.h"
+#include "ksc/Runner/Executor.h"
 #include "ksc/Runner/Runner.h"
 #include "ksc/Support/Paths.h"
 #include "ksc/Target/Cpp/CppEmitter.h"
@@ -207,4 +208,26 @@ Error runner::launch(StringRef library, StringRef kernel, const Grid &grid,
   if (entry(grid.data(), pointers.data(), message, sizeof(message)) != 0)
     return createStringError(inconvertibleErrorCode(), "%s", message);
   return Error::success();
+}
+
+namespace {
+/// Launches kernels from a shared library of the host compiler.
+class CpuExecutor : public Executor {
+public:
+  CpuExecutor(std::string library, const Grid &grid)
+      : library(std::move(library)), grid(grid) {}
+  Error launch(StringRef kernel, std::vector<Argument> &args) override {
+    return runner::launch(library, kernel, grid, args);
+  }
+  std::string describe() const override { return "cpu"; }
+
+private:
+  std::string library;
+  Grid grid;
+};
+} // namespace
+
+std::unique_ptr<Executor> runner::createCpuExecutor(std::string library,
+                                                    const Grid &grid) {
+  return std::make_unique<CpuExecutor>(std::move(library), grid);
 }

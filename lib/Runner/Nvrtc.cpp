@@ -15,7 +15,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "ksc/Runner/Cuda.h"
-#include "ksc/Target/Cpp/CppEmitter.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
@@ -25,6 +24,7 @@
 #include "llvm/Support/Process.h"
 
 #include <map>
+#include <mutex>
 
 using namespace llvm;
 using namespace ksc;
@@ -96,6 +96,10 @@ static std::string findNvrtcIn(StringRef root) {
 }
 
 static Expected<const NvrtcApi &> loadNvrtc(StringRef cudaPath) {
+  // NVRTC compiles programs on several threads at once (ksc-replay); the
+  // libraries loaded so far are shared.
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
   static std::map<std::string, NvrtcApi> loaded;
   SmallVector<std::string> roots;
   if (!cudaPath.empty())
@@ -153,7 +157,7 @@ static Expected<const NvrtcApi &> loadNvrtc(StringRef cudaPath) {
 
 Expected<CudaModule>
 runner::compileWithNvrtc(StringRef source, StringRef sourceName,
-                         ArrayRef<std::string> kernels, StringRef arch,
+                         ArrayRef<CudaSourceKernel> kernels, StringRef arch,
                          StringRef runtimeHeader, StringRef cudaPath) {
   Expected<const NvrtcApi &> api = loadNvrtc(cudaPath);
   if (!api)
@@ -168,16 +172,11 @@ runner::compileWithNvrtc(StringRef source, StringRef sourceName,
     return fail("NVRTC cannot create a program: " + api->describe(result));
   scope_exit destroy([&] { (void)api->nvrtcDestroyProgram(&program); });
 
-  // The __global__ functions are at namespace scope, next to the thread
-  // bodies of the same name in namespace ksc_kernels.
-  std::vector<std::string> expressions;
-  for (const std::string &kernel : kernels) {
-    expressions.push_back("::" + getCppFunctionName(kernel));
+  for (const CudaSourceKernel &kernel : kernels)
     if (nvrtcResult result =
-            api->nvrtcAddNameExpression(program, expressions.back().c_str()))
-      return fail("NVRTC: cannot name kernel '" + kernel +
+            api->nvrtcAddNameExpression(program, kernel.expression.c_str()))
+      return fail("NVRTC: cannot name kernel '" + kernel.kernel +
                   "': " + api->describe(result));
-  }
 
   std::string archOption = ("--gpu-architecture=" + arch).str();
   const char *options[] = {"-std=c++17", archOption.c_str(), "-default-device",
@@ -214,13 +213,13 @@ runner::compileWithNvrtc(StringRef source, StringRef sourceName,
   }
   if (module.image.empty())
     module.image = module.ptx + '\0';
-  for (auto [kernel, expression] : llvm::zip(kernels, expressions)) {
+  for (const CudaSourceKernel &kernel : kernels) {
     const char *lowered = nullptr;
-    if (nvrtcResult result =
-            api->nvrtcGetLoweredName(program, expression.c_str(), &lowered))
-      return fail("NVRTC has no name for kernel '" + kernel +
+    if (nvrtcResult result = api->nvrtcGetLoweredName(
+            program, kernel.expression.c_str(), &lowered))
+      return fail("NVRTC has no name for kernel '" + kernel.kernel +
                   "': " + api->describe(result));
-    module.entries[kernel] = lowered;
+    module.entries[kernel.kernel] = lowered;
   }
   return module;
 }

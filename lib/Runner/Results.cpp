@@ -9,6 +9,7 @@
 #include "ksc/Runner/Runner.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
 
 #include <charconv>
 #include <cmath>
@@ -141,4 +142,10 @@ void runner::writeArrays(raw_ostream &os, ArrayRef<Argument> args) {
     write(0);
   }
   os << "\n}\n";
+}
+
+std::string runner::formatValue(double value) {
+  std::string text;
+  raw_string_ostream(text) << format("%.6g", value);
+  return text;
 }

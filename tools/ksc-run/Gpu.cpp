@@ -10,7 +10,9 @@
 #include "ksc/Driver/Driver.h"
 #include "ksc/Target/Cpp/CppEmitter.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/SHA256.h"
 
 using namespace llvm;
 using namespace ksc;
@@ -53,37 +55,110 @@ int tool::listDevices(raw_ostream &os) {
   return 0;
 }
 
-Expected<runner::CudaModule> tool::buildGpuModule(mlir::ModuleOp module,
-                                                  const GpuSettings &settings,
-                                                  StringRef arch) {
-  std::vector<std::string> kernels;
+std::vector<runner::CudaSourceKernel>
+tool::getCudaSourceKernels(mlir::ModuleOp module) {
+  // The __global__ functions are at namespace scope, next to the thread
+  // bodies of the same name in namespace ksc_kernels.
+  std::vector<runner::CudaSourceKernel> kernels;
   for (ks::KernelOp kernel : module.getOps<ks::KernelOp>())
-    kernels.push_back(kernel.getSymName().str());
+    kernels.push_back({kernel.getSymName().str(),
+                       "::" + getCppFunctionName(kernel.getSymName())});
+  return kernels;
+}
+
+/// The lowering's options of `settings`.
+static CudaPipelineOptions getPipelineOptions(const GpuSettings &settings) {
   CudaPipelineOptions pipeline;
   pipeline.boundsCheck = settings.boundsCheck;
   pipeline.gridStride = settings.gridStride;
-  // Errors of the lowering are reported at their source locations.
-  auto failed = [] {
-    return createStringError(inconvertibleErrorCode(),
-                             "cannot compile the kernels for the GPU");
-  };
-  if (settings.via == Via::Ptx) {
-    PtxOptions options;
-    options.arch = arch.str();
-    options.cudaPath = settings.cudaPath;
-    options.blockSize = settings.blockSize;
-    std::string ptx;
-    if (mlir::failed(emitPtx(module, ptx, pipeline, options)))
-      return failed();
-    return runner::makePtxModule(std::move(ptx), kernels, arch);
-  }
+  pipeline.tapeBytes = settings.tapeBytes;
+  return pipeline;
+}
+
+/// Errors of the lowering are reported at their source locations.
+static Error failedToCompile() {
+  return createStringError(inconvertibleErrorCode(),
+                           "cannot compile the kernels for the GPU");
+}
+
+/// ksc's PTX of `module` for `arch`.
+static Expected<std::string> buildPtx(mlir::ModuleOp module,
+                                      const GpuSettings &settings,
+                                      StringRef arch) {
+  PtxOptions options;
+  options.arch = arch.str();
+  options.cudaPath = settings.cudaPath;
+  options.blockSize = settings.blockSize;
+  std::string ptx;
+  if (mlir::failed(emitPtx(module, ptx, getPipelineOptions(settings), options)))
+    return failedToCompile();
+  return ptx;
+}
+
+/// ksc's CUDA C++ of `module`.
+static Expected<std::string> buildCudaSource(mlir::ModuleOp module,
+                                             const GpuSettings &settings) {
   CppEmitterOptions emitter;
   emitter.target = CppTarget::Cuda;
   emitter.blockSize = settings.blockSize;
   emitter.sourceName = settings.sourceName;
   std::string source;
-  if (mlir::failed(emitCudaCpp(module, source, pipeline, emitter)))
-    return failed();
-  return runner::compileWithNvrtc(source, settings.sourceName, kernels, arch,
+  if (mlir::failed(
+          emitCudaCpp(module, source, getPipelineOptions(settings), emitter)))
+    return failedToCompile();
+  return source;
+}
+
+std::string tool::getBundleCodeKey(mlir::ModuleOp module,
+                                   const GpuSettings &settings,
+                                   StringRef arch) {
+  std::string text;
+  raw_string_ostream os(text);
+  module->print(os, mlir::OpPrintingFlags().enableDebugInfo());
+  os << "\n"
+     << settings.cudaPath << "\n"
+     << settings.boundsCheck << settings.gridStride << " "
+     << settings.blockSize << " " << settings.tapeBytes << "\n"
+     << settings.sourceName << "\n"
+     << arch << "\n";
+  std::array<uint8_t, 32> hash = SHA256::hash(
+      ArrayRef(reinterpret_cast<const uint8_t *>(text.data()), text.size()));
+  return toHex(ArrayRef(hash).take_front(12), /*LowerCase=*/true);
+}
+
+Expected<runner::BundleCode> tool::buildBundleCode(mlir::ModuleOp module,
+                                                   const GpuSettings &settings,
+                                                   StringRef arch) {
+  runner::BundleCode code;
+  code.arch = arch.str();
+  code.kernels = getCudaSourceKernels(module);
+  Expected<std::string> ptx = buildPtx(module, settings, arch);
+  if (!ptx)
+    return ptx.takeError();
+  code.ptx = std::move(*ptx);
+  Expected<std::string> source = buildCudaSource(module, settings);
+  if (!source)
+    return source.takeError();
+  code.cuda = std::move(*source);
+  return code;
+}
+
+Expected<runner::CudaModule> tool::buildGpuModule(mlir::ModuleOp module,
+                                                  const GpuSettings &settings,
+                                                  StringRef arch) {
+  if (settings.via == Via::Ptx) {
+    Expected<std::string> ptx = buildPtx(module, settings, arch);
+    if (!ptx)
+      return ptx.takeError();
+    std::vector<std::string> kernels;
+    for (ks::KernelOp kernel : module.getOps<ks::KernelOp>())
+      kernels.push_back(kernel.getSymName().str());
+    return runner::makePtxModule(std::move(*ptx), kernels, arch);
+  }
+  Expected<std::string> source = buildCudaSource(module, settings);
+  if (!source)
+    return source.takeError();
+  return runner::compileWithNvrtc(*source, settings.sourceName,
+                                  getCudaSourceKernels(module), arch,
                                   getCpuRuntimeHeader(), settings.cudaPath);
 }

@@ -9,7 +9,8 @@
 #ifndef KSC_TOOLS_KSC_RUN_GPU_H
 #define KSC_TOOLS_KSC_RUN_GPU_H
 
-#include "ksc/Runner/Cuda.h"
+#include "ksc/Driver/Driver.h"
+#include "ksc/Runner/Bundle.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -30,6 +31,8 @@ struct GpuSettings {
   bool gridStride = false;
   /// --block-size, 0 when not given (256 without launch bounds).
   unsigned blockSize = 0;
+  /// The capacity of each GPU thread's tape (--tape-bytes).
+  int64_t tapeBytes = kDefaultTapeBytes;
   /// For the banner of the CUDA C++ and NVRTC's messages.
   std::string sourceName;
 };
@@ -43,6 +46,24 @@ int reportError(llvm::Error error);
 /// --list-devices: prints the driver's version and one line per device;
 /// kNoDeviceStatus (and why, on stderr) without one.
 int listDevices(llvm::raw_ostream &os);
+
+/// The kernels of `module` and the C++ names of their `__global__`
+/// functions in its CUDA C++ (what NVRTC lowers to entry points).
+std::vector<runner::CudaSourceKernel>
+getCudaSourceKernels(mlir::ModuleOp module);
+
+/// The GPU code of every kernel of `module` for a bundle: ksc's PTX for
+/// `arch` and its CUDA C++ (`settings.via` does not matter).
+llvm::Expected<runner::BundleCode>
+buildBundleCode(mlir::ModuleOp module, const GpuSettings &settings,
+                llvm::StringRef arch);
+
+/// What the GPU code of `module` for `arch` depends on, hashed: its IR
+/// (with the source locations, which messages name) and `settings`. A
+/// recording reuses the code of a module with the same key.
+std::string getBundleCodeKey(mlir::ModuleOp module,
+                             const GpuSettings &settings,
+                             llvm::StringRef arch);
 
 /// The GPU code of every kernel of `module` for `arch` (sm_XY).
 llvm::Expected<runner::CudaModule> buildGpuModule(mlir::ModuleOp module,

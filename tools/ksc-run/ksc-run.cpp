@@ -27,14 +27,21 @@
 // status 1 when they differ); --time times the launches with CUDA events
 // (median of --repeat, on stderr). See docs/cuda.md.
 //
+// With --record=DIR it runs on the CPU and adds the run to the GPU bundle
+// DIR: its GPU code, its job and data, and the CPU's results of every
+// launch, for ksc-replay to run on a GPU machine (docs/cuda.md, "GPU
+// bundles").
+//
 //===----------------------------------------------------------------------===//
 
 #include "ksc/Config.h"
 #include "ksc/Driver/Driver.h"
 #include "ksc/InitAll.h"
+#include "ksc/Runner/Bundle.h"
 #include "ksc/Runner/Cuda.h"
 #include "ksc/Runner/Executor.h"
 #include "ksc/Runner/Gradient.h"
+#include "ksc/Runner/Job.h"
 #include "ksc/Runner/Tangent.h"
 #include "ksc/Runner/Runner.h"
 
@@ -49,6 +56,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -232,6 +240,30 @@ cl::opt<uint64_t> seed("seed",
                        cl::desc("With --check-grad: seed of the random "
                                 "output adjoints and tangents (default 1)"),
                        cl::value_desc("n"), cl::init(1), cl::cat(runCategory));
+cl::opt<int64_t> tapeBytes(
+    "tape-bytes",
+    cl::desc("With --target=cuda or --record: the capacity of each GPU "
+             "thread's tape, 8 to 524288 bytes (default 4096)"),
+    cl::value_desc("N"), cl::init(kDefaultTapeBytes), cl::cat(runCategory));
+
+// Recording for a GPU elsewhere (docs/cuda.md, "GPU bundles").
+cl::opt<std::string> recordDir(
+    "record",
+    cl::desc("Run on the CPU and record the run (its GPU code, its data and "
+             "the results of every launch) as a case of the GPU bundle DIR, "
+             "for ksc-replay to run on a GPU"),
+    cl::value_desc("DIR"), cl::cat(runCategory));
+cl::opt<std::string> recordName(
+    "record-name",
+    cl::desc("With --record: the name of the case (default: made from the "
+             "file, the kernel and the mode)"),
+    cl::value_desc("name"), cl::cat(runCategory));
+cl::opt<std::string> recordGpuFailure(
+    "record-gpu-failure",
+    cl::desc("With --record: the GPU run must fail with an error or device "
+             "output containing TEXT (a failure only the GPU has, such as a "
+             "full tape); the CPU does not run"),
+    cl::value_desc("TEXT"), cl::cat(runCategory));
 } // namespace
 
 static int fail(const Twine &message) {
@@ -241,13 +273,6 @@ static int fail(const Twine &message) {
 
 static Error makeError(const Twine &message) {
   return createStringError(inconvertibleErrorCode(), message);
-}
-
-/// `value` with 6 significant digits.
-static std::string formatNumber(double value) {
-  std::string text;
-  raw_string_ostream(text) << format("%.6g", value);
-  return text;
 }
 
 static bool isGradMode() { return checkGrad || grad != Grad::None; }
@@ -296,18 +321,38 @@ static Error checkGradOptions() {
 
 /// Refuses GPU options that do not go together.
 static Error checkGpuOptions() {
+  bool recording = !recordDir.empty();
+  if (recording && target == Target::Cuda)
+    return makeError("--record runs the kernel on the CPU and records it for "
+                     "a GPU; it does not go with --target=cuda");
+  for (const cl::Option *option :
+       {(const cl::Option *)&recordName, (const cl::Option *)&recordGpuFailure})
+    if (option->getNumOccurrences() && !recording)
+      return makeError("--" + option->ArgStr + " needs --record");
   if (target != Target::Cuda) {
     for (const cl::Option *option :
-         {(const cl::Option *)&via, (const cl::Option *)&cudaPath,
-          (const cl::Option *)&gpuArch, (const cl::Option *)&launchMode,
-          (const cl::Option *)&blockSize, (const cl::Option *)&compareWith,
-          (const cl::Option *)&timeLaunches, (const cl::Option *)&compileOnly})
+         {(const cl::Option *)&via, (const cl::Option *)&compareWith,
+          (const cl::Option *)&compileOnly})
       if (option->getNumOccurrences())
         return makeError("--" + option->ArgStr + " needs --target=cuda");
-    return Error::success();
+    // What the GPU code is and how it is launched, also for a recording.
+    if (!recording)
+      for (const cl::Option *option :
+           {(const cl::Option *)&cudaPath, (const cl::Option *)&gpuArch,
+            (const cl::Option *)&launchMode, (const cl::Option *)&blockSize,
+            (const cl::Option *)&timeLaunches,
+            (const cl::Option *)&tapeBytes})
+        if (option->getNumOccurrences())
+          return makeError("--" + option->ArgStr +
+                           " needs --target=cuda or --record");
+    if (!recording)
+      return Error::success();
   }
   if (blockSize < 1 || blockSize > 1024)
     return makeError("--block-size must be 1 to 1024 (threads per block)");
+  if (tapeBytes < 8 || tapeBytes > 512 * 1024)
+    return makeError("--tape-bytes must be between 8 and 524288 (CUDA's "
+                     "limit of local memory per thread)");
   if (repeat.getNumOccurrences() && !timeLaunches)
     return makeError("--repeat needs --time");
   if (repeat < 1)
@@ -411,63 +456,25 @@ static mlir::LogicalResult addDerivatives(mlir::ModuleOp module,
   return mlir::success();
 }
 
-/// The JSON value in `file` ('-' for stdin).
-static Expected<json::Value> readJson(StringRef file) {
+/// The JSON value in `file` ('-' for stdin), whose text goes to `text`.
+static Expected<json::Value> readJson(StringRef file, std::string &text) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
       MemoryBuffer::getFileOrSTDIN(file);
   if (!buffer)
     return makeError("cannot read '" + file +
                      "': " + buffer.getError().message());
-  Expected<json::Value> value = json::parse((*buffer)->getBuffer());
+  text = (*buffer)->getBuffer().str();
+  Expected<json::Value> value = json::parse(text);
   if (!value)
     return makeError(file + " is not valid JSON: " +
                      toString(value.takeError()));
   return value;
 }
 
-/// --grad=reverse and hvp: the output adjoints in --adjoints.
-static Expected<std::vector<runner::Argument>>
-readAdjoints(const runner::AdjointSignature &adjoint,
-             ArrayRef<runner::Argument> args) {
-  Expected<json::Value> value = readJson(adjointsFile);
-  if (!value)
-    return value.takeError();
-  Expected<std::vector<runner::Argument>> adjoints =
-      runner::parseAdjoints(adjoint, args, *value);
-  if (!adjoints)
-    return makeError(adjointsFile + ": " + toString(adjoints.takeError()));
-  return adjoints;
-}
-
-/// --grad=forward and hvp: the tangents in --tangents, keyed by the names
-/// of the first `numKeyed` arguments of `args` (the arguments of the
-/// kernel `tangent` is the tangent kernel of).
-static Expected<std::vector<runner::Argument>>
-readTangents(const runner::TangentSignature &tangent,
-             ArrayRef<runner::Argument> args, unsigned numKeyed) {
-  Expected<json::Value> value = readJson(tangentsFile);
-  if (!value)
-    return value.takeError();
-  Expected<std::vector<runner::Argument>> tangents =
-      runner::parseTangents(tangent, args, *value, numKeyed);
-  if (!tangents)
-    return makeError(tangentsFile + ": " + toString(tangents.takeError()));
-  // The tangent kernel takes the tangents of the arguments outside --wrt
-  // to be zero (what --wrt leaves out is not differentiated).
-  if (!wrt.empty())
-    for (const auto &entry : *value->getAsObject())
-      if (!llvm::is_contained(wrt, entry.first.str()))
-        return makeError(tangentsFile + ": argument '" + entry.first.str() +
-                         "' is not differentiated (--wrt=" +
-                         llvm::join(wrt, ",") +
-                         "): its tangent is zero; leave it out");
-  return tangents;
-}
-
-/// Writes the JSON `write` prints to -o.
-static int writeResult(function_ref<void(raw_ostream &)> write) {
+/// Writes `text` to -o.
+static int writeResult(StringRef text) {
   if (Error error = writeToOutput(outputFile, [&](raw_ostream &os) {
-        write(os);
+        os << text;
         return Error::success();
       }))
     return fail("cannot write '" + outputFile +
@@ -475,109 +482,63 @@ static int writeResult(function_ref<void(raw_ostream &)> write) {
   return 0;
 }
 
-/// --grad=reverse: runs K_adj on `adjoints` and writes the input adjoints.
-static int runAdjointKernel(const runner::AdjointSignature &adjoint,
-                            ArrayRef<runner::Argument> args,
-                            std::vector<runner::Argument> &adjoints,
-                            runner::Launcher launch) {
-  if (Error error = runner::runAdjoint(adjoint, args, adjoints, launch))
-    return fail(toString(std::move(error)));
-  return writeResult(
-      [&](raw_ostream &os) { runner::writeArrays(os, adjoints); });
-}
-
-/// --grad=forward: runs K_jvp on `tangents` and writes the outputs and
-/// their tangents.
-static int runTangentKernel(const runner::TangentSignature &tangent,
-                            std::vector<runner::Argument> &args,
-                            std::vector<runner::Argument> &tangents,
-                            runner::Launcher launch) {
-  if (Error error = runner::runTangent(tangent, args, tangents, launch))
-    return fail(toString(std::move(error)));
-  return writeResult(
-      [&](raw_ostream &os) { runner::writeTangents(os, args, tangents); });
-}
-
-/// --grad=hvp: K_adj's arguments: `args`, then the output adjoints under
-/// the names of K_adj's adjoint arguments.
-static std::vector<runner::Argument>
-getAdjointKernelArguments(const runner::AdjointSignature &adjoint,
-                          ArrayRef<runner::Argument> args,
-                          std::vector<runner::Argument> &adjoints) {
-  std::vector<runner::Argument> adjArgs(args.begin(), args.end());
-  for (unsigned j = 0; j < adjoints.size(); ++j) {
-    adjArgs.push_back(std::move(adjoints[j]));
-    adjArgs.back().param = adjoint.adjointParam(j);
+/// The mode of the run.
+static runner::JobMode getJobMode() {
+  if (checkGrad)
+    return runner::JobMode::CheckGrad;
+  switch (grad) {
+  case Grad::Reverse:
+    return runner::JobMode::Reverse;
+  case Grad::Forward:
+    return runner::JobMode::Forward;
+  case Grad::Hvp:
+    return runner::JobMode::Hvp;
+  case Grad::None:
+    break;
   }
-  return adjArgs;
+  return runner::JobMode::Run;
 }
 
-/// --grad=hvp: runs K_hvp, the tangent kernel `hvp` of K_adj, on K_adj's
-/// arguments and `tangents` and writes the Hessian-vector products.
-static int runHvpKernel(const runner::AdjointSignature &adjoint,
-                        const runner::TangentSignature &hvp,
-                        std::vector<runner::Argument> &adjArgs,
-                        std::vector<runner::Argument> &tangents,
-                        runner::Launcher launch) {
-  if (Error error = runner::runTangent(hvp, adjArgs, tangents, launch))
-    return fail(toString(std::move(error)));
-  std::vector<runner::Argument> products =
-      runner::getHessianVectorProducts(adjoint, hvp, tangents);
-  return writeResult(
-      [&](raw_ostream &os) { runner::writeArrays(os, products); });
-}
-
-/// --check-grad: compares K_adj and K_jvp with finite differences and with
-/// each other and writes the report; 1 when a number is off.
-static int runGradCheck(const runner::AdjointSignature &adjoint,
-                        const runner::TangentSignature &tangent,
-                        ArrayRef<runner::Argument> args,
-                        runner::Launcher launch) {
-  runner::GradCheckOptions options;
+/// The job of the run: its mode, the signatures of the kernels it launches
+/// (`kernel` and its derivative kernels in `module`), its options and data.
+static Expected<runner::Job> makeJob(mlir::ModuleOp module,
+                                     ks::KernelOp kernel,
+                                     const runner::Grid &grid) {
+  runner::Job job;
+  job.mode = getJobMode();
+  job.grid = grid;
+  Expected<runner::Signature> signature = runner::getSignature(kernel);
+  if (!signature)
+    return signature.takeError();
+  job.signature = std::move(*signature);
+  if (job.usesAdjoint()) {
+    Expected<runner::AdjointSignature> adjoint =
+        runner::getAdjointSignature(kernel, job.signature);
+    if (!adjoint)
+      return adjoint.takeError();
+    job.adjoint = std::move(*adjoint);
+  }
+  // K_jvp, or for --grad=hvp K_hvp: the tangent kernel of K_adj.
+  Expected<runner::TangentSignature> tangent = runner::TangentSignature();
+  if (checkGrad || grad == Grad::Forward)
+    tangent = runner::getTangentSignature(kernel, job.signature, width);
+  if (grad == Grad::Hvp)
+    tangent = runner::getTangentSignature(
+        module.lookupSymbol<ks::KernelOp>(job.adjoint.signature.kernel),
+        job.adjoint.signature);
+  if (!tangent)
+    return tangent.takeError();
+  job.tangent = std::move(*tangent);
+  job.wrt = wrt;
   if (absTol.getNumOccurrences())
-    options.atol = absTol;
+    job.check.atol = absTol;
   if (relTol.getNumOccurrences())
-    options.rtol = relTol;
-  options.seed = seed;
-  options.only = wrt;
-  Expected<runner::GradCheckReport> report =
-      runner::checkGradient(adjoint, args, launch, options);
-  if (!report)
-    return fail(toString(report.takeError()));
-  Expected<runner::TangentCheckReport> forward =
-      runner::checkTangent(tangent, adjoint, args, *report, launch, options);
-  if (!forward)
-    return fail(toString(forward.takeError()));
-  if (int status = writeResult([&](raw_ostream &os) {
-        runner::writeGradCheckReport(os, *report);
-        runner::writeTangentCheckReport(os, *forward);
-      }))
-    return status;
-  if (const runner::GradCheckResult *worst = report->worstFailure())
-    return fail("gradient check failed: the adjoint of '" + worst->name +
-                "' differs from central differences at " + worst->worst +
-                ": AD " + formatNumber(worst->worstAD) + ", FD " +
-                formatNumber(worst->worstFD) + " (|AD - FD| is " +
-                formatNumber(worst->worstRatio) +
-                " times atol + rtol * |FD|)");
-  if (const runner::GradCheckResult *worst =
-          forward->directional.worstFailure())
-    return fail("tangent check failed: the output tangent of '" +
-                worst->name +
-                "' differs from central directional differences at " +
-                worst->worst + ": AD " + formatNumber(worst->worstAD) +
-                ", FD " + formatNumber(worst->worstFD) + " (|AD - FD| is " +
-                formatNumber(worst->worstRatio) +
-                " times atol + rtol * |FD|)");
-  const runner::DotProductTest &dot = forward->dot;
-  if (!dot.passed())
-    return fail("dot-product test failed: <Jv, w> = " +
-                formatNumber(dot.forward) + " from '" + tangent.signature.kernel +
-                "' but <v, J^T w> = " + formatNumber(dot.reverse) + " from '" +
-                adjoint.signature.kernel + "' (relative difference " +
-                formatNumber(dot.relativeDifference()) + ", tolerance " +
-                formatNumber(dot.tol) + ")");
-  return 0;
+    job.check.rtol = relTol;
+  job.check.seed = seed;
+  job.inputsFile = inputsFile;
+  job.adjointsFile = adjointsFile;
+  job.tangentsFile = tangentsFile;
+  return job;
 }
 
 static tool::GpuSettings getGpuSettings() {
@@ -587,6 +548,7 @@ static tool::GpuSettings getGpuSettings() {
   settings.boundsCheck = boundsCheck;
   settings.gridStride = launchMode == Launch::GridStride;
   settings.blockSize = blockSize.getNumOccurrences() ? blockSize : 0;
+  settings.tapeBytes = tapeBytes;
   settings.sourceName = inputFile;
   return settings;
 }
@@ -618,7 +580,17 @@ static int compileOnlyAndPrint(mlir::ModuleOp module) {
       module, getGpuSettings(), gpuArch.empty() ? "sm_80" : gpuArch.getValue());
   if (!code)
     return tool::reportError(code.takeError());
-  return writeResult([&](raw_ostream &os) { os << code->ptx; });
+  return writeResult(code->ptx);
+}
+
+/// How the GPU launches the kernels.
+static runner::CudaLaunchOptions getLaunchOptions() {
+  runner::CudaLaunchOptions options;
+  options.blockSize = blockSize;
+  options.gridStride = launchMode == Launch::GridStride;
+  options.boundsCheck = boundsCheck;
+  options.repeat = timeLaunches ? unsigned(repeat) : 0;
+  return options;
 }
 
 /// The executor of --target=cuda: the GPU code of `module` for device 0
@@ -636,11 +608,7 @@ createCudaExecutor(mlir::ModuleOp module, const runner::Grid &grid) {
       tool::buildGpuModule(module, getGpuSettings(), arch);
   if (!code)
     return code.takeError();
-  runner::CudaLaunchOptions options;
-  options.blockSize = blockSize;
-  options.gridStride = launchMode == Launch::GridStride;
-  options.boundsCheck = boundsCheck;
-  options.repeat = timeLaunches ? unsigned(repeat) : 0;
+  runner::CudaLaunchOptions options = getLaunchOptions();
   options.via = tool::getViaName(via).str();
   return runner::CudaExecutor::create(*code, grid, options);
 }
@@ -657,6 +625,220 @@ static runner::CompareOptions getCompareOptions() {
   return options;
 }
 
+/// The executor of --target=cpu and --compare=cpu: the module's C++
+/// compiled into a shared library; null when an error was reported.
+static std::unique_ptr<runner::Executor>
+createCpuExecutor(mlir::ModuleOp module, const runner::Grid &grid) {
+  std::string source;
+  CppEmitterOptions emitterOptions;
+  emitterOptions.sourceName = inputFile;
+  CpuPipelineOptions pipeline;
+  pipeline.boundsCheck = boundsCheck;
+  if (mlir::failed(emitCpuCpp(module, source, pipeline, emitterOptions)))
+    return nullptr;
+  runner::HostCompiler compiler = runner::getDefaultHostCompiler();
+  if (!cxx.empty())
+    compiler.command = cxx;
+  if (!cacheDir.empty())
+    compiler.cacheDir = cacheDir;
+  Expected<std::string> library = runner::compileSharedLibrary(source, compiler);
+  if (!library) {
+    fail(toString(library.takeError()));
+    return nullptr;
+  }
+  return runner::createCpuExecutor(*library, grid);
+}
+
+/// Runs `job` through `executor` and writes what it prints to -o; the
+/// status.
+static int runAndWrite(const runner::Job &job, runner::JobArguments &data,
+                       runner::Executor &executor) {
+  std::string text;
+  raw_string_ostream os(text);
+  Error error = runner::runJob(
+      job, data,
+      [&](StringRef kernel, std::vector<runner::Argument> &args) {
+        return executor.launch(kernel, args);
+      },
+      os);
+  if (!text.empty())
+    if (int status = writeResult(text)) {
+      consumeError(std::move(error));
+      return status;
+    }
+  if (error)
+    return fail(toString(std::move(error)));
+  return 0;
+}
+
+/// The ksc-run command line, for the case of a recording: the arguments
+/// as a shell reads them, those with other characters than letters, digits
+/// and `_-+=/.,:@%` in single quotes.
+static std::string getCommandLine(int argc, char **argv) {
+  std::string text = "ksc-run";
+  for (int i = 1; i < argc; ++i) {
+    StringRef arg = argv[i];
+    bool plain = !arg.empty() && llvm::all_of(arg, [](char c) {
+      return isAlnum(c) || StringRef("_-+=/.,:@%").contains(c);
+    });
+    text += ' ';
+    if (plain) {
+      text += arg;
+      continue;
+    }
+    text += '\'';
+    for (char c : arg)
+      text += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    text += '\'';
+  }
+  return text;
+}
+
+/// --record: runs `job` on the CPU (unless --record-gpu-failure), writes
+/// its results, and adds the run to the bundle --record names: the GPU code
+/// of `module`, the job, its data, and the results of every launch.
+static int recordRun(mlir::ModuleOp module, const runner::Job &job,
+                     runner::JobArguments &data,
+                     const std::map<std::string, std::string> &files,
+                     const std::string &commandLine) {
+  runner::BundleCase recorded;
+  recorded.name = recordName;
+  if (recorded.name.empty())
+    recorded.name = (sys::path::stem(inputFile) + "." + job.signature.kernel +
+                     "." + runner::getJobModeName(job.mode))
+                        .str();
+  if (Error error = runner::checkCaseName(recorded.name))
+    return fail(toString(std::move(error)));
+  // The code of the module, unless the bundle has it from another case.
+  std::string arch = gpuArch.empty() ? "sm_80" : gpuArch.getValue();
+  std::string key = tool::getBundleCodeKey(module, getGpuSettings(), arch);
+  std::optional<runner::BundleCode> reused =
+      runner::findRecordedCode(recordDir, key);
+  if (reused) {
+    recorded.code = std::move(*reused);
+  } else {
+    Expected<runner::BundleCode> code =
+        tool::buildBundleCode(module, getGpuSettings(), arch);
+    if (!code)
+      return tool::reportError(code.takeError());
+    recorded.code = std::move(*code);
+  }
+  recorded.command = commandLine;
+  recorded.launch = getLaunchOptions();
+  recorded.job = job;
+  recorded.data = files;
+  recorded.compare = getCompareOptions();
+  recorded.gpuFailure = recordGpuFailure;
+  int status = 0;
+  if (recordGpuFailure.empty()) {
+    std::unique_ptr<runner::Executor> cpu =
+        createCpuExecutor(module, job.grid);
+    if (!cpu)
+      return 1;
+    runner::RecordingExecutor recorder(*cpu);
+    status = runAndWrite(job, data, recorder);
+    // Only a run that succeeds, or fails in a launch (a bounds check), is
+    // one for the GPU to repeat.
+    if (status && !recorder.hasLaunchError())
+      return status;
+    // A benchmark compares nothing (its arrays may be large).
+    if (!timeLaunches)
+      recorder.takeInto(recorded);
+  }
+  if (Error error =
+          runner::writeCase(recordDir, recorded, getCpuRuntimeHeader()))
+    return fail(toString(std::move(error)));
+  if (!reused)
+    if (Error error = runner::rememberCode(recordDir, key, recorded.code))
+      return fail(toString(std::move(error)));
+  return status;
+}
+
+/// Runs `job` on the executors --target and --compare ask for, writes its
+/// results and the reports; the status.
+static int runOnTarget(mlir::ModuleOp module, const runner::Job &job,
+                       runner::JobArguments &data) {
+  // The GPU's first: without a GPU nothing else matters (status 77).
+  std::unique_ptr<runner::Executor> cpu;
+  std::unique_ptr<runner::CudaExecutor> gpu;
+  if (target == Target::Cuda) {
+    Expected<std::unique_ptr<runner::CudaExecutor>> created =
+        createCudaExecutor(module, job.grid);
+    if (!created)
+      return tool::reportError(created.takeError());
+    gpu = std::move(*created);
+  }
+  if (target == Target::Cpu || compareWith == Compare::Cpu) {
+    cpu = createCpuExecutor(module, job.grid);
+    if (!cpu)
+      return 1;
+  }
+  runner::Executor *executor = gpu ? gpu.get() : cpu.get();
+  std::optional<runner::CompareExecutor> compare;
+  if (compareWith == Compare::Cpu)
+    executor = &compare.emplace(*gpu, *cpu, getCompareOptions());
+  int status = runAndWrite(job, data, *executor);
+
+  // The reports, on stderr: stdout has the results.
+  if (compare && !compare->getResults().empty()) {
+    compare->writeReport(errs());
+    if (const runner::ArrayComparison *worst = compare->worstFailure())
+      status = fail("the GPU's results differ from the CPU's: " +
+                    runner::CompareExecutor::describeFailure(*worst));
+  }
+  if (gpu && timeLaunches && !gpu->getTimings().empty())
+    runner::writeTimings(errs(), gpu->getTimings(), gpu->describe());
+  return status;
+}
+
+/// Checks the options, and parses --dim into `grid`; 0, or the status to
+/// exit with.
+static int checkOptions(runner::Grid &grid) {
+  if (inputFile.empty())
+    return fail("no input file (see ksc-run --help)");
+  if (Error error = checkGpuOptions())
+    return fail(toString(std::move(error)));
+  if (!dim.getNumOccurrences() && !compileOnly)
+    return fail("--dim=N is required: the number of threads to launch (or "
+                "N,M / N,M,K for a 2-D / 3-D launch)");
+  grid = {1, 1, 1};
+  if (dim.getNumOccurrences()) {
+    Expected<runner::Grid> parsed = runner::parseGrid(dim);
+    if (!parsed)
+      return fail(toString(parsed.takeError()));
+    grid = *parsed;
+  }
+  if (inputsFile.empty() && !compileOnly)
+    return fail("--inputs=FILE is required: a JSON object with a value for "
+                "every kernel argument");
+  if (Error error = checkGradOptions())
+    return fail(toString(std::move(error)));
+  for (const std::string &dir : includeDirs)
+    if (dir.empty())
+      return fail("-I needs a directory");
+  for (const std::string &define : defines)
+    if (define.empty() || define[0] == '=')
+      return fail("-D needs a macro name (NAME or NAME=VALUE)");
+  return 0;
+}
+
+/// The kernels of --input, cleaned up; null after reporting an error.
+static mlir::OwningOpRef<mlir::ModuleOp> loadInput(mlir::MLIRContext &context,
+                                                   SourceMgr &sourceMgr) {
+  FrontendOptions frontendOptions;
+  frontendOptions.includeDirs = includeDirs;
+  frontendOptions.defines = defines;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      loadModule(context, sourceMgr, inputFile, frontendOptions, "ksc-run");
+  if (!module)
+    return nullptr;
+  mlir::PassManager cleanup(&context);
+  addKsCleanupPasses(cleanup, precision);
+  if (mlir::failed(cleanup.run(*module)))
+    return nullptr;
+  return module;
+}
+
 static int runKernel(int argc, char **argv) {
   cl::HideUnrelatedOptions(runCategory);
   cl::SetVersionPrinter([](raw_ostream &os) {
@@ -669,23 +851,9 @@ static int runKernel(int argc, char **argv) {
 
   if (listDevices)
     return tool::listDevices(outs());
-  if (inputFile.empty())
-    return fail("no input file (see ksc-run --help)");
-  if (Error error = checkGpuOptions())
-    return fail(toString(std::move(error)));
-  if (!dim.getNumOccurrences() && !compileOnly)
-    return fail("--dim=N is required: the number of threads to launch (or "
-                "N,M / N,M,K for a 2-D / 3-D launch)");
-  Expected<runner::Grid> grid = runner::Grid{1, 1, 1};
-  if (dim.getNumOccurrences())
-    grid = runner::parseGrid(dim);
-  if (!grid)
-    return fail(toString(grid.takeError()));
-  if (inputsFile.empty() && !compileOnly)
-    return fail("--inputs=FILE is required: a JSON object with a value for "
-                "every kernel argument");
-  if (Error error = checkGradOptions())
-    return fail(toString(std::move(error)));
+  runner::Grid grid;
+  if (int status = checkOptions(grid))
+    return status;
 
   mlir::DialectRegistry registry;
   registerAllDialects(registry);
@@ -695,172 +863,33 @@ static int runKernel(int argc, char **argv) {
   context.printOpOnDiagnostic(false);
   SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  FrontendOptions frontendOptions;
-  for (const std::string &dir : includeDirs)
-    if (dir.empty()) {
-      errs() << "ksc-run: error: -I needs a directory\n";
-      return 1;
-    }
-  for (const std::string &define : defines)
-    if (define.empty() || define[0] == '=') {
-      errs() << "ksc-run: error: -D needs a macro name (NAME or NAME=VALUE)\n";
-      return 1;
-    }
-  frontendOptions.includeDirs = includeDirs;
-  frontendOptions.defines = defines;
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      loadModule(context, sourceMgr, inputFile, frontendOptions, "ksc-run");
+  mlir::OwningOpRef<mlir::ModuleOp> module = loadInput(context, sourceMgr);
   if (!module)
-    return 1;
-  mlir::PassManager cleanup(&context);
-  addKsCleanupPasses(cleanup, precision);
-  if (mlir::failed(cleanup.run(*module)))
     return 1;
   if (compileOnly)
     return compileOnlyAndPrint(*module);
 
-  // The kernel to run, and its adjoint kernel.
+  // The kernel to run, and its derivative kernels.
   Expected<ks::KernelOp> kernel = selectKernel(*module);
   if (!kernel)
     return fail(toString(kernel.takeError()));
   if (isGradMode() && mlir::failed(addDerivatives(*module, *kernel)))
     return 1;
-  Expected<runner::Signature> signature = runner::getSignature(*kernel);
-  if (!signature)
-    return fail(toString(signature.takeError()));
-  bool usesAdjoint = checkGrad || grad == Grad::Reverse || grad == Grad::Hvp;
-  Expected<runner::AdjointSignature> adjoint = runner::AdjointSignature();
-  if (usesAdjoint)
-    adjoint = runner::getAdjointSignature(*kernel, *signature);
-  if (!adjoint)
-    return fail(toString(adjoint.takeError()));
-  // K_jvp, or for --grad=hvp K_hvp: the tangent kernel of K_adj.
-  Expected<runner::TangentSignature> tangent = runner::TangentSignature();
-  if (checkGrad || grad == Grad::Forward)
-    tangent = runner::getTangentSignature(*kernel, *signature, width);
-  if (grad == Grad::Hvp)
-    tangent = runner::getTangentSignature(
-        module->lookupSymbol<ks::KernelOp>(adjoint->signature.kernel),
-        adjoint->signature);
-  if (!tangent)
-    return fail(toString(tangent.takeError()));
+  Expected<runner::Job> job = makeJob(*module, *kernel, grid);
+  if (!job)
+    return fail(toString(job.takeError()));
 
-  // Its arguments.
-  ErrorOr<std::unique_ptr<MemoryBuffer>> inputsBuffer =
-      MemoryBuffer::getFileOrSTDIN(inputsFile);
-  if (!inputsBuffer)
-    return fail("cannot read '" + inputsFile +
-                "': " + inputsBuffer.getError().message());
-  Expected<json::Value> inputs = json::parse((*inputsBuffer)->getBuffer());
-  if (!inputs)
-    return fail(inputsFile +
-                " is not valid JSON: " + toString(inputs.takeError()));
-  Expected<std::vector<runner::Argument>> args =
-      runner::parseArguments(*signature, *inputs);
-  if (!args)
-    return fail(inputsFile + ": " + toString(args.takeError()));
-  std::vector<runner::Argument> adjoints;
-  // (K_hvp's tangents are of arguments of K_adj, which has adjoints of
-  // them.)
-  Error contiguous = runner::checkContiguous(*adjoint, *args);
-  if (!contiguous && grad != Grad::Hvp)
-    contiguous = runner::checkContiguous(*tangent, *args);
-  if (contiguous)
-    return fail(inputsFile + ": " + toString(std::move(contiguous)));
-  if (usesAdjoint && !checkGrad) {
-    Expected<std::vector<runner::Argument>> read =
-        readAdjoints(*adjoint, *args);
-    if (!read)
-      return fail(toString(read.takeError()));
-    adjoints = std::move(*read);
-  }
-  // The tangents, keyed by the names of K's arguments; for --grad=hvp those
-  // of K_adj's arguments, the adjoint arrays' zero.
-  std::vector<runner::Argument> adjArgs, tangents;
-  if (grad == Grad::Hvp)
-    adjArgs = getAdjointKernelArguments(*adjoint, *args, adjoints);
-  if (grad == Grad::Forward || grad == Grad::Hvp) {
-    // Messages name K, whose arguments the tangents are keyed by.
-    runner::TangentSignature keyed = *tangent;
-    keyed.primalKernel = signature->kernel;
-    Expected<std::vector<runner::Argument>> read = readTangents(
-        keyed, grad == Grad::Hvp ? adjArgs : *args, args->size());
-    if (!read)
-      return fail(toString(read.takeError()));
-    tangents = std::move(*read);
-  }
-
-  // The executors: the GPU's for --target=cuda (first: without a GPU
-  // nothing else matters, status 77), the CPU's for --target=cpu and
-  // --compare=cpu.
-  std::unique_ptr<runner::Executor> cpu;
-  std::unique_ptr<runner::CudaExecutor> gpu;
-  if (target == Target::Cuda) {
-    Expected<std::unique_ptr<runner::CudaExecutor>> created =
-        createCudaExecutor(*module, *grid);
-    if (!created)
-      return tool::reportError(created.takeError());
-    gpu = std::move(*created);
-  }
-  if (target == Target::Cpu || compareWith == Compare::Cpu) {
-    std::string source;
-    CppEmitterOptions emitterOptions;
-    emitterOptions.sourceName = inputFile;
-    CpuPipelineOptions pipeline;
-    pipeline.boundsCheck = boundsCheck;
-    if (mlir::failed(emitCpuCpp(*module, source, pipeline, emitterOptions)))
-      return 1;
-    runner::HostCompiler compiler = runner::getDefaultHostCompiler();
-    if (!cxx.empty())
-      compiler.command = cxx;
-    if (!cacheDir.empty())
-      compiler.cacheDir = cacheDir;
-    Expected<std::string> library =
-        runner::compileSharedLibrary(source, compiler);
-    if (!library)
-      return fail(toString(library.takeError()));
-    cpu = runner::createCpuExecutor(*library, *grid);
-  }
-  runner::Executor *executor = gpu ? gpu.get() : cpu.get();
-  std::optional<runner::CompareExecutor> compare;
-  if (compareWith == Compare::Cpu)
-    executor = &compare.emplace(*gpu, *cpu, getCompareOptions());
-  auto launch = [&](StringRef name, std::vector<runner::Argument> &values) {
-    return executor->launch(name, values);
+  // Its arguments, from its data files (kept for a recording).
+  std::map<std::string, std::string> files;
+  auto read = [&](StringRef file) -> Expected<json::Value> {
+    return readJson(file, files[file.str()]);
   };
-
-  int status;
-  if (checkGrad)
-    status = runGradCheck(*adjoint, *tangent, *args, launch);
-  else if (grad == Grad::Reverse)
-    status = runAdjointKernel(*adjoint, *args, adjoints, launch);
-  else if (grad == Grad::Forward)
-    status = runTangentKernel(*tangent, *args, tangents, launch);
-  else if (grad == Grad::Hvp)
-    status = runHvpKernel(*adjoint, *tangent, adjArgs, tangents, launch);
-  else if (Error error = launch(signature->kernel, *args))
-    status = fail(toString(std::move(error)));
-  else
-    status =
-        writeResult([&](raw_ostream &os) { runner::writeArrays(os, *args); });
-
-  // The reports, on stderr: stdout has the results.
-  if (compare && !compare->getResults().empty()) {
-    compare->writeReport(errs());
-    if (const runner::ArrayComparison *worst = compare->worstFailure()) {
-      std::string text;
-      raw_string_ostream os(text);
-      os << "the GPU's results differ from the CPU's: array '" << worst->name
-         << "' of kernel '" << worst->kernel << "' at " << worst->worst
-         << ": GPU " << formatNumber(worst->worstTested) << ", CPU "
-         << formatNumber(worst->worstReference) << " (|diff| is "
-         << formatNumber(worst->worstRatio) << " times the tolerance)";
-      status = fail(text);
-    }
-  }
-  if (gpu && timeLaunches && !gpu->getTimings().empty())
-    runner::writeTimings(errs(), gpu->getTimings(), gpu->describe());
-  return status;
+  Expected<runner::JobArguments> data = runner::parseJobArguments(*job, read);
+  if (!data)
+    return fail(toString(data.takeError()));
+  if (!recordDir.empty())
+    return recordRun(*module, *job, *data, files, getCommandLine(argc, argv));
+  return runOnTarget(*module, *job, *data);
 }
 
 int main(int argc, char **argv) {

@@ -48,14 +48,37 @@ struct CudaModule {
 CudaModule makePtxModule(std::string ptx, llvm::ArrayRef<std::string> kernels,
                          llvm::StringRef arch);
 
-/// Compiles `source`, CUDA C++ of `ksc --target=cuda` whose kernels are
-/// `kernels`, with NVRTC for `arch` (sm_XY), with the runtime header
-/// `runtimeHeader` as "ksc_runtime.h". NVRTC is looked for in `cudaPath`,
-/// then $CUDA_HOME, then /usr/local/cuda (lib64/libnvrtc.so*).
+/// A kernel of CUDA C++, and the C++ expression that names its `__global__`
+/// function, which NVRTC lowers to the name of its entry point: `::saxpy`
+/// in ksc's CUDA C++ (the name is C++-mangled), the name of an
+/// `extern "C"` kernel in hand-written code.
+struct CudaSourceKernel {
+  std::string kernel;
+  std::string expression;
+};
+
+/// Compiles `source`, CUDA C++ of `ksc --target=cuda` (or code with the same
+/// kernel ABI) whose kernels are `kernels`, with NVRTC for `arch` (sm_XY),
+/// with the runtime header `runtimeHeader` as "ksc_runtime.h". NVRTC is
+/// looked for in `cudaPath`, then $CUDA_HOME, then /usr/local/cuda
+/// (lib64/libnvrtc.so*).
 llvm::Expected<CudaModule>
 compileWithNvrtc(llvm::StringRef source, llvm::StringRef sourceName,
-                 llvm::ArrayRef<std::string> kernels, llvm::StringRef arch,
+                 llvm::ArrayRef<CudaSourceKernel> kernels, llvm::StringRef arch,
                  llvm::StringRef runtimeHeader, llvm::StringRef cudaPath);
+
+/// Compiles PTX for device 0 with the CUDA driver's compiler, which is what
+/// loading PTX does, on many threads at once: ksc-replay compiles the PTX of
+/// all its cases first. Holds a reference to device 0's primary context
+/// while it lives, so that the executors made meanwhile, one after
+/// another, share one context instead of each making its own.
+class CudaJit {
+public:
+  static llvm::Expected<std::unique_ptr<CudaJit>> create();
+  virtual ~CudaJit();
+  /// The CUBIN of `ptx` for the device (thread-safe).
+  virtual llvm::Expected<std::string> compile(llvm::StringRef ptx) = 0;
+};
 
 struct CudaDevice {
   int ordinal = 0;
@@ -82,6 +105,9 @@ struct CudaLaunchOptions {
   unsigned repeat = 0;
   /// For reports: "ptx" or "cuda-source".
   std::string via;
+  /// Where the device's printf output goes (the message of a failed bounds
+  /// check): a file it is appended to; empty: standard error.
+  std::string deviceOutput;
 };
 
 /// The times of the launches of one kernel.

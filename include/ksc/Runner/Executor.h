@@ -77,6 +77,9 @@ public:
   const ArrayComparison *worstFailure() const;
   /// A table, one row per array of every kernel launched.
   void writeReport(llvm::raw_ostream &os) const;
+  /// Names the number of a failed comparison: "array 'y' of kernel 'saxpy'
+  /// at y[3]: GPU 3.5, CPU 2.5 (|diff| is 1e+04 times the tolerance)".
+  static std::string describeFailure(const ArrayComparison &failure);
 
 private:
   void compare(llvm::StringRef kernel, const Argument &tested,

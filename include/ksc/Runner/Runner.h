@@ -141,6 +141,9 @@ llvm::Expected<Argument> parseArgument(const Param &param,
 /// read back exactly.
 void writeArrays(llvm::raw_ostream &os, llvm::ArrayRef<Argument> args);
 
+/// `value` with 6 significant digits, as messages print numbers.
+std::string formatValue(double value);
+
 /// The generator of `{"random": ...}` inputs: SplitMix64 (Steele, Lea and
 /// Flood 2014), so that the same seed gives the same data everywhere.
 class SplitMix64 {

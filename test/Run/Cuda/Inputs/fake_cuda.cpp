@@ -1,37 +1,97 @@
-// A stand-in for the CUDA driver (libcuda.so.1) for testing ksc-run's GPU
-// runner on machines without a GPU: ksc-run loads it with
-// KSC_CUDA_DRIVER=<this library>. "Device memory" is host memory, and the
-// one kernel it can run is saxpy from test/Run/saxpy.kdsl (y = a * x + y),
-// read from the kernel parameters as the GPU code would read them (the
-// grid, a float, then two ksc::array<float> views: data, extent, stride).
-// Every GPU thread of the launch runs a grid-stride loop, which is what the
-// guarded kernels do too for the threads that exist.
+// A stand-in for the CUDA driver (libcuda.so.1) for testing ksc's GPU
+// runners on machines without a GPU: ksc-run and ksc-replay load it with
+// KSC_CUDA_DRIVER=<this library>. "Device memory" is host memory.
+//
+// It runs kernels in one of two ways:
+//
+// - With FAKE_CUDA_CODE=DIR, as host code: the GPU code it is given (ksc's
+//   PTX, or what the stand-in NVRTC, test/Replay/Inputs/fake_nvrtc.cpp,
+//   makes of CUDA C++) names host code in DIR, the CUDA C++ of the same
+//   kernels compiled for the host (utils/lit/stand-in-code.py), whose
+//   entry point ksc_host_entry_KEY_K runs kernel K's GPU threads one after
+//   another, as test/Replay/Inputs/cuda_host.h says. DIR/HASH.entry names
+//   its library and KEY; PTX is named by the FNV-1a hash of its text, the
+//   stand-in NVRTC's code by the hash it carries. A kernel that stops (a failed bounds check, a full
+//   tape) makes the next synchronization print the device's message on
+//   stdout and fail with CUDA_ERROR_LAUNCH_FAILED, as on a GPU; the error
+//   stays until the primary context is reset or its last reference is
+//   released. The driver's compiler (cuLink*) makes PTX into itself.
+//
+// - Otherwise the one kernel it can run is saxpy from test/Run/saxpy.kdsl
+//   (y = a * x + y), read from the kernel parameters as the GPU code would
+//   read them (the grid, a float, then two ksc::array<float> views: data,
+//   extent, stride). Every GPU thread of the launch runs a grid-stride loop,
+//   which is what the guarded kernels do too for the threads that exist.
+//   With a = -1 the "kernel" traps.
 //
 // With FAKE_CUDA_LOG set, every launch prints its configuration on stderr;
-// with FAKE_CUDA_WRONG set, saxpy adds 1 to y[0] too much.
-// With a = -1 the "kernel" traps: the next synchronization prints a device
-// printf message on stdout and fails with CUDA_ERROR_LAUNCH_FAILED, as a
-// failed bounds check does. Entry points cuda.h maps to _v2 versions are
-// exported only under those names.
+// with FAKE_CUDA_WRONG set, the stand-in's saxpy adds 1 to y[0] too much.
+// Entry points cuda.h maps to _v2 versions are exported only under those
+// names.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <string>
 
 namespace {
 struct Module {
   std::string image;
+  void *host = nullptr;
+  // What the names of its entry points start with, after ksc_host_entry_.
+  std::string prefix;
 };
 struct Function {
   std::string name;
+  // ksc_host_entry_K of a module of host code.
+  int (*host)(unsigned, unsigned, void **, char *, size_t) = nullptr;
 };
 struct Array {
   float *data;
   int64_t extent, stride;
 };
 int sticky = 0;
+int retained = 0;
 bool trapped = false;
+std::string devicePrintf = "ksc: fake device printf before a trap\n";
+
+uint64_t fnv1a(const char *bytes, size_t size) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < size; ++i) {
+    hash ^= static_cast<unsigned char>(bytes[i]);
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+/// The host code for `image` in $FAKE_CUDA_CODE (DIR/KEY.entry names its
+/// library and the prefix of its entry points), or null with why in `log`.
+void *loadHostCode(const char *image, const char *directory,
+                   std::string &prefix, char *log, size_t logSize) {
+  static const char nvrtc[] = "KSC-FAKE-NVRTC ";
+  char key[32];
+  if (std::strncmp(image, nvrtc, sizeof(nvrtc) - 1) == 0)
+    std::snprintf(key, sizeof(key), "%.16s", image + sizeof(nvrtc) - 1);
+  else
+    std::snprintf(key, sizeof(key), "%016llx",
+                  (unsigned long long)fnv1a(image, std::strlen(image)));
+  std::string entry = std::string(directory) + "/" + key + ".entry";
+  char library[256] = "", name[64] = "";
+  FILE *file = std::fopen(entry.c_str(), "r");
+  bool found = file && std::fscanf(file, "%255s %63s", library, name) == 2;
+  if (file)
+    std::fclose(file);
+  void *handle =
+      found ? dlopen((std::string(directory) + "/" + library).c_str(),
+                     RTLD_NOW | RTLD_LOCAL)
+            : nullptr;
+  if (!handle && log && logSize)
+    std::snprintf(log, logSize, "stand-in: no host code %s for this image",
+                  entry.c_str());
+  prefix = std::string(name) + "_";
+  return handle;
+}
 } // namespace
 
 extern "C" {
@@ -65,21 +125,48 @@ int cuDeviceTotalMem_v2(size_t *bytes, int) {
 int cuDevicePrimaryCtxRetain(void **context, int) {
   static int theContext;
   *context = &theContext;
+  ++retained;
   return 0;
 }
-int cuDevicePrimaryCtxRelease_v2(int) { return 0; }
+int cuDevicePrimaryCtxRelease_v2(int) {
+  // The last reference resets the context, and its error with it.
+  if (retained > 0 && --retained == 0)
+    sticky = 0;
+  return 0;
+}
+int cuDevicePrimaryCtxReset_v2(int) {
+  sticky = 0;
+  return 0;
+}
 int cuCtxSetCurrent(void *) { return 0; }
 int cuCtxSynchronize() {
   if (trapped) {
     trapped = false;
-    std::printf("ksc: fake device printf before a trap\n");
+    std::fputs(devicePrintf.c_str(), stdout);
+    std::fflush(stdout);
     sticky = 719;
   }
   return sticky;
 }
-int cuModuleLoadDataEx(Module **module, const void *image, unsigned, int *,
-                       void **) {
+int cuModuleLoadDataEx(Module **module, const void *image, unsigned numOptions,
+                       int *options, void **values) {
   const char *bytes = static_cast<const char *>(image);
+  if (const char *directory = std::getenv("FAKE_CUDA_CODE")) {
+    char *log = nullptr;
+    size_t logSize = 0;
+    for (unsigned i = 0; i < numOptions; ++i) {
+      if (options[i] == 5) // CU_JIT_ERROR_LOG_BUFFER
+        log = static_cast<char *>(values[i]);
+      if (options[i] == 6) // CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
+        logSize = reinterpret_cast<size_t>(values[i]);
+    }
+    std::string prefix;
+    void *host = loadHostCode(bytes, directory, prefix, log, logSize);
+    if (!host)
+      return 200; // CUDA_ERROR_INVALID_IMAGE
+    *module = new Module{"", host, prefix};
+    return 0;
+  }
   // A CUBIN (ELF) from NVRTC for sm_XY; PTX text otherwise.
   size_t size = std::memcmp(bytes,
                             "\x7f"
@@ -87,18 +174,55 @@ int cuModuleLoadDataEx(Module **module, const void *image, unsigned, int *,
                             4) == 0
                     ? 1 << 20
                     : std::strlen(bytes);
-  *module = new Module{std::string(bytes, size)};
+  *module = new Module{std::string(bytes, size), nullptr, ""};
   return 0;
 }
 int cuModuleUnload(Module *module) {
+  if (module->host)
+    dlclose(module->host);
   delete module;
   return 0;
 }
 int cuModuleGetFunction(Function **function, Module *module, const char *name) {
+  if (module->host) {
+    auto entry = reinterpret_cast<int (*)(unsigned, unsigned, void **, char *,
+                                          size_t)>(
+        dlsym(module->host,
+              ("ksc_host_entry_" + module->prefix + name).c_str()));
+    if (!entry)
+      return 500; // CUDA_ERROR_NOT_FOUND
+    *function = new Function{name, entry};
+    return 0;
+  }
   // The entry point must be in the code (CUBINs and PTX name them).
   if (module->image.find(name) == std::string::npos)
     return 500; // CUDA_ERROR_NOT_FOUND
   *function = new Function{name};
+  return 0;
+}
+// The driver's compiler: the "CUBIN" of PTX is the PTX, which
+// cuModuleLoadDataEx takes as it is.
+struct Link {
+  std::string code;
+};
+int cuLinkCreate_v2(unsigned, int *, void **, Link **link) {
+  *link = new Link;
+  return 0;
+}
+int cuLinkAddData_v2(Link *link, int type, void *data, size_t size,
+                     const char *, unsigned, int *, void **) {
+  if (type != 1) // CU_JIT_INPUT_PTX
+    return 801;
+  link->code.assign(static_cast<const char *>(data), size);
+  return 0;
+}
+int cuLinkComplete(Link *link, void **cubin, size_t *size) {
+  *cubin = link->code.data();
+  *size = link->code.size();
+  return 0;
+}
+int cuLinkDestroy(Link *link) {
+  delete link;
   return 0;
 }
 int cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
@@ -117,21 +241,10 @@ int cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes) {
   std::memcpy(dst, reinterpret_cast<void *>(src), bytes);
   return sticky;
 }
-int cuLaunchKernel(Function *function, unsigned gridX, unsigned gridY,
-                   unsigned gridZ, unsigned blockX, unsigned blockY,
-                   unsigned blockZ, unsigned, void *, void **params, void **) {
-  if (sticky)
-    return sticky;
+
+/// The stand-in's saxpy.
+static int runSaxpy(unsigned gridX, unsigned blockX, void **params) {
   const int64_t *dim = static_cast<const int64_t *>(params[0]);
-  if (std::getenv("FAKE_CUDA_LOG"))
-    std::fprintf(stderr,
-                 "fake launch %s: blocks (%u, %u, %u) of (%u, %u, %u), grid "
-                 "(%lld, %lld, %lld)\n",
-                 function->name.c_str(), gridX, gridY, gridZ, blockX, blockY,
-                 blockZ, (long long)dim[0], (long long)dim[1],
-                 (long long)dim[2]);
-  if (function->name.find("saxpy") == std::string::npos)
-    return 801; // CUDA_ERROR_NOT_SUPPORTED
   float a = *static_cast<const float *>(params[1]);
   Array x = *static_cast<const Array *>(params[2]);
   Array y = *static_cast<const Array *>(params[3]);
@@ -146,6 +259,32 @@ int cuLaunchKernel(Function *function, unsigned gridX, unsigned gridY,
       y.data[i * y.stride] = a * x.data[i * x.stride] + y.data[i * y.stride];
   if (std::getenv("FAKE_CUDA_WRONG") && threads > 0)
     y.data[0] += 1;
+  return 0;
+}
+
+int cuLaunchKernel(Function *function, unsigned gridX, unsigned gridY,
+                   unsigned gridZ, unsigned blockX, unsigned blockY,
+                   unsigned blockZ, unsigned, void *, void **params, void **) {
+  if (sticky)
+    return sticky;
+  const int64_t *dim = static_cast<const int64_t *>(params[0]);
+  if (std::getenv("FAKE_CUDA_LOG"))
+    std::fprintf(stderr,
+                 "fake launch %s: blocks (%u, %u, %u) of (%u, %u, %u), grid "
+                 "(%lld, %lld, %lld)\n",
+                 function->name.c_str(), gridX, gridY, gridZ, blockX, blockY,
+                 blockZ, (long long)dim[0], (long long)dim[1],
+                 (long long)dim[2]);
+  if (!function->host) {
+    if (function->name.find("saxpy") == std::string::npos)
+      return 801; // CUDA_ERROR_NOT_SUPPORTED
+    return runSaxpy(gridX, blockX, params);
+  }
+  char message[4096] = "";
+  if (function->host(gridX, blockX, params, message, sizeof(message))) {
+    devicePrintf = message;
+    trapped = true;
+  }
   return 0;
 }
 int cuEventCreate(void **event, unsigned) {
@@ -165,6 +304,7 @@ int cuEventElapsedTime_v2(float *milliseconds, void *, void *) {
 int cuGetErrorName(int result, const char **name) {
   *name = result == 719   ? "CUDA_ERROR_LAUNCH_FAILED"
           : result == 100 ? "CUDA_ERROR_NO_DEVICE"
+          : result == 200 ? "CUDA_ERROR_INVALID_IMAGE"
           : result == 500 ? "CUDA_ERROR_NOT_FOUND"
                           : "CUDA_ERROR_NOT_SUPPORTED";
   return 0;
@@ -172,6 +312,7 @@ int cuGetErrorName(int result, const char **name) {
 int cuGetErrorString(int result, const char **text) {
   *text = result == 719   ? "unspecified launch failure"
           : result == 100 ? "no CUDA-capable device is detected"
+          : result == 200 ? "device kernel image is invalid"
           : result == 500 ? "named symbol not found"
                           : "operation not supported";
   return 0;
