@@ -206,8 +206,21 @@ config.substitutions.append(
     )
 )
 
-# %stand-in-code: compiles a bundle's CUDA C++ as host code for the
-# stand-in driver (utils/lit/stand-in-code.py, test/Replay).
+# %gpu-bundle: utils/gpu-bundle with this build's ksc-run, which makes the
+# GPU bundle of the run and gradient tests; %stand-in-code: compiles a
+# bundle's CUDA C++ as host code for the stand-in driver
+# (utils/lit/stand-in-code.py, test/Replay).
+config.substitutions.append(
+    (
+        "%gpu-bundle",
+        "%s %s --ksc-run %s"
+        % (
+            config.python_executable,
+            os.path.join(config.ksc_src_root, "utils", "gpu-bundle"),
+            os.path.join(config.ksc_tools_dir, "ksc-run"),
+        ),
+    )
+)
 config.substitutions.append(
     (
         "%stand-in-code",

@@ -37,9 +37,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import runlines  # noqa: E402
+
 TAPE_REFUSAL = "does not support kernels that keep values on a tape"
-SETUP_COMMANDS = {"echo", "printf", "cat", "cp", "mkdir", "split-file", "rm",
-                  "%python"}
 
 
 def kdsl_files(paths, exclude):
@@ -52,42 +53,6 @@ def kdsl_files(paths, exclude):
         else:
             files.append(path)
     return [f for f in files if os.path.basename(f) not in exclude]
-
-
-def run_lines(source):
-    """The RUN lines of `source`, continuation lines joined."""
-    lines, current = [], None
-    with open(source) as f:
-        for line in f:
-            match = re.search(r"\bRUN:(.*)$", line)
-            if not match:
-                continue
-            text = match.group(1).rstrip()
-            current = text if current is None else current + " " + text.strip()
-            if current.endswith("\\"):
-                current = current[:-1]
-                continue
-            lines.append(current.strip())
-            current = None
-    return lines
-
-
-def split_pipeline(command):
-    """`a | b | c` into its commands (a `|` inside quotes does not count)."""
-    parts, current, quote = [], "", None
-    for index, char in enumerate(command):
-        if quote:
-            quote = None if char == quote else quote
-        elif char in "'\"":
-            quote = char
-        elif (char == "|" and command[index + 1:index + 2] != "|"
-              and command[index - 1:index] != "|"):
-            parts.append(current.strip())
-            current = ""
-            continue
-        current += char
-    parts.append(current.strip())
-    return parts
 
 
 def run(step, env=None):
@@ -120,19 +85,13 @@ def run_all(args, files):
         for index, source in enumerate(files):
             directory = os.path.join(tmp, str(index))
             os.mkdir(directory)
-            subst = [("%s", shlex.quote(source)),
-                     ("%S", shlex.quote(os.path.dirname(source))),
-                     ("%t", os.path.join(directory, "t")),
-                     ("%T", directory),
-                     ("%python", shlex.quote(sys.executable))]
-            for line in run_lines(source):
+            for _, line in runlines.run_lines(source):
                 first = line.split()[0] if line.split() else ""
-                for key, value in subst:
-                    line = line.replace(key, value)
-                parts = split_pipeline(line)
-                if first in ("not", "%expect-exit-1"):
+                line = runlines.substitute(line, source, directory)
+                parts = runlines.split_pipeline(line)
+                if first in runlines.EXPECT_FAILURE:
                     continue
-                if first in SETUP_COMMANDS and not any(
+                if first in runlines.SETUP_COMMANDS and not any(
                         p.startswith("ksc-run") for p in parts):
                     run(line)
                     continue
