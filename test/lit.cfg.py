@@ -77,19 +77,40 @@ config.substitutions.append(
         ),
     )
 )
+# The compile sweeps (%compile-all, %cuda-compile-all, %ptxas-assemble-all
+# and %gpu-run-all compile) compile, with `%cover`, a representative subset
+# of the tests' kernels: the few outputs that together have every construct
+# of them all (utils/lit/cover.py), nvcc for sm_80 only, Clang and the host
+# compilers checking only. `lit --param exhaustive=1` (`utils/test --param
+# exhaustive=1`, or KSC_EXHAUSTIVE_TESTS=1) compiles every output with
+# every compiler, nvcc for sm_80 and sm_90.
+exhaustive = lit_config.params.get(
+    "exhaustive", os.environ.get("KSC_EXHAUSTIVE_TESTS", "0")
+) not in ("", "0")
+config.substitutions.append(("%cover", "" if exhaustive else "--cover"))
+
 # Compiles the C++ of many .kdsl files with the host compiler and Clang 22,
 # warnings as errors (see utils/lit/compile-all.py).
+# Unless exhaustive, the host compilers check only (-fsyntax-only): at -O0
+# too, inlining the runtime's always_inline functions into large adjoints
+# takes them seconds per file, and ksc-run compiles the C++ of every run
+# test for real.
 compile_flags = "-std=c++17 -O0 -Wall -Wextra -Werror -I%s" % config.ksc_runtime_dir
+if not exhaustive:
+    compile_flags += " -fsyntax-only -Wno-unused-command-line-argument"
 
 
 def compile_all(ksc_args, compilers):
     """The command line of compile-all.py: ksc with `ksc_args`, then each of
-    `compilers` (command lines) on its output."""
+    `compilers` (command lines) on its output, the host compilers with the
+    runtime header precompiled."""
     parts = [
         config.python_executable,
         os.path.join(config.ksc_src_root, "utils", "lit", "compile-all.py"),
         "--ksc",
         os.path.join(config.ksc_tools_dir, "ksc"),
+        "--pch",
+        os.path.join(config.ksc_runtime_dir, "ksc_runtime.h"),
     ]
     parts += ["--ksc-arg=" + arg for arg in ksc_args]
     for compiler in compilers:
@@ -118,17 +139,29 @@ for tool in ["nvcc", "ptxas"]:
         config.available_features.add(tool)
         cuda_tools[tool] = path
 if "nvcc" in cuda_tools:
-    # %nvcc-compile-all: compile-all.py with `ksc --target=cuda` and nvcc
-    # for sm_80 and sm_90 (one host pass), warnings as errors. Before %nvcc, which lit
-    # would otherwise substitute inside it.
+    # %cuda-compile-all: compile-all.py with `ksc --target=cuda`, then nvcc
+    # for sm_80 (and sm_90 when exhaustive; one host pass) and Clang 22 in
+    # CUDA mode against the same toolkit for sm_80, warnings as errors
+    # (-Wno-unknown-cuda-version: Clang 22 knows CUDA up to 12.9). Unless
+    # exhaustive, Clang checks only (-fsyntax-only, host and device code):
+    # it takes minutes to optimize the device code of large adjoints.
     nvcc_flags = "-std=c++17 -Werror all-warnings -I%s -x cu" % config.ksc_runtime_dir
+    gencode = "-gencode arch=compute_80,code=sm_80"
+    if exhaustive:
+        gencode += " -gencode arch=compute_90,code=sm_90"
     config.substitutions.append(
         (
-            "%nvcc-compile-all",
+            "%cuda-compile-all",
             compile_all(["--target=cuda"],
-                        ["%s %s -gencode arch=compute_80,code=sm_80 "
-                         "-gencode arch=compute_90,code=sm_90"
-                         % (cuda_tools["nvcc"], nvcc_flags)]),
+                        ["%s %s %s" % (cuda_tools["nvcc"], nvcc_flags, gencode),
+                         "%s -x cuda --cuda-path=%s --cuda-gpu-arch=sm_80 "
+                         "-std=c++17 -Wall -Wextra -Werror "
+                         "-Wno-unknown-cuda-version -I%s%s"
+                         % (clangxx,
+                            os.path.dirname(os.path.dirname(cuda_tools["nvcc"])),
+                            config.ksc_runtime_dir,
+                            "" if exhaustive else
+                            " -fsyntax-only -Wno-unused-command-line-argument")]),
         )
     )
 # `REQUIRES: libdevice`: the toolkit's libdevice, which `ksc --emit=ptx`
@@ -136,22 +169,6 @@ if "nvcc" in cuda_tools:
 if os.path.exists(os.path.join(cuda_home, "nvvm", "libdevice",
                                "libdevice.10.bc")):
     config.available_features.add("libdevice")
-if "nvcc" in cuda_tools:
-    # %clang-cuda-compile-all: compile-all.py with `ksc --target=cuda` and
-    # Clang 22 in CUDA mode against the same toolkit, for sm_80, warnings as
-    # errors (-Wno-unknown-cuda-version: Clang 22 knows CUDA up to 12.9).
-    config.substitutions.append(
-        (
-            "%clang-cuda-compile-all",
-            compile_all(["--target=cuda"],
-                        ["%s -x cuda --cuda-path=%s --cuda-gpu-arch=sm_80 "
-                         "-std=c++17 -Wall -Wextra -Werror "
-                         "-Wno-unknown-cuda-version -I%s"
-                         % (clangxx,
-                            os.path.dirname(os.path.dirname(cuda_tools["nvcc"])),
-                            config.ksc_runtime_dir)]),
-        )
-    )
 if "ptxas" in cuda_tools:
     # %ptxas-assemble-all: compile-all.py with `ksc --target=cuda
     # --emit=ptx` and ptxas for sm_90.
@@ -201,6 +218,8 @@ config.substitutions.append(
                 os.path.join(config.ksc_src_root, "utils", "lit", "gpu-run-all.py"),
                 "--ksc-run",
                 os.path.join(config.ksc_tools_dir, "ksc-run"),
+                "--ksc",
+                os.path.join(config.ksc_tools_dir, "ksc"),
             ]
         ),
     )

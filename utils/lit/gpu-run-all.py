@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Runs the kernels of the run and gradient tests through ksc-run's GPU target.
 
-    gpu-run-all.py --ksc-run KSC_RUN compile [--exclude-grad NAME ...]
-        [--exclude NAME ...] [--ksc-run-arg ARG ...] FILE_OR_DIRECTORY...
+    gpu-run-all.py --ksc-run KSC_RUN [--ksc KSC] compile [--cover]
+        [--exclude-grad NAME ...] [--exclude NAME ...] [--ksc-run-arg ARG ...]
+        FILE_OR_DIRECTORY...
     gpu-run-all.py --ksc-run KSC_RUN run [--exclude NAME ...]
         [--ksc-run-arg ARG ...] FILE_OR_DIRECTORY...
 
@@ -12,7 +13,10 @@ file named with --exclude, by its base name, is left out):
 compile: `ksc-run FILE --target=cuda --compile-only --check-grad ARG...`,
   the GPU code of every kernel of the file and of their derivative kernels
   (without --check-grad for the files named with --exclude-grad, which
-  have no derivatives). No GPU is needed with --via=cuda-source.
+  have no derivatives). No GPU is needed with --via=cuda-source. With
+  --cover, only some files, with or without --check-grad, whose CUDA C++
+  (from `KSC FILE --target=cuda [--grad=all]`) has every construct of them
+  all (see cover.py).
 
 run: replays the file's RUN lines that launch ksc-run and are expected to
   succeed (not those under `not` or %expect-exit-1), on the GPU: the
@@ -38,6 +42,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cover  # noqa: E402
 import runlines  # noqa: E402
 
 TAPE_REFUSAL = "does not support kernels that keep values on a tape"
@@ -62,19 +67,47 @@ def run(step, env=None):
                           stderr=subprocess.STDOUT, text=True, env=env)
 
 
+def choose_cover(args, files):
+    """The files of `files` to compile, each with or without its derivative
+    kernels, whose CUDA C++ has every construct of them all."""
+    outputs = {}
+    for source in files:
+        grads = [False]
+        if os.path.basename(source) not in args.exclude_grad:
+            grads.append(True)
+        for grad in grads:
+            step = [args.ksc, source, "--target=cuda"]
+            if grad:
+                step.append("--grad=all")
+            result = subprocess.run(step, stdout=subprocess.PIPE,
+                                    stderr=subprocess.DEVNULL, text=True)
+            # (A file ksc cannot compile is compiled, to report it.)
+            outputs[(source, grad)] = result.stdout \
+                if result.returncode == 0 else source
+    chosen = cover.choose(outputs)
+    print("compiling %d of %d files, which have every construct of them all"
+          % (len(chosen), len(outputs)))
+    return chosen
+
+
 def compile_all(args, files):
     failures = 0
-    for source in files:
+    if args.cover:
+        jobs = choose_cover(args, files)
+    else:
+        jobs = [(source, os.path.basename(source) not in args.exclude_grad)
+                for source in files]
+    for source, grad in jobs:
         step = [args.ksc_run, source, "--target=cuda", "--compile-only",
                 "-o", os.devnull] + args.ksc_run_arg
-        if os.path.basename(source) not in args.exclude_grad:
+        if grad:
             step.append("--check-grad")
         result = run(step)
         if result.returncode != 0:
             failures += 1
             print("FAILED: %s\n%s" % (shlex.join(step), result.stdout))
     print("compiled %d files for the GPU, %d failures"
-          % (len(files), failures))
+          % (len(jobs), failures))
     return 1 if failures else 0
 
 
@@ -125,6 +158,8 @@ def run_all(args, files):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--ksc-run", required=True)
+    parser.add_argument("--ksc")
+    parser.add_argument("--cover", action="store_true")
     parser.add_argument("mode", choices=["compile", "run"])
     parser.add_argument("--exclude", action="append", default=[])
     parser.add_argument("--exclude-grad", action="append", default=[])
