@@ -27,18 +27,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cover  # noqa: E402
-
-
-def kdsl_files(paths, exclude):
-    files = []
-    for path in paths:
-        if os.path.isdir(path):
-            files += sorted(os.path.join(path, name)
-                            for name in os.listdir(path)
-                            if name.endswith(".kdsl"))
-        else:
-            files.append(path)
-    return [f for f in files if os.path.basename(f) not in exclude]
+import runlines  # noqa: E402
 
 
 def run(step):
@@ -99,7 +88,7 @@ def main():
     parser.add_argument("paths", nargs="+")
     args = parser.parse_args()
 
-    files = kdsl_files(args.paths, args.exclude)
+    files = runlines.kdsl_files(args.paths, args.exclude)
     if not files:
         print("compile-all.py: no .kdsl files", file=sys.stderr)
         return 1

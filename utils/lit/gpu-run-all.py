@@ -48,18 +48,6 @@ import runlines  # noqa: E402
 TAPE_REFUSAL = "does not support kernels that keep values on a tape"
 
 
-def kdsl_files(paths, exclude):
-    files = []
-    for path in paths:
-        if os.path.isdir(path):
-            files += sorted(os.path.join(path, name)
-                            for name in os.listdir(path)
-                            if name.endswith(".kdsl"))
-        else:
-            files.append(path)
-    return [f for f in files if os.path.basename(f) not in exclude]
-
-
 def run(step, env=None):
     return subprocess.run(step, shell=isinstance(step, str),
                           executable="/bin/bash" if isinstance(step, str)
@@ -166,7 +154,7 @@ def main():
     parser.add_argument("--ksc-run-arg", action="append", default=[])
     parser.add_argument("paths", nargs="+")
     args = parser.parse_args()
-    files = kdsl_files(args.paths, args.exclude)
+    files = runlines.kdsl_files(args.paths, args.exclude)
     if not files:
         print("gpu-run-all.py: no .kdsl files", file=sys.stderr)
         return 1

@@ -1,11 +1,14 @@
-"""The RUN lines of lit tests, for the scripts that replay them.
+"""The .kdsl files of the tests and their RUN lines, for the scripts that
+compile or replay them.
 
+compile-all.py and gpu-run-all.py compile the kernels of many .kdsl files;
 gpu-run-all.py replays the ksc-run commands of the run and gradient tests
-on a GPU; utils/gpu-bundle records them into a GPU bundle. Both read the
+on a GPU, and utils/gpu-bundle records them into a GPU bundle, reading the
 RUN lines the way lit does: continuation lines joined, %s, %S, %t, %T and
 %python substituted, pipelines split at `|` outside quotes.
 """
 
+import os
 import re
 import shlex
 import sys
@@ -15,6 +18,20 @@ SETUP_COMMANDS = {"echo", "printf", "cat", "cp", "mkdir", "split-file", "rm",
                   "%python"}
 # What a RUN line expected to fail starts with.
 EXPECT_FAILURE = {"not", "%expect-exit-1"}
+
+
+def kdsl_files(paths, exclude=()):
+    """The .kdsl files of `paths` (a directory: those in it, sorted), but
+    those whose base name is in `exclude`."""
+    files = []
+    for path in paths:
+        if os.path.isdir(path):
+            files += sorted(os.path.join(path, name)
+                            for name in os.listdir(path)
+                            if name.endswith(".kdsl"))
+        else:
+            files.append(path)
+    return [f for f in files if os.path.basename(f) not in exclude]
 
 
 def run_lines(source):
@@ -42,7 +59,6 @@ def run_lines(source):
 def substitute(line, source, directory, python=sys.executable):
     """`line` with lit's substitutions for a test `source` whose temporary
     files go to `directory`."""
-    import os
     for key, value in [("%s", shlex.quote(source)),
                        ("%S", shlex.quote(os.path.dirname(source))),
                        ("%t", os.path.join(directory, "t")),
