@@ -50,11 +50,15 @@ warnings = "-std=c++17 -O2 -Wall -Wextra -Werror"
 config.substitutions.append(("%ksc_runtime_dir", config.ksc_runtime_dir))
 config.substitutions.append(("%ksc_obj_root", config.ksc_obj_root))
 config.substitutions.append(("%ksc_src_root", config.ksc_src_root))
+clangxx = os.path.join(config.llvm_tools_dir, "clang++")
+# The compilers themselves, without flags (for wrappers of them); before
+# %host-cxx and %clangxx, which lit would otherwise substitute inside them.
+config.substitutions.append(("%host-cxx-program", config.host_cxx))
+config.substitutions.append(("%clangxx-program", clangxx))
 config.substitutions.append(
     ("%host-cxx", "%s %s -c -o /dev/null -I%s"
      % (config.host_cxx, warnings, config.ksc_runtime_dir))
 )
-clangxx = os.path.join(config.llvm_tools_dir, "clang++")
 # Before %clangxx, which lit would otherwise substitute inside it.
 config.substitutions.append(
     ("%clangxx-exe", "%s %s -I%s" % (clangxx, warnings, config.ksc_runtime_dir))

@@ -54,6 +54,206 @@ HostCompiler runner::getDefaultHostCompiler() {
   return compiler;
 }
 
+namespace {
+/// A key (32 hex digits) of what decides the contents of a file the host
+/// compiler makes: this ksc, the compiler, its runtime header, then
+/// `parts`, `flags` and `moreFlags`.
+std::string cacheKey(StringRef program, ArrayRef<std::string> flags,
+                     ArrayRef<StringRef> parts,
+                     ArrayRef<std::string> moreFlags = {}) {
+  SHA256 hash;
+  auto add = [&](StringRef part) {
+    hash.update(part);
+    hash.update(StringRef("\0", 1));
+  };
+  for (StringRef part : {StringRef(KSC_VERSION), program,
+                         getCpuRuntimeHeader()})
+    add(part);
+  for (StringRef part : parts)
+    add(part);
+  for (const std::string &flag : llvm::concat<const std::string>(flags,
+                                                                 moreFlags))
+    add(flag);
+  return toHex(hash.final(), /*LowerCase=*/true).substr(0, 32);
+}
+
+/// Runs `args` (the program first) with its output in `logPath`; returns
+/// whether it succeeded and the output.
+bool runLogged(ArrayRef<StringRef> args, StringRef logPath, std::string &log) {
+  std::optional<StringRef> redirects[] = {std::nullopt, logPath, logPath};
+  std::string execError;
+  int status = sys::ExecuteAndWait(args[0], args, std::nullopt, redirects,
+                                   /*SecondsToWait=*/0, /*MemoryLimit=*/0,
+                                   &execError);
+  log = execError;
+  if (ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
+          MemoryBuffer::getFile(logPath))
+    log += (*buffer)->getBuffer().str();
+  sys::fs::remove(logPath);
+  return status == 0;
+}
+
+/// The compilers whose precompiled headers ksc-run knows how to use.
+enum class CompilerFamily { Gcc, Clang, Other };
+
+CompilerFamily identifyCompiler(StringRef program, StringRef logPath) {
+  std::string version;
+  if (!runLogged({program, "--version"}, logPath, version))
+    return CompilerFamily::Other;
+  if (StringRef(version).contains("clang version"))
+    return CompilerFamily::Clang;
+  if (StringRef(version).contains("Free Software Foundation"))
+    return CompilerFamily::Gcc;
+  return CompilerFamily::Other;
+}
+
+/// The `#define NAME VALUE` lines the emitted `source` has before it
+/// includes the runtime header, as -D flags; none when it has anything
+/// else there.
+std::optional<std::vector<std::string>> prologueDefines(StringRef source) {
+  std::vector<std::string> defines;
+  while (!source.empty()) {
+    auto [line, rest] = source.split('\n');
+    source = rest;
+    line = line.trim();
+    if (line.empty() || line.starts_with("//"))
+      continue;
+    if (line == "#include \"ksc_runtime.h\"")
+      return defines;
+    if (!line.consume_front("#define "))
+      return std::nullopt;
+    auto [name, value] = line.split(' ');
+    defines.push_back(("-D" + name + "=" + value.trim()).str());
+  }
+  return std::nullopt;
+}
+
+/// A precompiled runtime header in the cache: the flags that use it
+/// (none without one) and the file that says it is not to be used.
+struct PrecompiledHeader {
+  std::vector<std::string> flags;
+  std::string file, failed;
+
+  /// Records why the header is not to be used, and removes it.
+  void discard(StringRef why) const {
+    std::error_code ec;
+    raw_fd_ostream os(failed, ec);
+    os << why;
+    if (!file.empty())
+      sys::fs::remove(file);
+  }
+};
+
+/// The precompiled runtime header for compiling `source` with `program`
+/// and `compileFlags`, made once per compiler, flags and prologue in the
+/// cache (ksc-pch-KEY/; `unique` names this process's temporary files):
+/// the header is most of what a small kernel's compilation parses. None
+/// when the compiler is neither GCC nor Clang or cannot make one; the
+/// kernel then compiles without.
+PrecompiledHeader precompiledHeader(StringRef program,
+                                    ArrayRef<std::string> compileFlags,
+                                    StringRef source,
+                                    const HostCompiler &compiler,
+                                    StringRef unique) {
+  std::optional<std::vector<std::string>> defines = prologueDefines(source);
+  if (!defines)
+    return {};
+  // The flags that decide the header's contents: not those that say what
+  // to make of the source.
+  std::vector<std::string> flags;
+  for (const std::string &flag : compileFlags)
+    if (flag != "-shared" && flag != "-fsyntax-only" && flag != "-c")
+      flags.push_back(flag);
+  SmallString<256> dir(compiler.cacheDir);
+  sys::path::append(dir, "ksc-pch-" +
+                             cacheKey(program, flags, {"pch"}, *defines));
+  SmallString<256> gch(dir), pch(dir), failed(dir);
+  sys::path::append(gch, "ksc_runtime.h.gch");
+  sys::path::append(pch, "ksc_runtime.h.pch");
+  sys::path::append(failed, "failed");
+  // GCC looks for HEADER.gch in each include directory before HEADER;
+  // Clang is given its file.
+  PrecompiledHeader result;
+  result.failed = std::string(failed);
+  auto use = [&](bool gcc) {
+    result.flags = *defines;
+    if (gcc)
+      result.flags.push_back(("-I" + dir).str());
+    else
+      result.flags.insert(result.flags.end(),
+                          {"-include-pch", std::string(pch)});
+    result.file = std::string(gcc ? gch : pch);
+    return result;
+  };
+  if (sys::fs::exists(gch))
+    return use(true);
+  if (sys::fs::exists(pch))
+    return use(false);
+  if (sys::fs::exists(failed) || sys::fs::create_directories(dir))
+    return result;
+
+  SmallString<256> logPath(dir);
+  sys::path::append(logPath, unique + ".log");
+  CompilerFamily family = identifyCompiler(program, logPath);
+  bool gcc = family == CompilerFamily::Gcc;
+  std::string log = "not GCC or Clang";
+  if (family != CompilerFamily::Other) {
+    // Made under a name of our own, then moved into place: concurrent runs
+    // never see a partial file.
+    std::string temp = ((gcc ? gch : pch) + "." + unique + ".tmp").str();
+    SmallString<256> header(compiler.runtimeDir);
+    sys::path::append(header, "ksc_runtime.h");
+    std::vector<StringRef> args = {program};
+    for (const std::string &flag : flags)
+      args.push_back(flag);
+    for (const std::string &define : *defines)
+      args.push_back(define);
+    // The key has the header's contents: Clang need not check its time.
+    if (!gcc)
+      args.insert(args.end(), {"-Xclang", "-fno-pch-timestamp"});
+    args.insert(args.end(), {"-x", "c++-header", header, "-o", temp});
+    if (runLogged(args, logPath, log) &&
+        !sys::fs::rename(temp, gcc ? gch : pch))
+      return use(gcc);
+    sys::fs::remove(temp);
+  }
+  // Not tried again: the kernels of this compiler compile without.
+  result.discard(log);
+  return result;
+}
+} // namespace
+
+bool runner::runHostCompiler(StringRef program, ArrayRef<std::string> flags,
+                             StringRef source, ArrayRef<StringRef> args,
+                             const HostCompiler &compiler, StringRef logPath,
+                             std::string &log) {
+  std::string include = "-I" + compiler.runtimeDir;
+  auto compile = [&](ArrayRef<std::string> pchFlags, std::string &log) {
+    std::vector<StringRef> argv = {program};
+    for (const std::string &flag : llvm::concat<const std::string>(flags,
+                                                                   pchFlags))
+      argv.push_back(flag);
+    argv.push_back(include);
+    argv.insert(argv.end(), args.begin(), args.end());
+    return runLogged(argv, logPath, log);
+  };
+  PrecompiledHeader pch = precompiledHeader(
+      program, flags, source, compiler, sys::path::filename(logPath));
+  if (compile(pch.flags, log))
+    return true;
+  if (pch.flags.empty())
+    return false;
+  // A precompiled header never fails a compilation that succeeds without;
+  // one that fails without too reports its own errors.
+  std::string plainLog;
+  if (!compile({}, plainLog)) {
+    log = plainLog;
+    return false;
+  }
+  pch.discard(log);
+  return true;
+}
+
 Expected<std::string>
 runner::compileSharedLibrary(StringRef source, const HostCompiler &compiler) {
   std::string program = compiler.command;
@@ -68,17 +268,7 @@ runner::compileSharedLibrary(StringRef source, const HostCompiler &compiler) {
   }
 
   // The cache key covers everything that decides the library's contents.
-  SHA256 hash;
-  for (StringRef part : {StringRef(KSC_VERSION), StringRef(program),
-                         getCpuRuntimeHeader(), source}) {
-    hash.update(part);
-    hash.update(StringRef("\0", 1));
-  }
-  for (const std::string &flag : compiler.flags) {
-    hash.update(flag);
-    hash.update(StringRef("\0", 1));
-  }
-  std::string key = toHex(hash.final(), /*LowerCase=*/true).substr(0, 32);
+  std::string key = cacheKey(program, compiler.flags, {source});
 
   if (std::error_code ec = sys::fs::create_directories(compiler.cacheDir))
     return createStringError(ec, "cannot create the cache directory '%s': %s",
@@ -105,31 +295,16 @@ runner::compileSharedLibrary(StringRef source, const HostCompiler &compiler) {
     os << source;
   }
 
-  std::vector<StringRef> args = {program};
-  for (const std::string &flag : compiler.flags)
-    args.push_back(flag);
-  std::string include = "-I" + compiler.runtimeDir;
-  args.push_back(include);
-  args.push_back("-o");
-  args.push_back(tempLibrary);
-  args.push_back(sourcePath);
-  std::optional<StringRef> redirects[] = {std::nullopt, logPath.str(),
-                                          logPath.str()};
-  std::string execError;
-  int status =
-      sys::ExecuteAndWait(program, args, std::nullopt, redirects,
-                          /*SecondsToWait=*/0, /*MemoryLimit=*/0, &execError);
   std::string log;
-  if (ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
-          MemoryBuffer::getFile(logPath))
-    log = (*buffer)->getBuffer().str();
-  sys::fs::remove(logPath);
-  if (status != 0) {
+  bool compiled =
+      runHostCompiler(program, compiler.flags, source,
+                      {"-o", tempLibrary, sourcePath}, compiler, logPath, log);
+  if (!compiled) {
     sys::fs::remove(tempLibrary);
     return createStringError(
         inconvertibleErrorCode(),
-        "the host compiler failed on the generated C++ (kept in %s):\n%s%s",
-        sourcePath.c_str(), execError.c_str(), log.c_str());
+        "the host compiler failed on the generated C++ (kept in %s):\n%s",
+        sourcePath.c_str(), log.c_str());
   }
   if (std::error_code ec = sys::fs::rename(tempLibrary, library))
     return createStringError(ec,

@@ -32,6 +32,8 @@ namespace {
 /// The tools the sampled checks run; empty where not found.
 struct Tools {
   std::string cxx, ptxas, nvcc, kscRun, runtimeDir;
+  /// The cache of the C++ compiler's precompiled runtime header.
+  runner::HostCompiler host;
 };
 
 /// What the checks did, for the summary.
@@ -58,6 +60,9 @@ private:
                    std::vector<std::string> &errors);
   void runTool(StringRef program, ArrayRef<std::string> args, StringRef what,
                std::vector<std::string> &errors);
+  void checkCpp(StringRef path, StringRef source, StringRef what,
+                std::vector<std::string> &errors);
+  std::string logPath() const;
   std::string writeTemp(unsigned line, StringRef suffix, StringRef text);
   void checkGradient(const json::Object &record, unsigned line, uint64_t seed,
                      std::vector<std::string> &errors);
@@ -138,16 +143,34 @@ std::string Validator::writeTemp(unsigned line, StringRef suffix,
   return std::string(path);
 }
 
-void Validator::runTool(StringRef program, ArrayRef<std::string> args,
-                        StringRef what, std::vector<std::string> &errors) {
-  SmallVector<StringRef> argv{program};
-  for (const std::string &arg : args)
-    argv.push_back(arg);
+/// A file for the output of the tools this thread runs.
+std::string Validator::logPath() const {
   SmallString<256> log(tempDir);
   sys::path::append(log, "log" + std::to_string(sys::Process::getProcessId()) +
                              "-" +
                              std::to_string(std::hash<std::thread::id>()(
                                  std::this_thread::get_id())));
+  return std::string(log);
+}
+
+/// Checks the emitted C++ `source` in `path` with the host compiler, with
+/// its precompiled runtime header (runner::runHostCompiler).
+void Validator::checkCpp(StringRef path, StringRef source, StringRef what,
+                         std::vector<std::string> &errors) {
+  std::string log;
+  if (runner::runHostCompiler(tools.cxx, {"-std=c++17", "-fsyntax-only"},
+                              source, {path}, tools.host, logPath(), log))
+    return;
+  errors.push_back(
+      (what + " failed\n" + StringRef(log).take_front(2000).rtrim()).str());
+}
+
+void Validator::runTool(StringRef program, ArrayRef<std::string> args,
+                        StringRef what, std::vector<std::string> &errors) {
+  SmallVector<StringRef> argv{program};
+  for (const std::string &arg : args)
+    argv.push_back(arg);
+  std::string log = logPath();
   std::optional<StringRef> redirects[] = {StringRef(""), StringRef(log),
                                           StringRef(log)};
   std::string execError;
@@ -341,10 +364,9 @@ std::vector<std::string> Validator::check(RecordCompiler &compiler,
       std::string path =
           writeTemp(line, "-" + formName(form).str() + ".cpp", compiled[form]);
       ++counts.cppFiles;
-      runTool(tools.cxx,
-              {"-std=c++17", "-fsyntax-only", "-I" + tools.runtimeDir, path},
-              ("the " + formName(form) + " C++ (" + tools.cxx + ")").str(),
-              errors);
+      checkCpp(path, compiled[form],
+               ("the " + formName(form) + " C++ (" + tools.cxx + ")").str(),
+               errors);
     }
   }
   if (compileSample && !tools.ptxas.empty()) {
@@ -406,6 +428,7 @@ bool synth::validateDataset(const FrontendSession &session, StringRef path,
   if (ErrorOr<std::string> cxx = sys::findProgramByName(host.command))
     tools.cxx = *cxx;
   tools.runtimeDir = host.runtimeDir;
+  tools.host = host;
   tools.ptxas = findCudaTool("ptxas", options.compile.cudaPath);
   tools.nvcc = findCudaTool("nvcc", options.compile.cudaPath);
   tools.kscRun = options.kscRun;

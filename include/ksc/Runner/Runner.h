@@ -175,6 +175,24 @@ struct HostCompiler {
 /// $XDG_CACHE_HOME/ksc, then ~/.cache/ksc.
 HostCompiler getDefaultHostCompiler();
 
+/// Runs the host compiler `program` with `flags`, the runtime header's
+/// directory on the include path and then `args`, on emitted C++ whose text
+/// is `source`; its output goes to `logPath` and then into `log`. Returns
+/// whether it succeeded.
+///
+/// GCC and Clang compile the runtime header once per compiler, flags and
+/// the `#define` lines `source` has before it includes the header, into a
+/// precompiled header in `compiler.cacheDir` (ksc-pch-KEY/), and every
+/// compilation uses it: the header is most of what a small kernel's
+/// compilation parses. A compilation that fails with it but succeeds
+/// without succeeds, and the header is not used again (ksc-pch-KEY/failed
+/// says why).
+bool runHostCompiler(llvm::StringRef program,
+                     llvm::ArrayRef<std::string> flags, llvm::StringRef source,
+                     llvm::ArrayRef<llvm::StringRef> args,
+                     const HostCompiler &compiler, llvm::StringRef logPath,
+                     std::string &log);
+
 /// Compiles `source` into a shared library (or finds it in the cache) and
 /// returns its path.
 llvm::Expected<std::string> compileSharedLibrary(llvm::StringRef source,
