@@ -29,6 +29,15 @@ namespace {
 
 constexpr unsigned kSeeds = 200;
 
+/// The seeds of every category that Compiles compiles: 50 by default, all
+/// kSeeds with the exhaustive tests (KSC_EXHAUSTIVE_TESTS=1, which
+/// `lit --param exhaustive=1` sets).
+unsigned compiledSeeds() {
+  const char *exhaustive = std::getenv("KSC_EXHAUSTIVE_TESTS");
+  bool all = exhaustive && *exhaustive && std::string(exhaustive) != "0";
+  return all ? kSeeds : 50;
+}
+
 std::string describe(Category category, uint64_t seed,
                      const GeneratedKernel &k) {
   return "category " + categoryName(category).str() + ", seed " +
@@ -328,7 +337,8 @@ void compileSeeds(Category category, uint64_t first, uint64_t count,
 }
 
 TEST_P(CategoryTest, Compiles) {
-  compileSeeds(GetParam(), 0, kSeeds, "ks_mlir,cpp_adj,cpp_jvp,cuda_adj",
+  compileSeeds(GetParam(), 0, compiledSeeds(),
+               "ks_mlir,cpp_adj,cpp_jvp,cuda_adj",
                GeneratorOptions());
 }
 
