@@ -2,15 +2,19 @@
 # ksc's check on a GPU machine, in two steps (docs/cuda.md, "Checking a GPU
 # machine"):
 #
-#   utils/gpu-check.sh prepare [DIR]     on the build machine
-#   DIR/gpu-check.sh run OUT_DIR         on the GPU machine
+#   utils/gpu-check.sh prepare [--exhaustive] [DIR]   on the build machine
+#   DIR/gpu-check.sh run OUT_DIR                       on the GPU machine
 #
 # prepare builds ksc (utils/setup.sh) and makes DIR (default gpu-check/ in
 # the checkout, which git ignores): the GPU bundle of the tests and
 # benchmarks (utils/gpu-bundle), ksc-replay (statically linked: it needs
 # neither LLVM nor ksc), this script and gpu-summary.py. Copy DIR to the
 # GPU machine; it needs the NVIDIA driver, NVRTC (CUDA_HOME, else
-# /usr/local/cuda) and Python 3 for the summary.
+# /usr/local/cuda) and Python 3 for the summary. With --exhaustive, prepare
+# first runs the exhaustive compile sweeps (lit --param exhaustive=1 on the
+# compile-all and assemble-all tests: every kernel through nvcc for sm_80
+# and sm_90, Clang, NVRTC, ptxas and the host compilers; about 25 minutes
+# on 2 cores) and stops if one fails; DIR/sweeps.txt has lit's output.
 #
 # run replays the bundle on device 0 through both code paths and writes
 # into OUT_DIR: report.json (every run: pass or fail, the differences from
@@ -22,7 +26,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 usage() {
-  echo "usage: $0 prepare [DIR] | run OUT_DIR [DIR]" >&2
+  echo "usage: $0 prepare [--exhaustive] [DIR] | run OUT_DIR [DIR]" >&2
   exit 2
 }
 [ $# -ge 1 ] || usage
@@ -30,10 +34,26 @@ usage() {
 case "$1" in
 prepare)
   root="$(cd "$here/.." && pwd)"
+  exhaustive=
+  if [ "${2:-}" = --exhaustive ]; then
+    exhaustive=1
+    shift
+  fi
   dir="${2:-$root/gpu-check}"
   build="$("$root/utils/setup.sh")"
   rm -rf "$dir"
   mkdir -p "$dir/bin"
+  if [ -n "$exhaustive" ]; then
+    version="$(head -n 1 "$root/llvm-project.version")"
+    lit="/usr/lib/llvm-${version%%.*}/bin/lit"
+    if ! "$lit" -sv --param exhaustive=1 --filter='compile-all|assemble-all' \
+        "$build/test" >"$dir/sweeps.txt" 2>&1; then
+      tail -n 30 "$dir/sweeps.txt" >&2
+      echo "gpu-check: the exhaustive compile sweeps failed ($dir/sweeps.txt)" >&2
+      exit 1
+    fi
+    tail -n 4 "$dir/sweeps.txt"
+  fi
   "$root/utils/gpu-bundle" "$dir/bundle" --ksc-run "$build/bin/ksc-run"
   cp "$build/bin/ksc-replay" "$dir/bin/"
   cp "$here/gpu-check.sh" "$here/gpu-summary.py" "$dir/"
