@@ -13,7 +13,7 @@
 # /usr/local/cuda) and Python 3 for the summary. With --exhaustive, prepare
 # first runs the exhaustive compile sweeps (lit --param exhaustive=1 on the
 # compile-all and assemble-all tests: every kernel through nvcc for sm_80
-# and sm_90, Clang, NVRTC, ptxas and the host compilers; about 25 minutes
+# and sm_90, Clang, NVRTC, ptxas and the host compilers; about 32 minutes
 # on 2 cores) and stops if one fails; DIR/sweeps.txt has lit's output.
 #
 # run replays the bundle on device 0 through both code paths and writes
