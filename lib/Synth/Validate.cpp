@@ -31,8 +31,9 @@ using namespace ksc::synth;
 namespace {
 /// The tools the sampled checks run; empty where not found.
 struct Tools {
-  std::string cxx, ptxas, nvcc, kscRun, runtimeDir;
-  /// The cache of the C++ compiler's precompiled runtime header.
+  std::string cxx, ptxas, nvcc, kscRun;
+  /// The runtime header's directory, and the cache of its precompiled
+  /// header.
   runner::HostCompiler host;
 };
 
@@ -390,7 +391,7 @@ std::vector<std::string> Validator::check(RecordCompiler &compiler,
       ++counts.cudaFiles;
       runTool(tools.nvcc,
               {"-std=c++17", "-arch=" + kDefaultCudaArch.str(), "-c",
-               "-I" + tools.runtimeDir, path, "-o", path + ".o"},
+               "-I" + tools.host.runtimeDir, path, "-o", path + ".o"},
               ("the " + formName(form) + " CUDA C++ (nvcc)").str(), errors);
     }
   }
@@ -427,7 +428,6 @@ bool synth::validateDataset(const FrontendSession &session, StringRef path,
   runner::HostCompiler host = runner::getDefaultHostCompiler();
   if (ErrorOr<std::string> cxx = sys::findProgramByName(host.command))
     tools.cxx = *cxx;
-  tools.runtimeDir = host.runtimeDir;
   tools.host = host;
   tools.ptxas = findCudaTool("ptxas", options.compile.cudaPath);
   tools.nvcc = findCudaTool("nvcc", options.compile.cudaPath);
