@@ -118,20 +118,26 @@ void ksc::addCpuLoweringPasses(OpPassManager &pm,
 
 LogicalResult ksc::emitLoweredCpp(OwningOpRef<ModuleOp> module,
                                   PassManager &lowering, std::string &out,
-                                  const CppEmitterOptions &emitter) {
+                                  const CppEmitterOptions &emitter,
+                                  std::string *header) {
   // One verification of the result, also when `lowering` does not verify
   // after each pass (ksc-synth's pipelines).
   if (failed(lowering.run(*module)) || failed(verify(*module)))
     return failure();
   llvm::raw_string_ostream os(out);
-  return translateToCpp(*module, os, emitter);
+  std::optional<llvm::raw_string_ostream> headerStream;
+  if (header)
+    headerStream.emplace(*header);
+  return translateToCpp(*module, os, emitter,
+                        headerStream ? &*headerStream : nullptr);
 }
 
 LogicalResult ksc::emitLoweredCpp(ModuleOp module, PassManager &lowering,
                                   std::string &out,
-                                  const CppEmitterOptions &emitter) {
+                                  const CppEmitterOptions &emitter,
+                                  std::string *header) {
   return emitLoweredCpp(OwningOpRef<ModuleOp>(cast<ModuleOp>(module->clone())),
-                        lowering, out, emitter);
+                        lowering, out, emitter, header);
 }
 
 LogicalResult ksc::emitLoweredPtx(OwningOpRef<ModuleOp> module,
@@ -151,10 +157,11 @@ LogicalResult ksc::emitLoweredPtx(ModuleOp module, PassManager &lowering,
 
 LogicalResult ksc::emitCpuCpp(ModuleOp module, std::string &out,
                               const CpuPipelineOptions &pipeline,
-                              const CppEmitterOptions &emitter) {
+                              const CppEmitterOptions &emitter,
+                              std::string *header) {
   PassManager pm(module->getContext());
   addCpuLoweringPasses(pm, pipeline);
-  return emitLoweredCpp(module, pm, out, emitter);
+  return emitLoweredCpp(module, pm, out, emitter, header);
 }
 
 void ksc::addCudaLoweringPasses(OpPassManager &pm,
@@ -170,10 +177,11 @@ void ksc::addCudaLoweringPasses(OpPassManager &pm,
 
 LogicalResult ksc::emitCudaCpp(ModuleOp module, std::string &out,
                                const CudaPipelineOptions &pipeline,
-                               const CppEmitterOptions &emitter) {
+                               const CppEmitterOptions &emitter,
+                               std::string *header) {
   PassManager pm(module->getContext());
   addCudaLoweringPasses(pm, pipeline);
-  return emitLoweredCpp(module, pm, out, emitter);
+  return emitLoweredCpp(module, pm, out, emitter, header);
 }
 
 void ksc::addPtxLoweringPasses(OpPassManager &pm,

@@ -21,6 +21,7 @@
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/FrontendActions.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Frontend/Utils.h"
 #include "clang/Lex/PPCallbacks.h"
 #include "clang/Lex/PreprocessorOptions.h"
 #include "clang/Lex/Preprocessor.h"
@@ -307,11 +308,40 @@ private:
   const unsigned &includeErrors;
 };
 
+/// Clang's `-MD` dependency file, kept in memory: the rule is printed when
+/// the caller asks for it (after a successful compile), not written to a
+/// file at the end of the main file as Clang does.
+class DependencyRecorder : public DependencyFileGenerator {
+public:
+  explicit DependencyRecorder(const MakeDependencies &request)
+      : DependencyFileGenerator(outputOptions(request)) {}
+
+  void finishedMainFile(DiagnosticsEngine &) override {}
+
+  std::string rule() {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    outputDependencyFile(os);
+    return text;
+  }
+
+private:
+  static DependencyOutputOptions outputOptions(const MakeDependencies &request) {
+    DependencyOutputOptions options;
+    options.Targets = request.targets;
+    options.UsePhonyTargets = request.phonyTargets;
+    // Never written: finishedMainFile is a no-op.
+    options.OutputFile = "-";
+    return options;
+  }
+};
+
 class KdslAction : public ASTFrontendAction {
 public:
   KdslAction(mlir::MLIRContext &context,
-             mlir::OwningOpRef<mlir::ModuleOp> &result)
-      : context(context), result(result) {}
+             mlir::OwningOpRef<mlir::ModuleOp> &result,
+             DependencyRecorder *dependencies = nullptr)
+      : context(context), result(result), dependencies(dependencies) {}
 
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &ci,
                                                  StringRef) override {
@@ -320,12 +350,15 @@ public:
     DiagnosticsEngine &diags = ci.getDiagnostics();
     diags.setClient(new KernelLanguageAdvice(diags), /*ShouldOwnClient=*/true);
     pp.addPPCallbacks(std::make_unique<IncludeChecker>(ci, includeErrors));
+    if (dependencies)
+      dependencies->attachToPreprocessor(pp);
     return std::make_unique<KdslConsumer>(context, result, includeErrors);
   }
 
 private:
   mlir::MLIRContext &context;
   mlir::OwningOpRef<mlir::ModuleOp> &result;
+  DependencyRecorder *dependencies;
   unsigned includeErrors = 0;
 };
 
@@ -468,9 +501,14 @@ runFrontend(mlir::MLIRContext &context, StringRef path,
   FrontendResult result;
   if (options.preludePch.empty() && findPrelude().empty())
     return result;
-  bool ok = runClang(kdslArguments(options, path),
-                     std::make_unique<KdslAction>(context, result.module),
-                     std::move(fileSystem), options);
+  std::optional<DependencyRecorder> dependencies;
+  if (options.dependencies && !options.verifyDiagnostics)
+    dependencies.emplace(*options.dependencies);
+  bool ok = runClang(
+      kdslArguments(options, path),
+      std::make_unique<KdslAction>(context, result.module,
+                                   dependencies ? &*dependencies : nullptr),
+      std::move(fileSystem), options);
   if (options.verifyDiagnostics) {
     result.success = ok;
     result.module = nullptr;
@@ -479,6 +517,8 @@ runFrontend(mlir::MLIRContext &context, StringRef path,
   result.success = ok && result.module;
   if (!result.success)
     result.module = nullptr;
+  else if (dependencies)
+    options.dependencies->rule = dependencies->rule();
   return result;
 }
 

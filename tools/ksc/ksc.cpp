@@ -14,6 +14,7 @@
 #include "ksc/Config.h"
 #include "ksc/Driver/Driver.h"
 #include "ksc/InitAll.h"
+#include "ksc/Support/Output.h"
 #include "ksc/Support/Paths.h"
 
 #include "mlir/IR/AsmState.h"
@@ -25,6 +26,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -152,6 +154,47 @@ cl::opt<bool> printActivity(
     cl::desc("With --grad: print which arguments and values are active "
              "(to stderr)"),
     cl::cat(kscCategory));
+cl::opt<std::string> emitHeader(
+    "emit-header",
+    cl::desc("Also write a header declaring what the C++ or CUDA C++ output "
+             "defines (its launchers, entry points and the structs they "
+             "take), for the code that calls it"),
+    cl::value_desc("file"), cl::cat(kscCategory));
+cl::opt<std::string> cppNamespace(
+    "namespace",
+    cl::desc("Put everything the output defines into this C++ namespace "
+             "(a or a::b); its extern \"C\" symbols then start with "
+             "a__b__"),
+    cl::value_desc("ns"), cl::cat(kscCategory));
+cl::opt<bool> dependencyFile(
+    "MD",
+    cl::desc("Also write a Make rule listing the files the output depends "
+             "on (the input and every file it includes), as clang -MD does"),
+    cl::cat(kscCategory));
+cl::alias dependencyFileAlias("MMD", cl::desc("Alias for -MD"),
+                              cl::aliasopt(dependencyFile),
+                              cl::cat(kscCategory));
+cl::opt<std::string> dependencyOutput(
+    "MF",
+    cl::desc("With -MD: the file to write the rule to (default: the output "
+             "with its extension replaced by .d)"),
+    cl::value_desc("file"), cl::cat(kscCategory));
+cl::list<std::string> dependencyTargets(
+    "MT",
+    cl::desc("With -MD: the target of the rule, written as given (default: "
+             "the output file, escaped for Make; may be given several "
+             "times)"),
+    cl::value_desc("target"), cl::cat(kscCategory));
+cl::list<std::string> quotedDependencyTargets(
+    "MQ",
+    cl::desc("With -MD: as -MT, with the characters Make treats specially "
+             "(spaces, '#', '$') escaped"),
+    cl::value_desc("target"), cl::cat(kscCategory));
+cl::opt<bool> dependencyPhony(
+    "MP",
+    cl::desc("With -MD: also a rule without prerequisites for each file the "
+             "input includes, so that Make goes on when one is deleted"),
+    cl::cat(kscCategory));
 cl::opt<bool> verifyDiagnostics(
     "verify-diagnostics",
     cl::desc("Check diagnostics against expected-* comments in the input "
@@ -174,6 +217,109 @@ cl::opt<bool>
 
 static void printVersion(raw_ostream &os) {
   os << "ksc " << KSC_VERSION << " (LLVM " << KSC_LLVM_VERSION << ")\n";
+}
+
+/// Whether `a` and `b` name the same file (both existing) or the same path.
+static bool sameFile(StringRef a, StringRef b) {
+  bool equivalent = false;
+  return a == b || (!sys::fs::equivalent(a, b, equivalent) && equivalent);
+}
+
+/// `target` as Make and Ninja read it back: spaces and tabs escaped with a
+/// backslash (and the backslashes before them doubled), `#` as `\#`, `$`
+/// as `$$`, as clang quotes its default target and -MQ.
+static std::string quoteMakeTarget(StringRef target) {
+  std::string quoted;
+  for (size_t i = 0, e = target.size(); i != e; ++i) {
+    char c = target[i];
+    if (c == ' ' || c == '\t') {
+      // The backslashes just before a blank are doubled.
+      for (size_t j = i; j > 0 && target[j - 1] == '\\'; --j)
+        quoted += '\\';
+      quoted += '\\';
+    } else if (c == '$') {
+      quoted += '$';
+    } else if (c == '#') {
+      quoted += '\\';
+    }
+    quoted += c;
+  }
+  return quoted;
+}
+
+/// Checks the options that say which files to write besides the output
+/// (--emit-header, -MD and its companions, --namespace) and fills in the
+/// defaults of -MF and -MT. Returns false after an error on stderr.
+static bool checkOutputOptions(bool emitsSource) {
+  auto fail = [](const Twine &message) {
+    errs() << "ksc: error: " << message << "\n";
+    return false;
+  };
+  if (!emitsSource && (emitHeader.getNumOccurrences() ||
+                       cppNamespace.getNumOccurrences()))
+    return fail("--emit-header and --namespace need C++ or CUDA C++ output "
+                "(--emit=cpp or --emit=cuda)");
+  if (cppNamespace.getNumOccurrences()) {
+    std::string why = checkCppNamespace(cppNamespace);
+    if (!why.empty())
+      return fail("invalid --namespace '" + cppNamespace + "': " + why);
+  }
+  if (emitHeader.getNumOccurrences() && (emitHeader.empty() ||
+                                         emitHeader == "-"))
+    return fail("--emit-header needs a file name");
+  if (!dependencyFile && (dependencyOutput.getNumOccurrences() ||
+                          dependencyTargets.getNumOccurrences() ||
+                          quotedDependencyTargets.getNumOccurrences() ||
+                          dependencyPhony))
+    return fail("-MF, -MT, -MQ and -MP need -MD");
+  for (const std::string &target : quotedDependencyTargets)
+    dependencyTargets.push_back(quoteMakeTarget(target));
+  if (dependencyFile) {
+    if (isMlirFile(inputFile))
+      return fail("-MD needs a kernel file (.kdsl) as input");
+    if (outputFile == "-" && (!dependencyOutput.getNumOccurrences() ||
+                              dependencyTargets.empty()))
+      return fail("-MD with the output on stdout needs -MF FILE and -MT "
+                  "TARGET (or -MQ)");
+    if (!dependencyOutput.getNumOccurrences()) {
+      SmallString<128> path(outputFile);
+      sys::path::replace_extension(path, ".d");
+      dependencyOutput = std::string(path);
+    }
+    if (dependencyOutput.empty() || dependencyOutput == "-")
+      return fail("-MF needs a file name");
+    if (dependencyTargets.empty())
+      dependencyTargets.push_back(quoteMakeTarget(outputFile));
+  }
+  // No output may overwrite the input or another output.
+  SmallVector<std::pair<StringRef, StringRef>> outputs = {{"-o", outputFile}};
+  if (!emitHeader.empty())
+    outputs.push_back({"--emit-header", emitHeader});
+  if (dependencyFile)
+    outputs.push_back({"-MF", dependencyOutput});
+  for (auto [i, output] : llvm::enumerate(outputs)) {
+    if (output.second == "-")
+      continue;
+    if (inputFile != "-" && sameFile(output.second, inputFile))
+      return fail("the " + output.first + " file '" + output.second +
+                  "' is the input file");
+    for (auto other : ArrayRef(outputs).drop_front(i + 1))
+      if (sameFile(output.second, other.second))
+        return fail(output.first + " and " + other.first +
+                    " name the same file '" + output.second + "'");
+  }
+  return true;
+}
+
+/// Writes `contents` to `path` (writeFileIfChanged). Returns false after an
+/// error on stderr.
+static bool writeOutput(StringRef path, StringRef contents) {
+  if (Error error = writeFileIfChanged(path, contents)) {
+    errs() << "ksc: error: cannot write '" << path
+           << "': " << errorToErrorCode(std::move(error)).message() << "\n";
+    return false;
+  }
+  return true;
 }
 
 static int compile(int argc, char **argv) {
@@ -225,6 +371,11 @@ static int compile(int argc, char **argv) {
     }
   frontendOptions.includeDirs = includeDirs;
   frontendOptions.defines = defines;
+  if (verifyDiagnostics && (dependencyFile || !emitHeader.empty())) {
+    errs() << "ksc: error: --verify-diagnostics writes no files (-MD, "
+              "--emit-header)\n";
+    return 1;
+  }
 
   if (verifyDiagnostics) {
     if (!isMlirFile(inputFile)) {
@@ -294,6 +445,15 @@ static int compile(int argc, char **argv) {
     return 1;
   }
 
+  if (!checkOutputOptions(emit == Emit::Cpp || emit == Emit::Cuda))
+    return 1;
+  MakeDependencies dependencies;
+  if (dependencyFile) {
+    dependencies.targets = dependencyTargets;
+    dependencies.phonyTargets = dependencyPhony;
+    frontendOptions.dependencies = &dependencies;
+  }
+
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       loadModule(context, sourceMgr, inputFile, frontendOptions, "ksc");
@@ -327,7 +487,8 @@ static int compile(int argc, char **argv) {
   if (mlir::failed(cleanup.run(*module)))
     return 1;
 
-  std::string output;
+  std::string output, header;
+  std::string *headerOut = emitHeader.empty() ? nullptr : &header;
   if (emit == Emit::Mlir) {
     // The ks-level passes the options ask for show in the IR.
     if (boundsCheck) {
@@ -345,6 +506,7 @@ static int compile(int argc, char **argv) {
     emitterOptions.standalone = standalone;
     emitterOptions.sourceName =
         inputFile == "-" ? std::string("<stdin>") : inputFile.getValue();
+    emitterOptions.cppNamespace = cppNamespace;
     CudaPipelineOptions cudaPipeline;
     cudaPipeline.boundsCheck = boundsCheck;
     cudaPipeline.gridStride = launch == Launch::GridStride;
@@ -360,25 +522,23 @@ static int compile(int argc, char **argv) {
     } else if (emit == Emit::Cuda) {
       emitterOptions.target = CppTarget::Cuda;
       emitterOptions.blockSize = blockSize;
-      if (mlir::failed(
-              emitCudaCpp(*module, output, cudaPipeline, emitterOptions)))
+      if (mlir::failed(emitCudaCpp(*module, output, cudaPipeline,
+                                   emitterOptions, headerOut)))
         return 1;
     } else if (mlir::failed(emitCpuCpp(*module, output, {boundsCheck},
-                                       emitterOptions))) {
+                                       emitterOptions, headerOut))) {
       return 1;
     }
   }
 
-  // Written at once through a temporary file, so a failing compile never
-  // leaves a partial output behind.
-  if (Error error = writeToOutput(outputFile, [&](raw_ostream &os) {
-        os << output;
-        return Error::success();
-      })) {
-    errs() << "ksc: error: cannot write '" << outputFile
-           << "': " << errorToErrorCode(std::move(error)).message() << "\n";
+  // Only once everything compiled, each through a temporary file (a
+  // failing compile leaves no partial output behind) and only when it
+  // changed; the dependency file last, so that it never describes an
+  // output that is not there.
+  if (!writeOutput(outputFile, output) ||
+      (headerOut && !writeOutput(emitHeader, header)) ||
+      (dependencyFile && !writeOutput(dependencyOutput, dependencies.rule)))
     return 1;
-  }
   return 0;
 }
 

@@ -83,9 +83,12 @@ void addCpuLoweringPasses(mlir::OpPassManager &pm,
                           const CpuPipelineOptions &options);
 
 /// Lowers a copy of `module` for the CPU and prints it as C++ into `out`.
+/// With `header`, also the header declaring what the C++ defines
+/// (translateToCpp).
 mlir::LogicalResult emitCpuCpp(mlir::ModuleOp module, std::string &out,
                                const CpuPipelineOptions &pipeline,
-                               const CppEmitterOptions &emitter);
+                               const CppEmitterOptions &emitter,
+                               std::string *header = nullptr);
 
 /// The default capacity of a GPU thread's tape (`--tape-bytes`).
 inline constexpr int64_t kDefaultTapeBytes = 4096;
@@ -108,7 +111,8 @@ void addCudaLoweringPasses(mlir::OpPassManager &pm,
 /// (`emitter.target` must be CppTarget::Cuda).
 mlir::LogicalResult emitCudaCpp(mlir::ModuleOp module, std::string &out,
                                 const CudaPipelineOptions &pipeline,
-                                const CppEmitterOptions &emitter);
+                                const CppEmitterOptions &emitter,
+                                std::string *header = nullptr);
 
 /// The CUDA lowering, then ks-expand-builtins, convert-scf-to-cf and
 /// convert-ks-to-llvm: the module in the LLVM and NVVM dialects.
@@ -135,7 +139,8 @@ mlir::LogicalResult emitPtx(mlir::ModuleOp module, std::string &out,
 mlir::LogicalResult emitLoweredCpp(mlir::ModuleOp module,
                                    mlir::PassManager &lowering,
                                    std::string &out,
-                                   const CppEmitterOptions &emitter);
+                                   const CppEmitterOptions &emitter,
+                                   std::string *header = nullptr);
 mlir::LogicalResult emitLoweredPtx(mlir::ModuleOp module,
                                    mlir::PassManager &lowering,
                                    std::string &out, const PtxOptions &options);
@@ -144,7 +149,8 @@ mlir::LogicalResult emitLoweredPtx(mlir::ModuleOp module,
 mlir::LogicalResult emitLoweredCpp(mlir::OwningOpRef<mlir::ModuleOp> module,
                                    mlir::PassManager &lowering,
                                    std::string &out,
-                                   const CppEmitterOptions &emitter);
+                                   const CppEmitterOptions &emitter,
+                                   std::string *header = nullptr);
 mlir::LogicalResult emitLoweredPtx(mlir::OwningOpRef<mlir::ModuleOp> module,
                                    mlir::PassManager &lowering,
                                    std::string &out, const PtxOptions &options);

@@ -19,6 +19,20 @@
 
 namespace ksc {
 
+/// What `ksc -MD` asks of the frontend: a Make rule listing the files a
+/// kernel file reads (itself and every file it includes, not the prelude
+/// or Clang's headers), made by Clang's dependency-file machinery.
+struct MakeDependencies {
+  /// The rule's targets (`-MT`), at least one.
+  std::vector<std::string> targets;
+  /// Also a rule without prerequisites for each dependency other than the
+  /// kernel file (`-MP`), so that Make does not fail when one is deleted.
+  bool phonyTargets = false;
+  /// Filled in by a successful compile: the rule, with the paths escaped
+  /// the way Make and Ninja read them.
+  std::string rule;
+};
+
 struct FrontendOptions {
   /// Extra `-I` directories for `#include "..."` of the user's own files.
   std::vector<std::string> includeDirs;
@@ -34,6 +48,9 @@ struct FrontendOptions {
   /// includeDirs and defines), read instead of parsing the prelude; empty:
   /// parse it.
   std::string preludePch;
+  /// When set, importKdsl records the files the kernel file reads into it
+  /// (not with verifyDiagnostics or FrontendSession).
+  MakeDependencies *dependencies = nullptr;
 };
 
 struct FrontendResult {

@@ -15,8 +15,8 @@
 // skips:
 //
 //   #ifndef __CUDACC_RTC__
-//   extern "C" cudaError_t saxpy_launch(ksc::grid dim, cudaStream_t stream,
-//                                       float a, ...);
+//   extern "C" int saxpy_launch(ksc::grid dim, cudaStream_t stream,
+//                               float a, ...);
 //   #endif
 //
 //===----------------------------------------------------------------------===//
@@ -88,7 +88,7 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
 
   // The parameters: the kernel's, with their source names (args when
   // unnamed), after the grid and the stream.
-  std::string params = "ksc::grid dim, cudaStream_t stream";
+  std::string kernelParams;
   std::string args = "&dim";
   std::string types = "ksc::grid";
   // Names are unique among the parameters (a derivative kernel's `tan_x`
@@ -108,22 +108,31 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
     std::string arg = base;
     for (unsigned n = 1; !taken.insert(arg).second; ++n)
       arg = base + "_" + std::to_string(n);
-    params += ", " + *typeText + " " + arg;
+    kernelParams += ", " + *typeText + " " + arg;
     args += ", &" + arg;
     types += ", " + *typeText;
   }
 
   // NVRTC, which compiles device code only, skips the host code.
   os << "#ifndef __CUDACC_RTC__\n";
-  os << "// Launches kernel " << kernel << " on `stream` in blocks of "
-     << blockSize << " GPU threads:\n// "
-     << (gridStride ? "at most 65535 blocks"
-                    : "one GPU thread per thread of `dim`")
-     << ". Returns cudaErrorInvalidValue\n"
-     << "// when `dim` has a negative extent or more than 2^31 - 1 threads, "
-        "else\n"
-     << "// the error of the launch (cudaSuccess when it started).\n";
-  os << "extern \"C\" cudaError_t " << name << "_launch(" << params << ") {\n";
+  std::string comment =
+      ("// Launches kernel " + kernel + " on `stream` in blocks of " +
+       Twine(blockSize) + " GPU threads:\n// " +
+       (gridStride ? "at most 65535 blocks"
+                   : "one GPU thread per thread of `dim`") +
+       ". Returns the cudaError_t\n" +
+       "// cudaErrorInvalidValue when `dim` has a negative extent or more "
+       "than\n// 2^31 - 1 threads, else that of the launch (cudaSuccess, "
+       "0, when it\n// started), as an int: callers need no CUDA headers.\n")
+          .str();
+  std::string symbol = cSymbol(name + "_launch");
+  // The header spells cudaStream_t as what it is, `CUstream_st *`.
+  headerDeclarations += comment + "extern \"C\" int " + symbol + "(" +
+                        "ksc::grid dim, CUstream_st *stream" + kernelParams +
+                        ");\n\n";
+  os << comment;
+  os << "extern \"C\" int " << symbol
+     << "(ksc::grid dim, cudaStream_t stream" << kernelParams << ") {\n";
   os.indent();
   os << "if (!ksc::valid_grid(dim))\n";
   os << "  return cudaErrorInvalidValue;\n";
@@ -137,7 +146,10 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
   // against CUDA 13's headers. The pointer's type picks the kernel among
   // functions of its name (libc's `select`); qualified: a parameter may
   // have the kernel's name.
-  os << "void (*kernel)(" << types << ") = ::" << name << ";\n";
+  std::string qualified = "::" + name;
+  if (!options.cppNamespace.empty())
+    qualified = "::" + options.cppNamespace + qualified;
+  os << "void (*kernel)(" << types << ") = " << qualified << ";\n";
   os << "void *arguments[] = {" << args << "};\n";
   os << "return cudaLaunchKernel(reinterpret_cast<const void *>(kernel), "
      << "dim3(unsigned(blocks)), dim3(" << blockSize

@@ -284,21 +284,38 @@ LogicalResult Emitter::emitFunction(func::FuncOp func) {
   FailureOr<std::string> sig = signature(*this, func, names);
   if (failed(sig))
     return failure();
+  std::string comment;
   if (auto kernel = func->getAttrOfType<StringAttr>(kLaunchOfAttr)) {
     if (isCuda())
-      os << "// Kernel " << kernel.getValue()
-         << " on the GPU: the GPU thread with index\n"
-         << "// blockIdx.x * blockDim.x + threadIdx.x runs "
-         << (isGridStrideLauncher(func)
-                 ? "the thread of the launch\n// grid with that index and "
-                   "every gridDim.x * blockDim.x-th after it.\n"
-                 : "the thread of the launch\n// grid with that index, if "
-                   "there is one.\n");
+      comment = ("// Kernel " + kernel.getValue() +
+                 " on the GPU: the GPU thread with index\n" +
+                 "// blockIdx.x * blockDim.x + threadIdx.x runs " +
+                 (isGridStrideLauncher(func)
+                      ? "the thread of the launch\n// grid with that index "
+                        "and every gridDim.x * blockDim.x-th after it.\n"
+                      : "the thread of the launch\n// grid with that index, "
+                        "if there is one.\n"))
+                    .str();
     else
-      os << "// Runs every thread of a launch of kernel " << kernel.getValue()
-         << ", one after another.\n";
+      comment = ("// Runs every thread of a launch of kernel " +
+                 kernel.getValue() + ", one after another.\n")
+                    .str();
   }
-  os << *sig << " {\n";
+  if (!func.isPrivate()) {
+    // The header declares it with every parameter named.
+    SmallVector<std::string> declNames;
+    for (BlockArgument arg : entry.getArguments())
+      declNames.push_back(vars[varOf.lookup(arg)].name);
+    FailureOr<std::string> decl = signature(*this, func, declNames);
+    if (failed(decl))
+      return failure();
+    // A `__global__` function is declared to CUDA translation units only.
+    bool cudaKernel = isCuda() && func->hasAttr(kLaunchOfAttr);
+    headerDeclarations += (cudaKernel ? "#ifdef __CUDACC__\n" : "") +
+                          comment + *decl + ";\n" +
+                          (cudaKernel ? "#endif\n\n" : "\n");
+  }
+  os << comment << *sig << " {\n";
   os.indent();
   LogicalResult result = emitBlock(entry);
   if (succeeded(result))
@@ -316,11 +333,16 @@ LogicalResult Emitter::emitLauncherEntry(func::FuncOp launcher) {
   if (type.getNumInputs() == 0 || !isa<ks::GridType>(type.getInput(0)))
     return launcher.emitError("a launcher takes the launch grid (!ks.grid) "
                               "as its first argument");
-  os << "// C entry point: dim[0..2] are the extents of the launch grid,\n"
-     << "// args[i] points to argument i (a scalar, or a ksc_array_desc for\n"
-     << "// an array). Returns 0, or 1 with a message in error.\n";
+  std::string comment =
+      "// C entry point: dim[0..2] are the extents of the launch grid,\n"
+      "// args[i] points to argument i (a scalar, or a ksc_array_desc for\n"
+      "// an array). Returns 0, or 1 with a message in error.\n";
+  std::string symbol = cSymbol(("ksc_launch_" + kernel).str());
+  headerDeclarations += comment + "extern \"C\" int " + symbol +
+                        "(const int64_t *dim, void *const *args, char "
+                        "*error, size_t error_size);\n\n";
   // A kernel without parameters reads no args.
-  os << "extern \"C\" int ksc_launch_" << kernel
+  os << comment << "extern \"C\" int " << symbol
      << "(const int64_t *dim, void *const *"
      << (type.getNumInputs() > 1 ? "args" : "/*args*/")
      << ", char *error, size_t error_size) {\n";
@@ -412,8 +434,15 @@ LogicalResult Emitter::emitModule(ModuleOp m) {
     os << "#include \"ksc_runtime.h\"\n\n";
   }
 
-  if (failed(emitStructDeclarations()))
+  // Everything the file defines is in the namespace; the extern "C"
+  // functions too (they are found by C++ name lookup there), under names
+  // unique per namespace (cSymbol).
+  if (!options.cppNamespace.empty())
+    os << "namespace " << options.cppNamespace << " {\n\n";
+  if (failed(capture(structDeclarations,
+                     [&] { return emitStructDeclarations(); })))
     return failure();
+  os << structDeclarations;
 
   // C++ needs a declaration before a call; the frontend orders functions
   // that way already, IR from elsewhere may not.
@@ -462,16 +491,53 @@ LogicalResult Emitter::emitModule(ModuleOp m) {
     if (failed(isCuda() ? emitCudaLaunch(func) : emitLauncherEntry(func)))
       return failure();
   }
+  if (!options.cppNamespace.empty())
+    os << "} // namespace " << options.cppNamespace << "\n";
   return failure(hadError);
 }
 
+std::string Emitter::cSymbol(StringRef name) const {
+  if (options.cppNamespace.empty())
+    return name.str();
+  SmallVector<StringRef> components;
+  StringRef(options.cppNamespace).split(components, "::");
+  return llvm::join(components, "__") + "__" + name.str();
+}
+
+void Emitter::emitHeader(raw_ostream &header) {
+  header << "// Generated by ksc " << KSC_VERSION;
+  if (!options.sourceName.empty())
+    header << " from " << options.sourceName;
+  header << ". Do not edit.\n"
+         << "// Declares what the " << (isCuda() ? "CUDA C++" : "C++")
+         << " ksc emits from it defines (--emit-header).\n"
+         << "#pragma once\n"
+         << "#include \"ksc_runtime.h\"\n\n";
+  if (isCuda())
+    header << "// cudaStream_t is `CUstream_st *`: declared here so that "
+              "host code can call\n// the launch functions without the CUDA "
+              "headers.\nstruct CUstream_st;\n\n";
+  if (!options.cppNamespace.empty())
+    header << "namespace " << options.cppNamespace << " {\n\n";
+  header << structDeclarations << headerDeclarations;
+  if (!options.cppNamespace.empty())
+    header << "} // namespace " << options.cppNamespace << "\n";
+}
+
 LogicalResult ksc::translateToCpp(ModuleOp module, raw_ostream &os,
-                                  const CppEmitterOptions &options) {
+                                  const CppEmitterOptions &options,
+                                  raw_ostream *header) {
   Emitter emitter(options);
   if (failed(emitter.emitModule(module)))
     return failure();
-  // No blank line at the end of the file.
+  // No blank line at the end of a file.
   StringRef text = emitter.output;
   os << text.rtrim('\n') << "\n";
+  if (header) {
+    std::string headerText;
+    llvm::raw_string_ostream headerStream(headerText);
+    emitter.emitHeader(headerStream);
+    *header << StringRef(headerText).rtrim('\n') << "\n";
+  }
   return success();
 }

@@ -150,6 +150,9 @@ public:
   explicit Emitter(const CppEmitterOptions &options) : options(options) {}
 
   mlir::LogicalResult emitModule(mlir::ModuleOp module);
+  /// After emitModule: the header declaring what the output defines for
+  /// callers (`--emit-header`).
+  void emitHeader(llvm::raw_ostream &header);
 
   //===--------------------------------------------------------------------===//
   // Types and literals (EmitArith.cpp)
@@ -269,6 +272,9 @@ public:
   /// `launcher`'s signature, and its host launch function.
   std::string cudaKernelQualifiers();
   mlir::LogicalResult emitCudaLaunch(mlir::func::FuncOp launcher);
+  /// The name of the `extern "C"` symbol `name` of the output: `name`, or
+  /// with `--namespace=a::b` `a__b__name`.
+  std::string cSymbol(llvm::StringRef name) const;
   bool isCuda() const { return options.target == CppTarget::Cuda; }
   /// Whether CUDA launcher `launcher` covers the grid with a grid-stride
   /// loop (`ks.cuda_launch = "grid-stride"`) rather than one GPU thread
@@ -400,6 +406,10 @@ public:
   llvm::StringSet<> reservedNames;
   /// The C++ name of each function of the module.
   llvm::StringMap<std::string> functionNames;
+  /// The struct declarations and the declarations of the launchers and
+  /// entry points, with their comments, for the header (emitHeader).
+  std::string structDeclarations;
+  std::string headerDeclarations;
   /// Whether the function being printed is outside kKernelNamespace.
   bool inPublicFunction = false;
   /// Inlined expressions stay inline however long they grow: set while the

@@ -292,3 +292,29 @@ Emitter::makeSlots(Operation *op, TypeRange types, ArrayRef<std::string> names,
   }
   return slots;
 }
+
+std::string ksc::checkCppNamespace(StringRef name) {
+  if (name.empty())
+    return "it is empty";
+  if (name.starts_with("::"))
+    return "it must not start with '::' (it is always under the global one)";
+  SmallVector<StringRef> components;
+  name.split(components, "::");
+  for (StringRef component : components) {
+    if (!cpp::isCppIdentifier(component))
+      return ("'" + component + "' is not a C++ identifier").str();
+    // Reserved: __ anywhere, _ and an uppercase letter first. The C symbols
+    // join the components with `__`, which is unique only because of this.
+    if (component.contains("__") ||
+        (component.size() > 1 && component[0] == '_' && isupper(component[1])))
+      return ("'" + component +
+              "' is an identifier C++ reserves (it contains '__' or starts "
+              "with '_' and an uppercase letter)")
+          .str();
+    if (isCppKeywordOrReserved(component))
+      return ("'" + component +
+              "' is a C++ keyword or a name the emitted code uses")
+          .str();
+  }
+  return "";
+}

@@ -39,17 +39,33 @@ struct CppEmitterOptions {
   bool standalone = false;
   /// The source file named in the banner comment ("" for none).
   std::string sourceName;
+  /// The C++ namespace (`a::b`) of everything the output defines, empty
+  /// for the global one; the `extern "C"` symbols then start with its
+  /// components and `__` (`a__b__ksc_launch_k`). Must satisfy
+  /// checkCppNamespace.
+  std::string cppNamespace;
 };
+
+/// Why `name` cannot be the namespace of emitted code (`--namespace`): not
+/// `::`-separated C++ identifiers, a keyword, an identifier C++ reserves
+/// (`__` in it, `_` and an uppercase letter first) or a name the emitted
+/// code uses (`ksc`, `std`, ...). Empty when it can.
+std::string checkCppNamespace(llvm::StringRef name);
 
 /// The threads per block of CUDA launches without `--block-size`.
 inline constexpr unsigned kDefaultCudaBlockSize = 256;
 
-/// Prints `module` as C++. The module must have gone through
+/// Prints `module` as C++, and when `header` is given the header that
+/// declares for other translation units what that C++ defines: the typed
+/// launchers and C entry points (CPU), the host launch functions and, for
+/// CUDA translation units, the `__global__` kernels (CUDA), and the structs
+/// their parameters use. The module must have gone through
 /// `convert-ks-to-cpu` (`convert-ks-to-cuda` for CppTarget::Cuda). Reports
 /// unsupported operations as errors on the operation and fails without
 /// printing a partial file.
 mlir::LogicalResult translateToCpp(mlir::ModuleOp module, llvm::raw_ostream &os,
-                                   const CppEmitterOptions &options = {});
+                                   const CppEmitterOptions &options = {},
+                                   llvm::raw_ostream *header = nullptr);
 
 /// The C++ name of the function `symbol` (of a kernel's thread body, and
 /// in CUDA C++ of its `__global__` function): the symbol, with a trailing
