@@ -130,6 +130,10 @@ config.substitutions.append(
     )
 )
 
+# `REQUIRES: dpkg`: Debian's package tools, which `cpack -G DEB` needs.
+if shutil.which("dpkg-deb") and shutil.which("dpkg-shlibdeps"):
+    config.available_features.add("dpkg")
+
 # The CUDA toolkit (CUDA_HOME, else its default location, else PATH):
 # `REQUIRES: nvcc` and `REQUIRES: ptxas` tests compile emitted CUDA C++ and
 # assemble PTX with it, without a GPU.
