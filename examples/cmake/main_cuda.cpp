@@ -15,7 +15,7 @@ int main() {
   if (error == cudaSuccess)
     error = cudaMemcpy(device, host, sizeof host, cudaMemcpyHostToDevice);
   for (int k = 0; k < 100 && error == cudaSuccess; ++k)
-    error = cudaError_t(sim::sim__step_launch(
+    error = cudaError_t(sim::step_launch(
         4, nullptr, 9.81f, 0.01f, ksc::array<sim::Body>(device, 4)));
   if (error == cudaSuccess)
     error = cudaMemcpy(host, device, sizeof host, cudaMemcpyDeviceToHost);

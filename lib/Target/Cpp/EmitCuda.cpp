@@ -88,7 +88,7 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
 
   // The parameters: the kernel's, with their source names (args when
   // unnamed), after the grid and the stream.
-  std::string kernelParams;
+  std::string kernelParams, forwardArgs = "dim, stream";
   std::string args = "&dim";
   std::string types = "ksc::grid";
   // Names are unique among the parameters (a derivative kernel's `tan_x`
@@ -109,6 +109,7 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
     for (unsigned n = 1; !taken.insert(arg).second; ++n)
       arg = base + "_" + std::to_string(n);
     kernelParams += ", " + *typeText + " " + arg;
+    forwardArgs += ", " + arg;
     args += ", &" + arg;
     types += ", " + *typeText;
   }
@@ -127,9 +128,15 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
           .str();
   std::string symbol = cSymbol(name + "_launch");
   // The header spells cudaStream_t as what it is, `CUstream_st *`.
-  headerDeclarations += comment + "extern \"C\" int " + symbol + "(" +
-                        "ksc::grid dim, CUstream_st *stream" + kernelParams +
-                        ");\n\n";
+  std::string headerParams = "ksc::grid dim, CUstream_st *stream" + kernelParams;
+  headerDeclarations +=
+      comment + "extern \"C\" int " + symbol + "(" + headerParams + ");\n\n";
+  // In a namespace, C++ callers get the function under the name it has
+  // without one, in the header only (the C symbol is the definition).
+  if (symbol != name + "_launch")
+    headerDeclarations += "// " + symbol + " for C++ callers.\ninline int " +
+                          name + "_launch(" + headerParams + ") {\n  return " +
+                          symbol + "(" + forwardArgs + ");\n}\n\n";
   os << comment;
   os << "extern \"C\" int " << symbol
      << "(ksc::grid dim, cudaStream_t stream" << kernelParams << ") {\n";
