@@ -132,79 +132,9 @@ endif()
 cmake_policy(PUSH)
 cmake_policy(VERSION 3.20...3.31)
 
-function(ksc_add_kernels target)
-  set(_flags BOUNDS_CHECK PUBLIC)
-  set(_one TARGET GRAD WIDTH PRECISION NAMESPACE OUTPUT_DIRECTORY)
-  set(_multi SOURCES WRT ARCH INCLUDE_DIRECTORIES DEFINES OPTIONS)
-  cmake_parse_arguments(PARSE_ARGV 1 _ksc "${_flags}" "${_one}" "${_multi}")
-  set(_err "ksc_add_kernels(${target})")
-  list(JOIN _flags " " _keywords)
-  list(JOIN _one " " _k)
-  string(APPEND _keywords " ${_k}")
-  list(JOIN _multi " " _k)
-  string(APPEND _keywords " ${_k}")
-
-  if(_ksc_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "${_err}: unknown arguments: "
-      "${_ksc_UNPARSED_ARGUMENTS} (keywords: ${_keywords})")
-  endif()
-  if(_ksc_KEYWORDS_MISSING_VALUES)
-    message(FATAL_ERROR "${_err}: no value given for: "
-                        "${_ksc_KEYWORDS_MISSING_VALUES}")
-  endif()
-
-  # The target.
-  if(NOT TARGET "${target}")
-    message(FATAL_ERROR "${_err}: there is no target named '${target}'; "
-      "create it (add_executable/add_library) before calling ksc_add_kernels")
-  endif()
-  get_target_property(_aliased "${target}" ALIASED_TARGET)
-  if(_aliased)
-    message(FATAL_ERROR "${_err}: '${target}' is an ALIAS of "
-                        "'${_aliased}'; name the real target")
-  endif()
-  get_target_property(_imported "${target}" IMPORTED)
-  get_target_property(_type "${target}" TYPE)
-  if(_imported OR NOT _type MATCHES
-     "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|OBJECT_LIBRARY)$")
-    if(_imported)
-      set(_type "IMPORTED ${_type}")
-    endif()
-    message(FATAL_ERROR "${_err}: '${target}' is a target of type ${_type}; "
-      "need an executable or a static, shared, module or object library built "
-      "by this project")
-  endif()
-  if(NOT TARGET ksc::ksc OR NOT TARGET ksc::runtime)
-    message(FATAL_ERROR "${_err}: the targets ksc::ksc and ksc::runtime are "
-      "not defined: call find_package(ksc) (or add ksc with add_subdirectory) "
-      "in this directory or a parent")
-  endif()
-
-  # SOURCES.
-  if(NOT _ksc_SOURCES)
-    message(FATAL_ERROR "${_err}: SOURCES is missing (the .kdsl files)")
-  endif()
-
-  # TARGET.
-  if(NOT DEFINED _ksc_TARGET)
-    set(_ksc_TARGET cpu)
-  endif()
-  if(_ksc_TARGET STREQUAL "cpu")
-    set(_ext cpp)
-  elseif(_ksc_TARGET STREQUAL "cuda")
-    set(_ext cu)
-    get_property(_languages GLOBAL PROPERTY ENABLED_LANGUAGES)
-    if(NOT "CUDA" IN_LIST _languages OR NOT CMAKE_CUDA_COMPILER)
-      message(FATAL_ERROR "${_err}: TARGET cuda needs CMake's CUDA language, "
-        "which this project has not enabled: add CUDA to project(... "
-        "LANGUAGES CXX CUDA) or call enable_language(CUDA) before "
-        "ksc_add_kernels (the CUDA toolkit must be found)")
-    endif()
-  else()
-    message(FATAL_ERROR "${_err}: TARGET '${_ksc_TARGET}' is not one of: "
-                        "cpu cuda")
-  endif()
-
+# Sets _args (ksc's options) and _archs (CUDA_ARCHITECTURES) in the calling
+# ksc_add_kernels from its parsed arguments (_ksc_*), after checking them.
+function(_ksc_add_kernels_options)
   set(_args "--target=${_ksc_TARGET}")
 
   # GRAD, WRT, WIDTH.
@@ -295,6 +225,135 @@ function(ksc_add_kernels target)
     list(APPEND _args "-D${_def}")
   endforeach()
   list(APPEND _args ${_ksc_OPTIONS})
+  set(_args "${_args}" PARENT_SCOPE)
+  set(_archs "${_archs}" PARENT_SCOPE)
+endfunction()
+
+# Adds the generated files (_generated) of the calling ksc_add_kernels to its
+# target, with the output directory, ksc::runtime and the CUDA settings.
+function(_ksc_add_kernels_attach)
+  # Add the outputs to the target. A custom command's rule goes to the targets
+  # of the directory that defines it, so a target of another directory gets
+  # a custom target here that runs the commands, and the files are marked
+  # GENERATED in its directory.
+  get_target_property(_target_dir "${target}" BINARY_DIR)
+  if(_target_dir STREQUAL CMAKE_CURRENT_BINARY_DIR)
+    target_sources("${target}" PRIVATE ${_generated})
+  else()
+    get_property(_n TARGET "${target}" PROPERTY _KSC_KERNEL_TARGETS)
+    if(NOT _n)
+      set(_n 0)
+    endif()
+    math(EXPR _n "${_n} + 1")
+    set_property(TARGET "${target}" PROPERTY _KSC_KERNEL_TARGETS "${_n}")
+    add_custom_target("${target}_ksc_${_n}" DEPENDS ${_generated})
+    add_dependencies("${target}" "${target}_ksc_${_n}")
+    set_source_files_properties(${_generated} TARGET_DIRECTORY "${target}"
+                                PROPERTIES GENERATED TRUE)
+    target_sources("${target}" PRIVATE ${_generated})
+  endif()
+
+  if(_ksc_PUBLIC)
+    set(_scope PUBLIC)
+  else()
+    set(_scope PRIVATE)
+  endif()
+  target_include_directories("${target}" ${_scope}
+                             "$<BUILD_INTERFACE:${_outdir}>")
+  target_link_libraries("${target}" ${_scope} ksc::runtime)
+
+  if(_ksc_TARGET STREQUAL "cuda")
+    target_compile_features("${target}" PRIVATE cuda_std_17)
+    if(_archs)
+      get_property(_have TARGET "${target}" PROPERTY _KSC_CUDA_ARCHITECTURES)
+      if(_have)
+        get_property(_current TARGET "${target}" PROPERTY CUDA_ARCHITECTURES)
+        list(APPEND _current ${_archs})
+        list(REMOVE_DUPLICATES _current)
+      else()
+        set(_current ${_archs})
+      endif()
+      set_property(TARGET "${target}" PROPERTY CUDA_ARCHITECTURES ${_current})
+      set_property(TARGET "${target}" PROPERTY _KSC_CUDA_ARCHITECTURES TRUE)
+    endif()
+  endif()
+endfunction()
+
+function(ksc_add_kernels target)
+  set(_flags BOUNDS_CHECK PUBLIC)
+  set(_one TARGET GRAD WIDTH PRECISION NAMESPACE OUTPUT_DIRECTORY)
+  set(_multi SOURCES WRT ARCH INCLUDE_DIRECTORIES DEFINES OPTIONS)
+  cmake_parse_arguments(PARSE_ARGV 1 _ksc "${_flags}" "${_one}" "${_multi}")
+  set(_err "ksc_add_kernels(${target})")
+  list(JOIN _flags " " _keywords)
+  list(JOIN _one " " _k)
+  string(APPEND _keywords " ${_k}")
+  list(JOIN _multi " " _k)
+  string(APPEND _keywords " ${_k}")
+
+  if(_ksc_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "${_err}: unknown arguments: "
+      "${_ksc_UNPARSED_ARGUMENTS} (keywords: ${_keywords})")
+  endif()
+  if(_ksc_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "${_err}: no value given for: "
+                        "${_ksc_KEYWORDS_MISSING_VALUES}")
+  endif()
+
+  # The target.
+  if(NOT TARGET "${target}")
+    message(FATAL_ERROR "${_err}: there is no target named '${target}'; "
+      "create it (add_executable/add_library) before calling ksc_add_kernels")
+  endif()
+  get_target_property(_aliased "${target}" ALIASED_TARGET)
+  if(_aliased)
+    message(FATAL_ERROR "${_err}: '${target}' is an ALIAS of "
+                        "'${_aliased}'; name the real target")
+  endif()
+  get_target_property(_imported "${target}" IMPORTED)
+  get_target_property(_type "${target}" TYPE)
+  if(_imported OR NOT _type MATCHES
+     "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|OBJECT_LIBRARY)$")
+    if(_imported)
+      set(_type "IMPORTED ${_type}")
+    endif()
+    message(FATAL_ERROR "${_err}: '${target}' is a target of type ${_type}; "
+      "need an executable or a static, shared, module or object library built "
+      "by this project")
+  endif()
+  if(NOT TARGET ksc::ksc OR NOT TARGET ksc::runtime)
+    message(FATAL_ERROR "${_err}: the targets ksc::ksc and ksc::runtime are "
+      "not defined: call find_package(ksc) (or add ksc with add_subdirectory) "
+      "in this directory or a parent")
+  endif()
+
+  # SOURCES.
+  if(NOT _ksc_SOURCES)
+    message(FATAL_ERROR "${_err}: SOURCES is missing (the .kdsl files)")
+  endif()
+
+  # TARGET.
+  if(NOT DEFINED _ksc_TARGET)
+    set(_ksc_TARGET cpu)
+  endif()
+  if(_ksc_TARGET STREQUAL "cpu")
+    set(_ext cpp)
+  elseif(_ksc_TARGET STREQUAL "cuda")
+    set(_ext cu)
+    get_property(_languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+    if(NOT "CUDA" IN_LIST _languages OR NOT CMAKE_CUDA_COMPILER)
+      message(FATAL_ERROR "${_err}: TARGET cuda needs CMake's CUDA language, "
+        "which this project has not enabled: add CUDA to project(... "
+        "LANGUAGES CXX CUDA) or call enable_language(CUDA) before "
+        "ksc_add_kernels (the CUDA toolkit must be found)")
+    endif()
+  else()
+    message(FATAL_ERROR "${_err}: TARGET '${_ksc_TARGET}' is not one of: "
+                        "cpu cuda")
+  endif()
+
+  # The options of ksc (_args) and the target's CUDA architectures (_archs).
+  _ksc_add_kernels_options()
 
   # OUTPUT_DIRECTORY.
   if(DEFINED _ksc_OUTPUT_DIRECTORY)
@@ -379,51 +438,7 @@ function(ksc_add_kernels target)
     list(APPEND _generated "${_out}" "${_header}")
   endforeach()
 
-  # Add the outputs to the target. A custom command's rule goes to the targets
-  # of the directory that defines it, so a target of another directory gets
-  # a custom target here that runs the commands, and the files are marked
-  # GENERATED in its directory.
-  get_target_property(_target_dir "${target}" BINARY_DIR)
-  if(_target_dir STREQUAL CMAKE_CURRENT_BINARY_DIR)
-    target_sources("${target}" PRIVATE ${_generated})
-  else()
-    get_property(_n TARGET "${target}" PROPERTY _KSC_KERNEL_TARGETS)
-    if(NOT _n)
-      set(_n 0)
-    endif()
-    math(EXPR _n "${_n} + 1")
-    set_property(TARGET "${target}" PROPERTY _KSC_KERNEL_TARGETS "${_n}")
-    add_custom_target("${target}_ksc_${_n}" DEPENDS ${_generated})
-    add_dependencies("${target}" "${target}_ksc_${_n}")
-    set_source_files_properties(${_generated} TARGET_DIRECTORY "${target}"
-                                PROPERTIES GENERATED TRUE)
-    target_sources("${target}" PRIVATE ${_generated})
-  endif()
-
-  if(_ksc_PUBLIC)
-    set(_scope PUBLIC)
-  else()
-    set(_scope PRIVATE)
-  endif()
-  target_include_directories("${target}" ${_scope}
-                             "$<BUILD_INTERFACE:${_outdir}>")
-  target_link_libraries("${target}" ${_scope} ksc::runtime)
-
-  if(_ksc_TARGET STREQUAL "cuda")
-    target_compile_features("${target}" PRIVATE cuda_std_17)
-    if(_archs)
-      get_property(_have TARGET "${target}" PROPERTY _KSC_CUDA_ARCHITECTURES)
-      if(_have)
-        get_property(_current TARGET "${target}" PROPERTY CUDA_ARCHITECTURES)
-        list(APPEND _current ${_archs})
-        list(REMOVE_DUPLICATES _current)
-      else()
-        set(_current ${_archs})
-      endif()
-      set_property(TARGET "${target}" PROPERTY CUDA_ARCHITECTURES ${_current})
-      set_property(TARGET "${target}" PROPERTY _KSC_CUDA_ARCHITECTURES TRUE)
-    endif()
-  endif()
+  _ksc_add_kernels_attach()
 endfunction()
 
 cmake_policy(POP)
