@@ -322,6 +322,109 @@ static bool writeOutput(StringRef path, StringRef contents) {
   return true;
 }
 
+/// Checks what to write and for which target (--target, --emit and the
+/// options of the CUDA and PTX outputs), after defaulting --emit to the
+/// target's source language. Returns false after an error on stderr.
+static bool checkTargetOptions() {
+  // What to write: --emit defaults to the target's source language.
+  if (target == Target::Cuda && !emit.getNumOccurrences())
+    emit = Emit::Cuda;
+  if (target == Target::Cpu && emit == Emit::Cuda) {
+    errs() << "ksc: error: --emit=cuda needs --target=cuda\n";
+    return false;
+  }
+  bool nvptx = emit == Emit::Ptx || emit == Emit::LLVM;
+  if (target == Target::Cpu && nvptx) {
+    errs() << "ksc: error: --emit=" << (emit == Emit::Ptx ? "ptx" : "llvm")
+           << " needs --target=cuda\n";
+    return false;
+  }
+  if (!nvptx && (arch.getNumOccurrences() || cudaPath.getNumOccurrences())) {
+    errs() << "ksc: error: --arch and --cuda-path need --emit=ptx or "
+              "--emit=llvm\n";
+    return false;
+  }
+  if (nvptx && !isKnownCudaArch(arch)) {
+    errs() << "ksc: error: unknown GPU architecture '" << arch
+           << "' for --arch (expected sm_XX or sm_XXa, such as sm_80, sm_90 "
+              "or sm_90a)\n";
+    return false;
+  }
+  if (target == Target::Cuda && emit == Emit::Cpp) {
+    errs() << "ksc: error: --target=cuda writes CUDA C++ (--emit=cuda), not "
+              "--emit=cpp\n";
+    return false;
+  }
+  if (target != Target::Cuda &&
+      (launch.getNumOccurrences() || blockSize.getNumOccurrences() ||
+       tapeBytes.getNumOccurrences())) {
+    errs() << "ksc: error: --launch, --block-size and --tape-bytes need "
+              "--target=cuda\n";
+    return false;
+  }
+  if (tapeBytes < 8 || tapeBytes > 512 * 1024) {
+    errs() << "ksc: error: --tape-bytes must be between 8 and 524288 (CUDA's "
+              "limit of local memory per thread)\n";
+    return false;
+  }
+  if (blockSize.getNumOccurrences() && (blockSize < 1 || blockSize > 1024)) {
+    errs() << "ksc: error: --block-size must be between 1 and 1024 (CUDA's "
+              "limit of threads per block)\n";
+    return false;
+  }
+  return true;
+}
+
+/// Writes what --emit asks for into `output` (and with `header` the
+/// header of --emit-header): the ks IR, or the module lowered and printed
+/// as C++, CUDA C++, PTX or LLVM IR.
+static mlir::LogicalResult emitCode(mlir::ModuleOp module, std::string &output,
+                                    std::string *header) {
+  bool nvptx = emit == Emit::Ptx || emit == Emit::LLVM;
+  if (emit == Emit::Mlir) {
+    // The ks-level passes the options ask for show in the IR.
+    if (boundsCheck) {
+      mlir::PassManager pm(module->getContext());
+      pm.addPass(ks::createKsInsertBoundsChecks());
+      if (mlir::failed(pm.run(module)))
+        return mlir::failure();
+    }
+    raw_string_ostream os(output);
+    mlir::OpPrintingFlags flags;
+    flags.printNameLocAsPrefix();
+    module->print(os, flags);
+  } else {
+    CppEmitterOptions emitterOptions;
+    emitterOptions.standalone = standalone;
+    emitterOptions.sourceName =
+        inputFile == "-" ? std::string("<stdin>") : inputFile.getValue();
+    emitterOptions.cppNamespace = cppNamespace;
+    CudaPipelineOptions cudaPipeline;
+    cudaPipeline.boundsCheck = boundsCheck;
+    cudaPipeline.gridStride = launch == Launch::GridStride;
+    cudaPipeline.tapeBytes = tapeBytes;
+    if (nvptx) {
+      PtxOptions ptxOptions;
+      ptxOptions.arch = arch;
+      ptxOptions.cudaPath = cudaPath;
+      ptxOptions.llvmIR = emit == Emit::LLVM;
+      ptxOptions.blockSize = blockSize;
+      if (mlir::failed(emitPtx(module, output, cudaPipeline, ptxOptions)))
+        return mlir::failure();
+    } else if (emit == Emit::Cuda) {
+      emitterOptions.target = CppTarget::Cuda;
+      emitterOptions.blockSize = blockSize;
+      if (mlir::failed(emitCudaCpp(module, output, cudaPipeline,
+                                   emitterOptions, header)))
+        return mlir::failure();
+    } else if (mlir::failed(emitCpuCpp(module, output, {boundsCheck},
+                                       emitterOptions, header))) {
+      return mlir::failure();
+    }
+  }
+  return mlir::success();
+}
+
 static int compile(int argc, char **argv) {
   cl::HideUnrelatedOptions(kscCategory);
   cl::SetVersionPrinter(printVersion);
@@ -398,53 +501,8 @@ static int compile(int argc, char **argv) {
     return mlir::succeeded(handler.verify()) ? 0 : 1;
   }
 
-  // What to write: --emit defaults to the target's source language.
-  if (target == Target::Cuda && !emit.getNumOccurrences())
-    emit = Emit::Cuda;
-  if (target == Target::Cpu && emit == Emit::Cuda) {
-    errs() << "ksc: error: --emit=cuda needs --target=cuda\n";
+  if (!checkTargetOptions())
     return 1;
-  }
-  bool nvptx = emit == Emit::Ptx || emit == Emit::LLVM;
-  if (target == Target::Cpu && nvptx) {
-    errs() << "ksc: error: --emit=" << (emit == Emit::Ptx ? "ptx" : "llvm")
-           << " needs --target=cuda\n";
-    return 1;
-  }
-  if (!nvptx && (arch.getNumOccurrences() || cudaPath.getNumOccurrences())) {
-    errs() << "ksc: error: --arch and --cuda-path need --emit=ptx or "
-              "--emit=llvm\n";
-    return 1;
-  }
-  if (nvptx && !isKnownCudaArch(arch)) {
-    errs() << "ksc: error: unknown GPU architecture '" << arch
-           << "' for --arch (expected sm_XX or sm_XXa, such as sm_80, sm_90 "
-              "or sm_90a)\n";
-    return 1;
-  }
-  if (target == Target::Cuda && emit == Emit::Cpp) {
-    errs() << "ksc: error: --target=cuda writes CUDA C++ (--emit=cuda), not "
-              "--emit=cpp\n";
-    return 1;
-  }
-  if (target != Target::Cuda &&
-      (launch.getNumOccurrences() || blockSize.getNumOccurrences() ||
-       tapeBytes.getNumOccurrences())) {
-    errs() << "ksc: error: --launch, --block-size and --tape-bytes need "
-              "--target=cuda\n";
-    return 1;
-  }
-  if (tapeBytes < 8 || tapeBytes > 512 * 1024) {
-    errs() << "ksc: error: --tape-bytes must be between 8 and 524288 (CUDA's "
-              "limit of local memory per thread)\n";
-    return 1;
-  }
-  if (blockSize.getNumOccurrences() && (blockSize < 1 || blockSize > 1024)) {
-    errs() << "ksc: error: --block-size must be between 1 and 1024 (CUDA's "
-              "limit of threads per block)\n";
-    return 1;
-  }
-
   if (!checkOutputOptions(emit == Emit::Cpp || emit == Emit::Cuda))
     return 1;
   MakeDependencies dependencies;
@@ -489,47 +547,8 @@ static int compile(int argc, char **argv) {
 
   std::string output, header;
   std::string *headerOut = emitHeader.empty() ? nullptr : &header;
-  if (emit == Emit::Mlir) {
-    // The ks-level passes the options ask for show in the IR.
-    if (boundsCheck) {
-      mlir::PassManager pm(&context);
-      pm.addPass(ks::createKsInsertBoundsChecks());
-      if (mlir::failed(pm.run(*module)))
-        return 1;
-    }
-    raw_string_ostream os(output);
-    mlir::OpPrintingFlags flags;
-    flags.printNameLocAsPrefix();
-    module->print(os, flags);
-  } else {
-    CppEmitterOptions emitterOptions;
-    emitterOptions.standalone = standalone;
-    emitterOptions.sourceName =
-        inputFile == "-" ? std::string("<stdin>") : inputFile.getValue();
-    emitterOptions.cppNamespace = cppNamespace;
-    CudaPipelineOptions cudaPipeline;
-    cudaPipeline.boundsCheck = boundsCheck;
-    cudaPipeline.gridStride = launch == Launch::GridStride;
-    cudaPipeline.tapeBytes = tapeBytes;
-    if (nvptx) {
-      PtxOptions ptxOptions;
-      ptxOptions.arch = arch;
-      ptxOptions.cudaPath = cudaPath;
-      ptxOptions.llvmIR = emit == Emit::LLVM;
-      ptxOptions.blockSize = blockSize;
-      if (mlir::failed(emitPtx(*module, output, cudaPipeline, ptxOptions)))
-        return 1;
-    } else if (emit == Emit::Cuda) {
-      emitterOptions.target = CppTarget::Cuda;
-      emitterOptions.blockSize = blockSize;
-      if (mlir::failed(emitCudaCpp(*module, output, cudaPipeline,
-                                   emitterOptions, headerOut)))
-        return 1;
-    } else if (mlir::failed(emitCpuCpp(*module, output, {boundsCheck},
-                                       emitterOptions, headerOut))) {
-      return 1;
-    }
-  }
+  if (mlir::failed(emitCode(*module, output, headerOut)))
+    return 1;
 
   // Only once everything compiled, each through a temporary file (a
   // failing compile leaves no partial output behind) and only when it
