@@ -311,7 +311,13 @@ std::string ksc::checkCppNamespace(StringRef name) {
               "' is an identifier C++ reserves (it contains '__' or starts "
               "with '_' and an uppercase letter)")
           .str();
-    if (isCppKeywordOrReserved(component))
+    // Also the names the CUDA C++ uses unqualified: inside a namespace of
+    // that name, lookup would find the namespace instead.
+    static const llvm::StringSet<> cudaNames = {
+        "blockIdx",    "blockDim",     "threadIdx",       "gridDim",
+        "dim3",        "CUstream_st",  "cudaLaunchKernel", "cudaStream_t",
+        "cudaError_t", "cudaSuccess",  "cudaErrorInvalidValue"};
+    if (isCppKeywordOrReserved(component) || cudaNames.contains(component))
       return ("'" + component +
               "' is a C++ keyword or a name the emitted code uses")
           .str();
