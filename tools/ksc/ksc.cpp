@@ -28,7 +28,6 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -322,6 +321,10 @@ static bool writeOutput(StringRef path, StringRef contents) {
   return true;
 }
 
+/// Whether --emit asks for the output of LLVM's NVPTX backend (PTX, or the
+/// LLVM IR it is made from).
+static bool emitsNvptx() { return emit == Emit::Ptx || emit == Emit::LLVM; }
+
 /// Checks what to write and for which target (--target, --emit and the
 /// options of the CUDA and PTX outputs), after defaulting --emit to the
 /// target's source language. Returns false after an error on stderr.
@@ -333,7 +336,7 @@ static bool checkTargetOptions() {
     errs() << "ksc: error: --emit=cuda needs --target=cuda\n";
     return false;
   }
-  bool nvptx = emit == Emit::Ptx || emit == Emit::LLVM;
+  bool nvptx = emitsNvptx();
   if (target == Target::Cpu && nvptx) {
     errs() << "ksc: error: --emit=" << (emit == Emit::Ptx ? "ptx" : "llvm")
            << " needs --target=cuda\n";
@@ -380,7 +383,7 @@ static bool checkTargetOptions() {
 /// as C++, CUDA C++, PTX or LLVM IR.
 static mlir::LogicalResult emitCode(mlir::ModuleOp module, std::string &output,
                                     std::string *header) {
-  bool nvptx = emit == Emit::Ptx || emit == Emit::LLVM;
+  bool nvptx = emitsNvptx();
   if (emit == Emit::Mlir) {
     // The ks-level passes the options ask for show in the IR.
     if (boundsCheck) {
