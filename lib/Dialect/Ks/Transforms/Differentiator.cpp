@@ -76,6 +76,18 @@ static bool isUniquePerThread(ValueRange indices) {
   });
 }
 
+/// The position and value of the index that is c * tid() + d with c != 0,
+/// if `indices` has one.
+static std::optional<std::pair<unsigned, Value>>
+ownIndexOf(ValueRange indices) {
+  for (auto [position, index] : llvm::enumerate(indices)) {
+    std::optional<int64_t> c = tidCoefficient(index);
+    if (c && *c != 0)
+      return std::make_pair(unsigned(position), index);
+  }
+  return std::nullopt;
+}
+
 /// The value `array` is a view of (through `ks.slice` and `ks.as_const`).
 static Value viewRoot(Value array) {
   while (Operation *def = array.getDefiningOp()) {
@@ -133,11 +145,24 @@ static SmallVector<Value> readsOf(Operation *op, const Activity &activity) {
 void KernelDifferentiator::collectNeeded() {
   // Arrays some read of which other threads may share: every adjoint
   // accumulation into them is atomic, also at a thread's own index, or a
-  // plain += would race with the other threads' atomic updates.
+  // plain += would race with the other threads' atomic updates. A read at
+  // an index unique to the thread is shared too when another read of the
+  // array is at another such index: thread i reading x[i] and x[i + 1]
+  // shares x[i + 1] with thread i + 1.
+  llvm::DenseMap<Value, std::pair<unsigned, Value>> ownIndex;
   primal.walk([&](LoadOp load) {
-    if (activity.isActive(load.getResult()) &&
-        !isUniquePerThread(load.getIndices()))
-      sharedAdjoints.insert(viewRoot(load.getArray()));
+    if (!activity.isActive(load.getResult()))
+      return;
+    Value root = viewRoot(load.getArray());
+    std::optional<std::pair<unsigned, Value>> own =
+        ownIndexOf(load.getIndices());
+    if (!own) {
+      sharedAdjoints.insert(root);
+      return;
+    }
+    auto [it, inserted] = ownIndex.try_emplace(root, *own);
+    if (!inserted && it->second != *own)
+      sharedAdjoints.insert(root);
   });
   primal.walk([&](Operation *op) {
     if (!activity.needsAdjoint(op))
