@@ -12,14 +12,6 @@
 #ifndef KSC_RUNTIME_H
 #define KSC_RUNTIME_H
 
-// 1 when every launch in this translation unit runs its threads one after
-// another on one OS thread (as the launchers ksc emits for the CPU do, which
-// define it): atomic updates are then plain updates. Otherwise atomic
-// instructions.
-#ifndef KSC_SEQUENTIAL_LAUNCHES
-#define KSC_SEQUENTIAL_LAUNCHES 0
-#endif
-
 // KSC_INLINE marks the functions that must be inlined for the emitted
 // kernels to be fast: the vector and matrix operations and the thread
 // bodies the launchers call in their loops (the host compiler's heuristics
@@ -133,15 +125,22 @@ using ::abs, ::acos, ::acosh, ::asin, ::asinh, ::atan, ::atan2, ::atanh,
 } // namespace std
 #else
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -479,9 +478,9 @@ enum class atomic_kind { add, sub, min, max };
 /// Adds (subtracts) a vector or matrix component by component, each
 /// component atomically (adjoint kernels accumulate into vector elements
 /// with them). The old value returned is not one atomic snapshot.
-template <atomic_kind Kind, int N, typename T>
+template <atomic_kind Kind, bool Exclusive, int N, typename T>
 KSC_INLINE vec<N, T> atomic_update(vec<N, T> *p, vec<N, T> v);
-template <atomic_kind Kind, int N, typename T>
+template <atomic_kind Kind, bool Exclusive, int N, typename T>
 KSC_INLINE mat<N, T> atomic_update(mat<N, T> *p, mat<N, T> v);
 
 template <typename T> struct identity { using type = T; };
@@ -543,19 +542,18 @@ __device__ __forceinline__ T device_atomic_update(T *p, T v) {
 }
 #endif
 
-template <atomic_kind Kind, typename T> KSC_INLINE T atomic_update(T *p, T v) {
+/// Updates `*p` as `Kind` says and returns its old value: atomically, or
+/// with `Exclusive` as a plain read and write (the launch guarantees that
+/// no other OS thread accesses the element meanwhile: see exclusive_add).
+template <atomic_kind Kind, bool Exclusive = false, typename T>
+KSC_INLINE T atomic_update(T *p, T v) {
   static_assert(!std::is_const_v<T>, "atomics write: use array<T>, not "
                                      "array<const T>");
   static_assert((std::is_integral_v<T> && !std::is_same_v<T, bool>) ||
                     std::is_floating_point_v<T>,
                 "atomics work on int, uint32_t, int64_t, float and double "
                 "elements");
-#ifdef __CUDA_ARCH__
-  return device_atomic_update<Kind>(p, v);
-#else
-  // In a launch whose threads run one after another (the CPU launchers
-  // ksc emits), no other thread runs during the update.
-  if constexpr (KSC_SEQUENTIAL_LAUNCHES) {
+  if constexpr (Exclusive) {
     T old = *p;
     if constexpr (Kind == atomic_kind::add)
       *p = T(old + v);
@@ -565,6 +563,9 @@ template <atomic_kind Kind, typename T> KSC_INLINE T atomic_update(T *p, T v) {
       *p = v;
     return old;
   }
+#ifdef __CUDA_ARCH__
+  return device_atomic_update<Kind>(p, v);
+#else
   if constexpr (std::is_integral_v<T> && Kind == atomic_kind::add)
     return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
   else if constexpr (std::is_integral_v<T> && Kind == atomic_kind::sub)
@@ -593,39 +594,47 @@ template <atomic_kind Kind, typename T> KSC_INLINE T atomic_update(T *p, T v) {
 }
 } // namespace detail
 
-#define KSC_RUNTIME_ATOMIC(name, kind)                                         \
+#define KSC_RUNTIME_ATOMIC(name, kind, exclusive)                                         \
   template <typename T>                                                        \
   KSC_INLINE T name(const array<T, 1> &a, int64_t i,                           \
                     typename detail::identity<T>::type v) {                    \
-    return detail::atomic_update<detail::atomic_kind::kind>(&a(i), v);         \
+    return detail::atomic_update<detail::atomic_kind::kind, exclusive>(&a(i), v);         \
   }                                                                            \
   template <typename T>                                                        \
   KSC_INLINE T name(const array<T, 2> &a, int64_t i, int64_t j,                \
                     typename detail::identity<T>::type v) {                    \
-    return detail::atomic_update<detail::atomic_kind::kind>(&a(i, j), v);      \
+    return detail::atomic_update<detail::atomic_kind::kind, exclusive>(&a(i, j), v);      \
   }                                                                            \
   template <typename T>                                                        \
   KSC_INLINE T name(const array<T, 3> &a, int64_t i, int64_t j, int64_t k,     \
                     typename detail::identity<T>::type v) {                    \
-    return detail::atomic_update<detail::atomic_kind::kind>(&a(i, j, k), v);   \
+    return detail::atomic_update<detail::atomic_kind::kind, exclusive>(&a(i, j, k), v);   \
   }                                                                            \
   template <typename T>                                                        \
   KSC_INLINE T name(const array<T, 4> &a, int64_t i, int64_t j, int64_t k,     \
                     int64_t l, typename detail::identity<T>::type v) {         \
-    return detail::atomic_update<detail::atomic_kind::kind>(&a(i, j, k, l),    \
+    return detail::atomic_update<detail::atomic_kind::kind, exclusive>(&a(i, j, k, l),    \
                                                             v);                \
   }
 
 /// Adds `v` to element (i, ...) of `a`; returns the element's old value.
-KSC_RUNTIME_ATOMIC(atomic_add, add)
+KSC_RUNTIME_ATOMIC(atomic_add, add, false)
 /// Subtracts `v` from element (i, ...) of `a`; returns the old value.
-KSC_RUNTIME_ATOMIC(atomic_sub, sub)
+KSC_RUNTIME_ATOMIC(atomic_sub, sub, false)
 /// Sets element (i, ...) of `a` to the smaller of it and `v`; returns the
 /// old value.
-KSC_RUNTIME_ATOMIC(atomic_min, min)
+KSC_RUNTIME_ATOMIC(atomic_min, min, false)
 /// Sets element (i, ...) of `a` to the larger of it and `v`; returns the
 /// old value.
-KSC_RUNTIME_ATOMIC(atomic_max, max)
+KSC_RUNTIME_ATOMIC(atomic_max, max, false)
+// The same updates as plain reads and writes, where the launch guarantees
+// that no other OS thread accesses the element while the thread runs
+// (`ks.atomic_rmw` with `exclusive`: launch-private sums, or every thread
+// of a launch on one OS thread). They round and wrap as the atomic ones.
+KSC_RUNTIME_ATOMIC(exclusive_add, add, true)
+KSC_RUNTIME_ATOMIC(exclusive_sub, sub, true)
+KSC_RUNTIME_ATOMIC(exclusive_min, min, true)
+KSC_RUNTIME_ATOMIC(exclusive_max, max, true)
 #undef KSC_RUNTIME_ATOMIC
 
 //===----------------------------------------------------------------------===//
@@ -718,21 +727,21 @@ template <int N, typename T> struct mat {
 };
 
 namespace detail {
-template <atomic_kind Kind, int N, typename T>
+template <atomic_kind Kind, bool Exclusive, int N, typename T>
 KSC_INLINE vec<N, T> atomic_update(vec<N, T> *p, vec<N, T> v) {
   static_assert(Kind == atomic_kind::add || Kind == atomic_kind::sub,
                 "vectors are only added to and subtracted from atomically");
   vec<N, T> old;
   unroll<N>([&](auto c) KSC_INLINE_LAMBDA {
-    old[c] = atomic_update<Kind>(&(*p)[c], v[c]);
+    old[c] = atomic_update<Kind, Exclusive>(&(*p)[c], v[c]);
   });
   return old;
 }
-template <atomic_kind Kind, int N, typename T>
+template <atomic_kind Kind, bool Exclusive, int N, typename T>
 KSC_INLINE mat<N, T> atomic_update(mat<N, T> *p, mat<N, T> v) {
   mat<N, T> old;
   unroll<N>([&](auto r) KSC_INLINE_LAMBDA {
-    old[r] = atomic_update<Kind>(&(*p)[r], v[r]);
+    old[r] = atomic_update<Kind, Exclusive>(&(*p)[r], v[r]);
   });
   return old;
 }
@@ -1039,6 +1048,8 @@ public:
   accumulator(const accumulator &) = delete;
   accumulator &operator=(const accumulator &) = delete;
   operator array<T>() { return array<T>(sums_, extent_); }
+  int64_t extent() const { return extent_; }
+  const T &operator[](int64_t k) const { return sums_[k]; }
   void flush_into(const array<T> &target) const {
     for (int64_t k = 0; k < extent_; ++k)
       atomic_add(target, k, sums_[k]);
@@ -1102,6 +1113,536 @@ template <typename T> inline void tape_push(const T &value) {
 }
 template <typename T> inline T tape_pop() {
   return thread_tape().template pop<T>();
+}
+
+//===----------------------------------------------------------------------===//
+// Parallel CPU launches
+//===----------------------------------------------------------------------===//
+//
+// The launchers ksc emits for the CPU (`ksc --cpu-launch=parallel`, the
+// default) run a launch's threads on several OS threads with
+// `parallel_launch`: the launch is cut into chunks of consecutive threads,
+// a function of the launch size only, and OS threads claim chunks in
+// increasing order until none is left. The calling thread works too.
+// See "How CPU launches run" in docs/language.md.
+
+/// An application's own scheduler for the CPU launches of ksc code (see
+/// `set_executor`): runs `task(context, k)` for every k in [0, count),
+/// concurrently as far as it can (in any order, on any OS threads, all on
+/// the calling one included), and returns when every call has returned.
+/// The tasks never throw and never wait for each other.
+using executor = void (*)(int count, void (*task)(void *context, int k),
+                          void *context, void *user);
+
+namespace detail {
+struct parallel_settings {
+  std::atomic<int> threads{0};
+  std::mutex mutex;
+  executor run = nullptr;
+  void *user = nullptr;
+};
+inline parallel_settings &settings() {
+  static parallel_settings instance;
+  return instance;
+}
+
+/// KSC_NUM_THREADS as a number from 1 to 4096, else 0 (read once).
+inline int env_num_threads() {
+  static const int value = [] {
+    const char *text = std::getenv("KSC_NUM_THREADS");
+    if (!text || !*text)
+      return 0;
+    char *end = nullptr;
+    long n = std::strtol(text, &end, 10);
+    return *end == '\0' && n >= 1 && n <= 4096 ? int(n) : 0;
+  }();
+  return value;
+}
+
+/// Whether the calling OS thread runs part of a launch: a launch it starts
+/// (a launch inside a launch) runs on it alone.
+inline bool &in_launch() {
+  static thread_local bool value = false;
+  return value;
+}
+
+inline void spin_pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+/// ksc's own pool of OS threads, started on first use and grown on demand.
+/// One launch uses it at a time; another launch that finds it busy runs on
+/// its calling thread alone. Its threads wait a little for the next launch
+/// (back-to-back launches are common), then sleep.
+class thread_pool {
+public:
+  thread_pool() = default;
+  thread_pool(const thread_pool &) = delete;
+  thread_pool &operator=(const thread_pool &) = delete;
+  ~thread_pool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread &worker : workers_)
+      worker.join();
+  }
+
+  /// The pool for one launch, or an unlocked lock if another launch has it.
+  std::unique_lock<std::mutex> acquire() {
+    return std::unique_lock<std::mutex>(busy_, std::try_to_lock);
+  }
+
+  /// With the pool acquired: runs task(context, k) for k in [0, count), k = 0
+  /// on the calling thread and the others on the pool's threads. A task
+  /// returns when no work is left to claim, so once the calling thread's
+  /// has returned, pool threads that have not started theirs yet skip it:
+  /// the launch waits only for the tasks that are running.
+  void run(int count, void (*task)(void *, int), void *context) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      count = 1 + start_workers(count - 1);
+      task_ = task;
+      context_ = context;
+      count_ = count;
+      if (++generation_ == 0) // 0 is what a new thread has seen
+        ++generation_;
+      state_.store(uint64_t(generation_) << 32, std::memory_order_release);
+    }
+    wake_.notify_all();
+    task(context, 0);
+    uint64_t state = state_.fetch_or(kClosed, std::memory_order_acq_rel);
+    for (int spin = 0; spin < kSpin && (state & kRunning); ++spin) {
+      spin_pause();
+      state = state_.load(std::memory_order_acquire);
+    }
+    if (state & kRunning) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      done_.wait(lock, [&] {
+        return !(state_.load(std::memory_order_acquire) & kRunning);
+      });
+    }
+  }
+
+private:
+  static constexpr int kSpin = 20000;
+  /// state_: the generation of the current launch (high 32 bits), whether
+  /// it is closed to tasks that have not started, and how many run.
+  static constexpr uint64_t kClosed = uint64_t(1) << 31;
+  static constexpr uint64_t kRunning = kClosed - 1;
+
+  /// Starts threads until there are `n` (under mutex_); returns how many
+  /// there are, at most `n`.
+  int start_workers(int n) {
+    while (int(workers_.size()) < n) {
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+      try {
+        int index = int(workers_.size()) + 1;
+        workers_.emplace_back([this, index] { work(index); });
+      } catch (...) {
+        break;
+      }
+#else
+      int index = int(workers_.size()) + 1;
+      workers_.emplace_back([this, index] { work(index); });
+#endif
+    }
+    return std::min(n, int(workers_.size()));
+  }
+
+  /// Joins launch `generation` unless it is closed or over.
+  bool join(uint32_t generation) {
+    uint64_t state = state_.load(std::memory_order_acquire);
+    do {
+      if (uint32_t(state >> 32) != generation || (state & kClosed))
+        return false;
+    } while (!state_.compare_exchange_weak(state, state + 1,
+                                           std::memory_order_acq_rel));
+    return true;
+  }
+
+  void work(int index) {
+    in_launch() = true;
+    uint32_t seen = 0;
+    while (true) {
+      for (int spin = 0;
+           spin < kSpin &&
+           uint32_t(state_.load(std::memory_order_acquire) >> 32) == seen;
+           ++spin)
+        spin_pause();
+      void (*task)(void *, int);
+      void *context;
+      int count;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_)
+          return;
+        seen = generation_;
+        task = task_;
+        context = context_;
+        count = count_;
+      }
+      if (index >= count || !join(seen))
+        continue;
+      task(context, index);
+      uint64_t left = state_.fetch_sub(1, std::memory_order_acq_rel) - 1;
+      if (!(left & kRunning)) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        done_.notify_all();
+      }
+    }
+  }
+
+  std::mutex busy_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::vector<std::thread> workers_;
+  uint32_t generation_ = 0;
+  std::atomic<uint64_t> state_{0};
+  void (*task_)(void *, int) = nullptr;
+  void *context_ = nullptr;
+  int count_ = 0;
+  bool stop_ = false;
+};
+
+inline thread_pool &pool() {
+  static thread_pool instance;
+  return instance;
+}
+} // namespace detail
+
+/// The most OS threads a CPU launch runs on: KSC_NUM_THREADS when it is set
+/// to a number from 1 to 4096, else what `set_num_threads` asked for, else
+/// the number of hardware threads.
+inline int num_threads() {
+  if (int n = detail::env_num_threads())
+    return n;
+  if (int n = detail::settings().threads.load(std::memory_order_relaxed))
+    return n;
+  unsigned hardware = std::thread::hardware_concurrency();
+  return hardware ? int(hardware) : 1;
+}
+
+/// Makes CPU launches run on at most `n` OS threads (n >= 1), or on the
+/// default number again (n = 0). KSC_NUM_THREADS, when set, wins.
+inline void set_num_threads(int n) {
+  detail::settings().threads.store(n < 0 ? 0 : std::min(n, 4096),
+                                   std::memory_order_relaxed);
+}
+
+/// Hands the CPU launches of ksc code to an application's scheduler (see
+/// `executor`), which then runs `num_threads()` tasks per launch; nullptr
+/// goes back to ksc's own pool.
+inline void set_executor(executor run, void *user = nullptr) {
+  detail::parallel_settings &s = detail::settings();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.run = run;
+  s.user = user;
+}
+
+namespace detail {
+/// The chunks of a launch of `threads` threads: consecutive threads, at
+/// least `grain` per chunk and at most kMaxChunks chunks. Only the launch
+/// size and the kernel's grain decide them, never the number of OS threads,
+/// so that sums per chunk come out the same for any number.
+struct launch_chunks {
+  static constexpr int64_t kMaxChunks = 1024;
+  int64_t threads, size, count;
+  launch_chunks(int64_t threads_, int64_t grain)
+      : threads(threads_),
+        size(std::max<int64_t>(std::max<int64_t>(grain, 1),
+                               (threads_ + kMaxChunks - 1) / kMaxChunks)),
+        count((threads_ + size - 1) / size) {}
+};
+
+/// What a launch does with one of its sums (the spec types below): the
+/// memory the threads of a chunk add into, and how it reaches the array.
+template <typename Spec> struct launch_part;
+} // namespace detail
+
+/// The first Size elements of 1-D array `target`, which the kernel only adds
+/// into at constant indices (`ks.accumulator`): every chunk sums into its
+/// own accumulator; after the launch the chunks' sums are added up in chunk
+/// order and then into `target`. The result is the same for any number of
+/// OS threads.
+template <int Size, typename T> struct chunk_sums_of {
+  array<T> target;
+};
+template <int Size, typename T>
+inline chunk_sums_of<Size, T> chunk_sums(const array<T> &target) {
+  return {target};
+}
+
+/// Array `target`, which the kernel only adds into (atomic adds and
+/// subtracts at any index whose old values it never reads): every OS thread
+/// of the launch adds into a zeroed copy of its own, and after the launch
+/// the copies are added into `target`, in the order of the OS threads. A
+/// launch on one OS thread adds into `target` directly.
+template <typename T, int N> struct worker_sums_of {
+  array<T, N> target;
+};
+template <typename T, int N>
+inline worker_sums_of<T, N> worker_sums(const array<T, N> &target) {
+  return {target};
+}
+
+namespace detail {
+template <int Size, typename T> struct launch_part<chunk_sums_of<Size, T>> {
+  static constexpr bool per_chunk = true;
+  array<T> target;
+  std::vector<T> sums;
+
+  launch_part(const chunk_sums_of<Size, T> &spec, const launch_chunks &chunks,
+              int /*workers*/)
+      : target(spec.target), sums(size_t(chunks.count) * Size) {}
+  static size_t bytes_per_worker() { return 0; }
+  template <typename G> KSC_INLINE void run(int, int64_t chunk, G &&g) {
+    accumulator<T, Size> local(target);
+    g(array<T>(local));
+    for (int64_t k = 0; k < local.extent(); ++k)
+      sums[size_t(chunk) * Size + k] = local[k];
+  }
+  void finish(const launch_chunks &chunks) {
+    int64_t extent = std::min<int64_t>(Size, target.size());
+    for (int64_t k = 0; k < extent; ++k) {
+      T total = sums[k];
+      for (int64_t c = 1; c < chunks.count; ++c)
+        total = total + sums[size_t(c) * Size + k];
+      atomic_add(target, k, total);
+    }
+  }
+};
+
+template <typename T, int N> struct launch_part<worker_sums_of<T, N>> {
+  static constexpr bool per_chunk = false;
+  array<T, N> target;
+  std::vector<std::unique_ptr<T[]>> copies;
+
+  launch_part(const worker_sums_of<T, N> &spec, const launch_chunks &,
+              int workers)
+      : target(spec.target), copies(workers > 1 ? workers : 0) {}
+  size_t bytes_per_worker() const { return size_t(target.size()) * sizeof(T); }
+  template <typename G> KSC_INLINE void run(int worker, int64_t, G &&g) {
+    if (copies.empty()) {
+      g(array<T, N>(target));
+      return;
+    }
+    std::unique_ptr<T[]> &copy = copies[worker];
+    if (!copy)
+      allocate(copy);
+    ksc_array_desc desc = {copy.get(), N, {}, {}};
+    int64_t stride = 1;
+    for (int d = N - 1; d >= 0; --d) {
+      desc.shape[d] = target.shape(d);
+      desc.strides[d] = stride;
+      stride *= target.shape(d);
+    }
+    g(array<T, N>(desc));
+  }
+  void allocate(std::unique_ptr<T[]> &copy) {
+    size_t n = size_t(target.size());
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+    try {
+      copy.reset(new T[n ? n : 1]());
+    } catch (const std::bad_alloc &) {
+      fail_launch("out of memory for an OS thread's copy of an array the "
+                  "launch sums into (" +
+                  std::to_string(n * sizeof(T)) + " bytes)");
+    }
+#else
+    copy.reset(new T[n ? n : 1]());
+#endif
+  }
+  void finish(const launch_chunks &) {
+    int64_t index[N] = {};
+    for (const std::unique_ptr<T[]> &copy : copies) {
+      if (!copy)
+        continue;
+      int64_t n = target.size();
+      for (int64_t flat = 0; flat < n; ++flat) {
+        int64_t rest = flat, offset = 0;
+        for (int d = N - 1; d >= 0; --d) {
+          index[d] = rest % target.shape(d);
+          rest /= target.shape(d);
+          offset += index[d] * target.stride(d);
+        }
+        T &element = target.data()[offset];
+        element = element + copy[flat];
+      }
+    }
+  }
+};
+
+/// One launch: the chunks, the OS threads' claims on them, the first
+/// failure, and the launch's sums.
+template <typename F, typename... Specs> class parallel_job {
+public:
+  parallel_job(F &body, const launch_chunks &chunks, int workers,
+               const Specs &...specs)
+      : body_(body), chunks_(chunks), workers_(workers),
+        parts_(launch_part<Specs>(specs, chunks, workers)...) {}
+
+  static void task(void *self, int worker) {
+    bool &nested = in_launch();
+    bool saved = nested;
+    nested = true;
+    static_cast<parallel_job *>(self)->work(worker);
+    nested = saved;
+  }
+
+  /// After every task returned: rethrows the failure of the lowest thread
+  /// index that failed, else adds the sums into their arrays.
+  void finish() {
+    if (error_)
+      std::rethrow_exception(error_);
+    std::apply([&](auto &...part) { (part.finish(chunks_), ...); }, parts_);
+  }
+
+private:
+  static constexpr bool kPerChunk =
+      (false || ... || launch_part<Specs>::per_chunk);
+
+  void work(int worker) {
+    while (true) {
+      // Guided claims: large while much is left, single chunks at the end.
+      int64_t left =
+          chunks_.count - next_.load(std::memory_order_relaxed);
+      int64_t claim = std::max<int64_t>(1, left / (2 * int64_t(workers_)));
+      int64_t first = next_.fetch_add(claim, std::memory_order_relaxed);
+      if (first >= chunks_.count ||
+          first > failed_.load(std::memory_order_acquire))
+        return;
+      int64_t last = std::min(first + claim, chunks_.count);
+      if constexpr (kPerChunk) {
+        for (int64_t c = first; c < last; ++c)
+          if (!run(worker, c, c + 1))
+            return;
+      } else if (!run(worker, first, last)) {
+        return;
+      }
+    }
+  }
+
+  /// Runs chunks [first, last); false if a thread failed.
+  bool run(int worker, int64_t first, int64_t last) {
+    int begin = int(first * chunks_.size);
+    int end = int(std::min(last * chunks_.size, chunks_.threads));
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+    try {
+      call<0>(worker, first, begin, end);
+    } catch (...) {
+      // Chunks run their threads in order and are claimed in order: the
+      // failure of the lowest chunk is that of the lowest thread index.
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (first < failed_.load(std::memory_order_relaxed)) {
+        failed_.store(first, std::memory_order_release);
+        error_ = std::current_exception();
+      }
+      return false;
+    }
+#else
+    call<0>(worker, first, begin, end);
+#endif
+    return true;
+  }
+
+  /// Calls the body with the memory of parts I... for the chunk.
+  template <size_t I, typename... Views>
+  KSC_INLINE void call(int worker, int64_t chunk, int begin, int end,
+                       const Views &...views) {
+    if constexpr (I == sizeof...(Specs)) {
+      body_(begin, end, views...);
+    } else {
+      std::get<I>(parts_).run(worker, chunk,
+                              [&](const auto &view) KSC_INLINE_LAMBDA {
+                                call<I + 1>(worker, chunk, begin, end,
+                                            views..., view);
+                              });
+    }
+  }
+
+  F &body_;
+  launch_chunks chunks_;
+  int workers_;
+  std::tuple<launch_part<Specs>...> parts_;
+  std::atomic<int64_t> next_{0};
+  std::atomic<int64_t> failed_{std::numeric_limits<int64_t>::max()};
+  std::mutex mutex_;
+  std::exception_ptr error_;
+};
+
+/// The most memory the OS threads' copies of a launch's sums may take.
+inline constexpr size_t kMaxPrivateBytes = size_t(256) << 20;
+
+template <typename F, typename Tuple, size_t... I>
+inline void launch_on_cores(int64_t threads, int64_t grain, F &body,
+                            Tuple &specs, std::index_sequence<I...>) {
+  using Job =
+      parallel_job<F, std::decay_t<std::tuple_element_t<I, Tuple>>...>;
+  launch_chunks chunks(threads, grain);
+  if (chunks.count == 0)
+    return;
+  int workers = 1;
+  std::unique_lock<std::mutex> pool_lock;
+  executor run = nullptr;
+  void *user = nullptr;
+  if (chunks.count > 1 && !in_launch()) {
+    workers = int(std::min<int64_t>(num_threads(), chunks.count));
+    size_t bytes = (size_t(0) + ... +
+                    launch_part<std::decay_t<std::tuple_element_t<I, Tuple>>>(
+                        std::get<I>(specs), chunks, 1)
+                        .bytes_per_worker());
+    if (bytes)
+      workers = int(std::max<size_t>(
+          1, std::min<size_t>(workers, kMaxPrivateBytes / bytes)));
+    if (workers > 1) {
+      {
+        parallel_settings &s = settings();
+        std::lock_guard<std::mutex> lock(s.mutex);
+        run = s.run;
+        user = s.user;
+      }
+      if (!run) {
+        pool_lock = pool().acquire();
+        if (!pool_lock.owns_lock())
+          workers = 1;
+      }
+    }
+  }
+  Job job(body, chunks, workers, std::get<I>(specs)...);
+  if (workers == 1)
+    Job::task(&job, 0);
+  else if (run)
+    run(workers, &Job::task, &job, user);
+  else
+    pool().run(workers, &Job::task, &job);
+  if (pool_lock.owns_lock())
+    pool_lock.unlock();
+  job.finish();
+}
+} // namespace detail
+
+/// Runs a launch of `dim.size()` threads on the CPU's cores: `args` are the
+/// launch's sums (`chunk_sums`, `worker_sums`) followed by the body, which
+/// `parallel_launch` calls as `body(begin, end, sums...)` to run threads
+/// [begin, end) in order, each sum as the array its threads add into.
+/// Chunks have at least `grain` threads; a launch of one chunk, or one
+/// started inside a launch, runs on the calling thread. Errors: the first
+/// failure (launch_error) of the lowest thread index that failed is thrown
+/// after every OS thread has stopped; sums are then not added.
+template <typename... A>
+inline void parallel_launch(const grid &dim, int64_t grain, A &&...args) {
+  static_assert(sizeof...(A) >= 1, "the body comes last");
+  auto all = std::forward_as_tuple(std::forward<A>(args)...);
+  auto &body = std::get<sizeof...(A) - 1>(all);
+  detail::launch_on_cores(dim.size(), grain, body, all,
+                          std::make_index_sequence<sizeof...(A) - 1>{});
 }
 
 #endif // !__CUDACC_RTC__
