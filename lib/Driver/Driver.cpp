@@ -112,7 +112,10 @@ void ksc::addCpuLoweringPasses(OpPassManager &pm,
                                const CpuPipelineOptions &options) {
   if (options.boundsCheck)
     pm.addPass(ks::createKsInsertBoundsChecks());
-  pm.addPass(createConvertKsToCpu());
+  ConvertKsToCpuOptions lowering;
+  lowering.parallel = options.parallelLaunches;
+  lowering.deterministic = options.deterministic;
+  pm.addPass(createConvertKsToCpu(lowering));
   pm.addPass(createCanonicalizerPass());
 }
 

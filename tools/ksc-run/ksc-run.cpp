@@ -50,6 +50,9 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include <cstdlib>
+#include <string>
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
@@ -101,6 +104,25 @@ cl::opt<bool>
                 cl::desc("Check array indices and stop with an error on an "
                          "out-of-bounds access (default: true)"),
                 cl::init(true), cl::cat(runCategory));
+/// --threads. libLLVM registers an undocumented option of that name that
+/// ksc-run has no use for: this one takes its place (before the command
+/// line is parsed).
+cl::opt<int> &numThreadsOption() {
+  auto &options = cl::getRegisteredOptions();
+  static bool replaced = [&] {
+    if (auto it = options.find("threads"); it != options.end())
+      it->second->removeArgument();
+    return true;
+  }();
+  (void)replaced;
+  static cl::opt<int> option(
+      "threads",
+      cl::desc("Run CPU launches on at most N OS threads, 1 to 4096 (sets "
+               "KSC_NUM_THREADS; default: $KSC_NUM_THREADS, else every "
+               "hardware thread)"),
+      cl::value_desc("N"), cl::init(0), cl::cat(runCategory));
+  return option;
+}
 cl::opt<std::string> cxx("cxx",
                          cl::desc("Host C++ compiler (default: $KSC_CXX, "
                                   "else the compiler ksc was built with)"),
@@ -314,6 +336,9 @@ static Error checkGradOptions() {
                      "--compare");
   if (!checkGrad && seed.getNumOccurrences())
     return makeError("--seed needs --check-grad");
+  if (cl::opt<int> &threads = numThreadsOption();
+      threads.getNumOccurrences() && (threads < 1 || threads > 4096))
+    return makeError("--threads must be 1 to 4096");
   if (absTol < 0 || relTol < 0)
     return makeError("--atol and --rtol must not be negative");
   return Error::success();
@@ -840,6 +865,7 @@ static mlir::OwningOpRef<mlir::ModuleOp> loadInput(mlir::MLIRContext &context,
 }
 
 static int runKernel(int argc, char **argv) {
+  numThreadsOption();
   cl::HideUnrelatedOptions(runCategory);
   cl::SetVersionPrinter([](raw_ostream &os) {
     os << "ksc-run " << KSC_VERSION << " (LLVM " << KSC_LLVM_VERSION << ")\n";
@@ -854,6 +880,11 @@ static int runKernel(int argc, char **argv) {
   runner::Grid grid;
   if (int status = checkOptions(grid))
     return status;
+
+  // The runtime of the kernels this process loads reads it at their first
+  // launch.
+  if (cl::opt<int> &threads = numThreadsOption(); threads.getNumOccurrences())
+    ::setenv("KSC_NUM_THREADS", std::to_string(threads).c_str(), 1);
 
   mlir::DialectRegistry registry;
   registerAllDialects(registry);

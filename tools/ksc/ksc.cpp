@@ -111,6 +111,26 @@ cl::opt<bool> boundsCheck(
              "component index; an out-of-range one stops the launch with an "
              "error"),
     cl::cat(kscCategory));
+enum class CpuLaunch { Serial, Parallel };
+cl::opt<CpuLaunch> cpuLaunch(
+    "cpu-launch",
+    cl::desc("With --target=cpu: how a launcher runs the threads of a launch "
+             "(see docs/language.md)"),
+    cl::values(clEnumValN(CpuLaunch::Parallel, "parallel",
+                          "chunks of threads on every core, through the "
+                          "runtime's thread pool (default)"),
+               clEnumValN(CpuLaunch::Serial, "serial",
+                          "every thread one after another on the calling "
+                          "thread")),
+    cl::init(CpuLaunch::Parallel), cl::cat(kscCategory));
+cl::opt<bool> deterministic(
+    "deterministic",
+    cl::desc("With --target=cpu: kernels whose results could depend on the "
+             "order of atomic updates (float ones at data-dependent indices, "
+             "ones whose old value is used) run every thread one after "
+             "another, so that every launch gives the same bits for any "
+             "number of OS threads"),
+    cl::cat(kscCategory));
 cl::list<std::string> includeDirs("I", cl::Prefix,
                                   cl::desc("Add a directory to search for "
                                            "#include \"...\""),
@@ -365,6 +385,12 @@ static bool checkTargetOptions() {
               "--target=cuda\n";
     return false;
   }
+  if (target != Target::Cpu &&
+      (cpuLaunch.getNumOccurrences() || deterministic.getNumOccurrences())) {
+    errs() << "ksc: error: --cpu-launch and --deterministic need "
+              "--target=cpu\n";
+    return false;
+  }
   if (tapeBytes < 8 || tapeBytes > 512 * 1024) {
     errs() << "ksc: error: --tape-bytes must be between 8 and 524288 (CUDA's "
               "limit of local memory per thread)\n";
@@ -376,6 +402,14 @@ static bool checkTargetOptions() {
     return false;
   }
   return true;
+}
+
+static CpuPipelineOptions cpuPipeline() {
+  CpuPipelineOptions options;
+  options.boundsCheck = boundsCheck;
+  options.parallelLaunches = cpuLaunch == CpuLaunch::Parallel;
+  options.deterministic = deterministic;
+  return options;
 }
 
 /// Writes what --emit asks for into `output` (and with `header` the
@@ -420,7 +454,7 @@ static mlir::LogicalResult emitCode(mlir::ModuleOp module, std::string &output,
       if (mlir::failed(emitCudaCpp(module, output, cudaPipeline,
                                    emitterOptions, header)))
         return mlir::failure();
-    } else if (mlir::failed(emitCpuCpp(module, output, {boundsCheck},
+    } else if (mlir::failed(emitCpuCpp(module, output, cpuPipeline(),
                                        emitterOptions, header))) {
       return mlir::failure();
     }
@@ -499,7 +533,7 @@ static int compile(int argc, char **argv) {
     if (module && emit == Emit::Cpp) {
       std::string ignored;
       CppEmitterOptions emitterOptions;
-      (void)emitCpuCpp(*module, ignored, {boundsCheck}, emitterOptions);
+      (void)emitCpuCpp(*module, ignored, cpuPipeline(), emitterOptions);
     }
     return mlir::succeeded(handler.verify()) ? 0 : 1;
   }

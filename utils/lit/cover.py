@@ -26,7 +26,7 @@ KEYWORDS = {
     "static_cast", "reinterpret_cast", "extern", "namespace", "template",
     "__global__", "__device__", "__host__", "__forceinline__",
     "__launch_bounds__", "blockIdx", "blockDim", "threadIdx", "gridDim",
-    "INFINITY", "NAN", "KSC_INLINE", "KSC_SEQUENTIAL_LAUNCHES",
+    "INFINITY", "NAN", "KSC_INLINE", "KSC_INLINE_LAMBDA",
 }
 
 # The types of template arguments that count as themselves.

@@ -22,19 +22,36 @@ def ConvertKsToCpu : Pass<"convert-ks-to-cpu", "::mlir::ModuleOp"> {
       (in the order `ks.tid`, `ks.tid 0`, `ks.tid 1`, `ks.tid 2`), which
       replace the `ks.tid` operations;
     * for every kernel a public `func.func @launch_k(%dim: !ks.grid, ...)`
-      runs the whole launch: it calls `@k` for every thread of the grid, one
-      after another in row-major order (one loop over `ks.grid_size` when
-      the kernel reads only `ks.tid`, else one loop per dimension, which
-      also compute the flat index). It carries `ks.launch_of = "k"` so that
-      emitters can give it a C entry point;
+      runs the whole launch. It carries `ks.launch_of = "k"` so that
+      emitters can give it a C entry point. With `parallel` (the default)
+      it is a `ks.parallel_launch` whose body calls `@k` for a range of
+      flat thread indices in order (coordinates computed from the flat
+      index, row-major), at least 1024 threads per chunk when the kernel
+      has no loop and 1 when it has; the runtime runs the ranges on several
+      OS threads. With `parallel=false` it calls `@k` for every thread of
+      the grid, one after another in row-major order (one loop over
+      `ks.grid_size` when the kernel reads only `ks.tid`, else one loop per
+      dimension, which also compute the flat index);
     * an array argument that the kernel only updates with `ks.atomic_rmw
-      add` or `sub` at constant indices below 16, never using the old value
-      (a sum over all threads, such as the adjoint of a scalar argument in an
-      adjoint kernel), is summed in a `ks.accumulator` of the launcher: the
-      threads receive the accumulator in place of the array, and
-      `ks.flush_accumulator` adds it into the array after the last thread.
-      Only the order of the additions changes, which atomic additions leave
-      open anyway.
+      add` or `sub`, never using the old value, is a sum over all threads
+      (such as the adjoint of a scalar argument in an adjoint kernel, or of
+      an array a loop reads at data-dependent indices). At constant indices
+      below 16 of a 1-D array, the threads add into an accumulator of the
+      launch instead (a `ks.accumulator` and `ks.flush_accumulator` when
+      serial, one per chunk of a `ks.parallel_launch`, summed in chunk
+      order); in a parallel launch, when an update is inside a loop, into a
+      copy per OS thread (`private` of `ks.parallel_launch`). Only the
+      order of the additions changes, which atomic additions leave open
+      anyway;
+    * `ks.atomic_rmw` operations become `exclusive` (plain updates) where
+      no other OS thread can access the element meanwhile: those into
+      accumulators and per-thread copies, and every one of a kernel when
+      `parallel=false`. The others stay atomic;
+    * with `deterministic`, a kernel whose results could depend on the order
+      of atomic updates (float ones at data-dependent indices, ones whose
+      old value is used, per-OS-thread copies; in the kernel or the
+      functions it calls) gets the serial launcher instead, so that its
+      results are the same for any number of OS threads.
 
     Argument names move into `ks.name` argument attributes; the `ks.inout`
     and `ks.unsigned` argument and result attributes and the
@@ -51,7 +68,8 @@ def ConvertKsToCpu : Pass<"convert-ks-to-cpu", "::mlir::ModuleOp"> {
     }
     ```
 
-    becomes
+    becomes (`parallel=false`: an `scf.for` over every thread in place of
+    the `ks.parallel_launch`)
 
     ```mlir
     func.func private @fill(%tid: i32 {ks.name = "tid"}, %v: f32 {ks.name = "v"},
@@ -62,17 +80,26 @@ def ConvertKsToCpu : Pass<"convert-ks-to-cpu", "::mlir::ModuleOp"> {
     func.func @launch_fill(%dim: !ks.grid {ks.name = "dim"}, %v: f32 {ks.name = "v"},
                            %y: !ks.array<f32> {ks.name = "y"})
         attributes {ks.launch_of = "fill"} {
-      %c0 = arith.constant 0 : i32
-      %c1 = arith.constant 1 : i32
-      %size = ks.grid_size %dim
-      %n = arith.trunci %size : i64 to i32
-      scf.for %tid = %c0 to %n step %c1 : i32 {
-        func.call @fill(%tid, %v, %y) : (i32, f32, !ks.array<f32>) -> ()
+      ks.parallel_launch %dim grain 1024 {
+      ^bb0(%begin: i32, %end: i32):
+        %c1 = arith.constant 1 : i32
+        scf.for %tid = %begin to %end step %c1 : i32 {
+          func.call @fill(%tid, %v, %y) : (i32, f32, !ks.array<f32>) -> ()
+        }
       }
       return
     }
     ```
   }];
+  let options = [
+    Option<"parallel", "parallel", "bool", /*default=*/"true",
+           "Launchers run chunks of threads on several OS threads "
+           "(ks.parallel_launch); false: every thread one after another">,
+    Option<"deterministic", "deterministic", "bool", /*default=*/"false",
+           "With parallel: a kernel whose results could depend on the order "
+           "of its atomic updates (float ones, ones whose old value is used, "
+           "per-thread copies) gets a serial launcher">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",

@@ -76,6 +76,12 @@ void addHessianVectorPasses(mlir::OpPassManager &pm,
 struct CpuPipelineOptions {
   /// Insert bounds checks on every array access.
   bool boundsCheck = false;
+  /// Launchers run chunks of threads on several OS threads (`ksc
+  /// --cpu-launch=parallel`), else every thread one after another.
+  bool parallelLaunches = true;
+  /// With parallelLaunches: kernels whose results could depend on the order
+  /// of atomic updates get serial launchers (`ksc --deterministic`).
+  bool deterministic = false;
 };
 
 /// From ks IR to the IR the C++ emitter prints.

@@ -170,6 +170,32 @@ struct CallOpLowering : public OpConversionPattern<ks::CallOp> {
 };
 } // namespace
 
+SmallVector<Value, 3> ksc::conversion::gridCoordinates(OpBuilder &b,
+                                                        Location loc,
+                                                        Value grid, Value flat,
+                                                        const std::string *nameOf) {
+  Type type = flat.getType();
+  auto extent = [&](int64_t dim) -> Value {
+    Value value = ks::GridExtentOp::create(b, loc, grid, dim);
+    if (type.isInteger(64))
+      return value;
+    return arith::TruncIOp::create(b, loc, type, value);
+  };
+  auto named = [&](int dim) {
+    return !nameOf || nameOf[dim + 1].empty()
+               ? loc
+               : Location(NameLoc::get(b.getStringAttr(nameOf[dim + 1]), loc));
+  };
+  // Both extents are read before the divisions: the C++ emitter prints them
+  // where they are used.
+  Value ys = extent(1), zs = extent(2);
+  Value rows = arith::DivSIOp::create(b, loc, flat, zs);
+  Value z = arith::RemSIOp::create(b, named(2), flat, zs);
+  Value y = arith::RemSIOp::create(b, named(1), rows, ys);
+  Value x = arith::DivSIOp::create(b, named(0), rows, ys);
+  return {x, y, z};
+}
+
 void ksc::conversion::populateFunctionLoweringPatterns(
     RewritePatternSet &patterns) {
   patterns.add<FuncOpLowering, ReturnOpLowering, CallOpLowering>(

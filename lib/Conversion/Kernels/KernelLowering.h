@@ -50,6 +50,15 @@ ThreadFunction createThreadFunction(mlir::ConversionPatternRewriter &rewriter,
 mlir::func::FuncOp createLauncher(mlir::ConversionPatternRewriter &rewriter,
                                   ks::KernelOp kernel);
 
+/// The coordinates (x, y, z) of flat thread index `flat` (i32 or i64) in
+/// grid `grid`, row-major: flat = (x * Y + y) * Z + z. `nameOf` (as in
+/// ThreadFunction, or null) names them.
+llvm::SmallVector<mlir::Value, 3> gridCoordinates(mlir::OpBuilder &b,
+                                                  mlir::Location loc,
+                                                  mlir::Value grid,
+                                                  mlir::Value flat,
+                                                  const std::string *nameOf);
+
 /// `ks.func`, `ks.return` and `ks.call` as their `func` counterparts.
 void populateFunctionLoweringPatterns(mlir::RewritePatternSet &patterns);
 

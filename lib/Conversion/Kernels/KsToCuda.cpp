@@ -76,15 +76,9 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
     auto callThread = [&](Value flat) {
       SmallVector<Value> args;
       // The coordinates in row-major order: flat = (x * Y + y) * Z + z.
-      Value coords[3];
-      if (llvm::any_of(thread.kinds, [](int kind) { return kind != kFlat; })) {
-        Value ys = ks::GridExtentOp::create(rewriter, loc, grid, 1);
-        Value zs = ks::GridExtentOp::create(rewriter, loc, grid, 2);
-        Value rows = arith::DivSIOp::create(rewriter, loc, flat, zs);
-        coords[2] = arith::RemSIOp::create(rewriter, loc, flat, zs);
-        coords[1] = arith::RemSIOp::create(rewriter, loc, rows, ys);
-        coords[0] = arith::DivSIOp::create(rewriter, loc, rows, ys);
-      }
+      SmallVector<Value, 3> coords;
+      if (llvm::any_of(thread.kinds, [](int kind) { return kind != kFlat; }))
+        coords = gridCoordinates(rewriter, loc, grid, flat, nullptr);
       // The grid has at most 2^31 - 1 threads (the host launch function
       // checks): every index fits the kernel's int.
       // (The flat index keeps its name in 64 bits, `flat`.)

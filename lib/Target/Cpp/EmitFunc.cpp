@@ -296,6 +296,13 @@ LogicalResult Emitter::emitFunction(func::FuncOp func) {
                       : "the thread of the launch\n// grid with that index, "
                         "if there is one.\n"))
                     .str();
+    else if (llvm::any_of(func.getOps<ks::ParallelLaunchOp>(),
+                          [](auto) { return true; }))
+      comment = ("// Runs the threads of a launch of kernel " +
+                 kernel.getValue() +
+                 " on the CPU's cores: chunks of\n// consecutive threads, "
+                 "each chunk's threads in order (ksc::parallel_launch).\n")
+                    .str();
     else
       comment = ("// Runs every thread of a launch of kernel " +
                  kernel.getValue() + ", one after another.\n")
@@ -424,9 +431,6 @@ LogicalResult Emitter::emitModule(ModuleOp m) {
   if (!options.sourceName.empty())
     os << " from " << options.sourceName;
   os << ". Do not edit.\n";
-  // The CPU launchers below run the threads of a launch one after another.
-  if (!isCuda())
-    os << "#define KSC_SEQUENTIAL_LAUNCHES 1\n";
   if (options.standalone) {
     os << "// The ksc runtime header is included below (--standalone).\n\n";
     os << getCpuRuntimeHeader() << "\n\n";

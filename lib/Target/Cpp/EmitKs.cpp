@@ -74,9 +74,11 @@ FailureOr<Expr> Emitter::buildKsExpr(Operation &op) {
     for (Value index : atomic.getIndices())
       args.push_back(valueExpr(index));
     args.push_back(operandAs(atomic.getValue(), isUnsignedElement));
-    Expr result =
-        call(("ksc::atomic_" + ks::stringifyAtomicKind(atomic.getKind())).str(),
-             args);
+    // `ksc::exclusive_add`: the same update as a plain read and write.
+    Expr result = call((atomic.getExclusive() ? "ksc::exclusive_"
+                                              : "ksc::atomic_") +
+                           ks::stringifyAtomicKind(atomic.getKind()).str(),
+                       args);
     result.readsMemory = true;
     result.isUnsigned = isUnsignedElement;
     return result;
@@ -189,6 +191,8 @@ LogicalResult Emitter::emitKsStatement(Operation &op) {
     bindVar(sum.getResult(), var);
     return success();
   }
+  if (auto launch = dyn_cast<ks::ParallelLaunchOp>(op))
+    return emitParallelLaunch(*launch);
   if (auto flush = dyn_cast<ks::FlushAccumulatorOp>(op)) {
     os << operand(valueExpr(flush.getAccumulator()), kPostfix) << ".flush_into("
        << operand(valueExpr(flush.getArray()), kAssign) << ");\n";
@@ -259,4 +263,37 @@ LogicalResult Emitter::emitRandom(Operation &op) {
 
 std::string ksc::cpp::cppStringLiteral(StringRef text) {
   return stringLiteral(text);
+}
+
+// `ksc::parallel_launch(dim, 1024, ksc::chunk_sums<1>(adj_a),
+//     [&](int begin, int end, ksc::array<float> adj_a_sum) KSC_INLINE_LAMBDA {
+//   for (int tid = begin; tid < end; ++tid) { ... }
+// });`: the body is a lambda the runtime calls per range of threads.
+LogicalResult Emitter::emitParallelLaunch(Operation &op) {
+  auto launch = cast<ks::ParallelLaunchOp>(op);
+  os << "ksc::parallel_launch("
+     << operand(valueExpr(launch.getGrid()), kAssign) << ", "
+     << launch.getGrain();
+  for (auto [sum, size] : llvm::zip(launch.getSums(), launch.getSizes()))
+    os << ", ksc::chunk_sums<" << size << ">("
+       << operand(valueExpr(sum), kAssign) << ")";
+  for (Value array : launch.getPrivateSums())
+    os << ", ksc::worker_sums(" << operand(valueExpr(array), kAssign) << ")";
+  os << ",\n    [&](";
+  pushScope();
+  Block &body = launch.getBody().front();
+  for (BlockArgument arg : body.getArguments()) {
+    std::string name = getNameFromLoc(arg.getLoc()).str();
+    unsigned var = newVar(name, cppType(arg));
+    vars[var].reusable = false;
+    bindVar(arg, var);
+    os << (arg.getArgNumber() ? ", " : "") << declare(var);
+  }
+  os << ") KSC_INLINE_LAMBDA {\n";
+  os.indent();
+  LogicalResult result = emitBlock(body);
+  os.unindent();
+  os << "});\n";
+  popScope();
+  return result;
 }

@@ -283,7 +283,8 @@ LogicalResult Emitter::emitOperation(Operation &op) {
   if (isa<scf::IfOp, scf::ForOp, scf::WhileOp>(op))
     return emitScfOp(op);
   if (isa<ks::StoreOp, ks::CheckBoundsOp, ks::CheckIndexOp, ks::TapePushOp,
-          ks::TapeCreateOp, ks::AccumulatorOp, ks::FlushAccumulatorOp>(op))
+          ks::TapeCreateOp, ks::AccumulatorOp, ks::FlushAccumulatorOp,
+          ks::ParallelLaunchOp>(op))
     return emitKsStatement(op);
   if (auto insert = dyn_cast<vector::InsertOp>(op))
     return emitVectorInsert(insert);

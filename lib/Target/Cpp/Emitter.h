@@ -285,6 +285,7 @@ public:
   mlir::LogicalResult emitOperation(mlir::Operation &op);
   mlir::LogicalResult emitScfOp(mlir::Operation &op);
   mlir::LogicalResult emitKsStatement(mlir::Operation &op);
+  mlir::LogicalResult emitParallelLaunch(mlir::Operation &op);
   mlir::LogicalResult emitReturn(mlir::func::ReturnOp op);
   /// The variables of the in-out (`T &`) parameters of `func`.
   llvm::SmallVector<unsigned> inoutParamVars(mlir::func::FuncOp func);

@@ -1,5 +1,6 @@
-// RUN: ksc-opt %s --convert-ks-to-cpu --split-input-file | FileCheck %s
+// RUN: ksc-opt %s --convert-ks-to-cpu=parallel=false --split-input-file | FileCheck %s
 
+// (The serial launchers of parallel=false; parallel.mlir has the default.)
 // An array a kernel only adds into at constant indices (a sum over all
 // threads) gets a ks.accumulator of the launch, sized by the largest index:
 // the thread function receives the accumulator, which the launcher flushes

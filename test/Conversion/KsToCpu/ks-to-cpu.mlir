@@ -1,6 +1,6 @@
-// RUN: ksc-opt %s --convert-ks-to-cpu | FileCheck %s
-// RUN: ksc-opt %s --convert-ks-to-cpu | ksc-opt | FileCheck %s
-// RUN: ksc-opt %s --convert-ks-to-cpu | FileCheck %s --check-prefix=GONE
+// RUN: ksc-opt %s --convert-ks-to-cpu=parallel=false | FileCheck %s
+// RUN: ksc-opt %s --convert-ks-to-cpu=parallel=false | ksc-opt | FileCheck %s
+// RUN: ksc-opt %s --convert-ks-to-cpu=parallel=false | FileCheck %s --check-prefix=GONE
 
 // Nothing of ks.kernel, ks.func, ks.call, ks.return or ks.tid is left.
 // GONE-NOT: ks.kernel
@@ -144,11 +144,12 @@ ks.kernel @two_names(%y: !ks.array<i32>) {
   ks.return
 }
 
-// Atomic updates stay as they are, like loads and stores.
+// Atomic updates stay, like loads and stores; in a serial launch they are
+// exclusive (one OS thread runs every thread).
 
 // CHECK-LABEL: func.func private @histogram(
 // CHECK-SAME:      %[[T:.*]]: i32 {ks.name = "tid"}, %[[H:.*]]: !ks.array<f32, 2> {ks.name = "h"}, %[[V:.*]]: f32 {ks.name = "v"}) {
-// CHECK-NEXT:    %{{.*}} = ks.atomic_rmw add %[[H]][%[[T]], %[[T]]], %[[V]] : !ks.array<f32, 2>, i32, i32
+// CHECK-NEXT:    %{{.*}} = ks.atomic_rmw add exclusive %[[H]][%[[T]], %[[T]]], %[[V]] : !ks.array<f32, 2>, i32, i32
 // CHECK-NEXT:    return
 ks.kernel @histogram(%h: !ks.array<f32, 2>, %v: f32) {
   %i = ks.tid : i32

@@ -405,6 +405,35 @@ LogicalResult AccumulatorOp::verify() {
   return verifyAtomicElements(*this, type, AtomicKind::add);
 }
 
+LogicalResult ParallelLaunchOp::verify() {
+  if (getSizes().size() != getSums().size())
+    return emitOpError("expects one size per summed array, got ")
+           << getSizes().size() << " for " << getSums().size();
+  for (auto [sum, size] : llvm::zip(getSums(), getSizes())) {
+    auto type = cast<ArrayType>(sum.getType());
+    if (type.getRank() != 1)
+      return emitOpError("sums elements of 1-D arrays only, got ") << type;
+    if (size < 1)
+      return emitOpError("expects sizes >= 1, got ") << size;
+    if (failed(verifyAtomicElements(*this, type, AtomicKind::add)))
+      return failure();
+  }
+  for (Value array : getPrivateSums())
+    if (failed(verifyAtomicElements(*this, cast<ArrayType>(array.getType()),
+                                    AtomicKind::add)))
+      return failure();
+  Block &body = getBody().front();
+  Type i32 = IntegerType::get(getContext(), 32);
+  SmallVector<Type> expected = {i32, i32};
+  llvm::append_range(expected, getSums().getTypes());
+  llvm::append_range(expected, getPrivateSums().getTypes());
+  if (body.getArgumentTypes() != ArrayRef<Type>(expected))
+    return emitOpError("expects the body to take (i32, i32, ")
+           << "<the summed arrays' types>), got " << body.getNumArguments()
+           << " arguments";
+  return success();
+}
+
 LogicalResult CheckBoundsOp::verify() {
   ArrayType type = getArray().getType();
   if (getIndices().empty() || getIndices().size() > type.getRank()) {

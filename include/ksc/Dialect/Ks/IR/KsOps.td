@@ -328,18 +328,26 @@ def Ks_AtomicRMWOp : Ks_Op<"atomic_rmw", [
     element by another thread of the same launch races with it. Indices are
     not checked unless the `ks-insert-bounds-checks` pass ran.
 
+    `exclusive` says that no other OS thread accesses the element while the
+    thread runs, so that the update can be a plain read and write with the
+    same result: `convert-ks-to-cpu` sets it where the launch makes the
+    memory private (launch-private sums, or every thread of a launch on one
+    OS thread).
+
     ```mlir
     %old = ks.atomic_rmw add %hist[%bin], %one : !ks.array<f32>, i32
     %prev = ks.atomic_rmw max %grid[%i, %j], %v : !ks.array<i64, 2>, i32, i64
+    %0 = ks.atomic_rmw add exclusive %sum[%c0], %x : !ks.array<f32>, i32
     ```
   }];
   let arguments = (ins Ks_AtomicKind:$kind,
                        Arg<Ks_ArrayType, "the array", [MemRead, MemWrite]>:$array,
                        Variadic<AnySignlessInteger>:$indices,
-                       AnyType:$value);
+                       AnyType:$value,
+                       UnitAttr:$exclusive);
   let results = (outs AnyType:$result);
   let assemblyFormat = [{
-    $kind $array `[` $indices `]` `,` $value attr-dict `:` qualified(type($array)) `,` type($indices)
+    $kind (`exclusive` $exclusive^)? $array `[` $indices `]` `,` $value attr-dict `:` qualified(type($array)) `,` type($indices)
   }];
   let hasVerifier = 1;
 }
@@ -395,6 +403,68 @@ def Ks_FlushAccumulatorOp : Ks_Op<"flush_accumulator", [
   let assemblyFormat = [{
     $accumulator `into` $array attr-dict `:` qualified(type($array))
   }];
+}
+
+def Ks_ParallelLaunchOp : Ks_Op<"parallel_launch", [
+    AttrSizedOperandSegments, RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"ParallelYieldOp">]> {
+  let summary = "Runs the threads of a CPU launch on several OS threads";
+  let description = [{
+    Runs the `ks.grid_size` threads of `grid` by executing the body once per
+    range `[%begin, %end)` of consecutive thread indices, ranges possibly at
+    the same time on different OS threads (the runtime's
+    `ksc::parallel_launch`). Ranges are made of chunks: consecutive threads,
+    at least `grain` per chunk and at most 1024 chunks, so that the chunks
+    depend on the launch size only.
+
+    The body receives, after `%begin` and `%end`, one array per `sums`
+    operand and one per `private` operand, in that order:
+
+    * a `sums` operand (1-D, with its size in `sizes`) becomes a zeroed
+      accumulator of `min(size, dim(array, 0))` elements private to the
+      chunk; after the launch the chunks' accumulators are added up in
+      chunk order and then into the array, so the result does not depend
+      on the number of OS threads;
+    * a `private` operand becomes a zeroed array of the same shape private
+      to the OS thread (the array itself when the launch runs on one); after
+      the launch the private arrays are added into it.
+
+    The body may therefore update these only with additions whose old values
+    it does not read. A failing thread stops the launch with the error of
+    the lowest thread index that failed, and nothing is added.
+
+    ```mlir
+    ks.parallel_launch %dim grain 1024 sums(%adj_a : !ks.array<f32>)
+        attributes {sizes = array<i64: 1>} {
+    ^bb0(%begin: i32, %end: i32, %adj_a_sum: !ks.array<f32>):
+      scf.for %tid = %begin to %end step %c1 : i32 {
+        func.call @saxpy_adj(%tid, %a, %x, %y, %adj_a_sum, %adj_x, %adj_y) : (...) -> ()
+      }
+    }
+    ```
+  }];
+  let arguments = (ins Ks_GridType:$grid,
+                       ConfinedAttr<I64Attr, [IntMinValue<1>]>:$grain,
+                       Variadic<Ks_ArrayType>:$sums,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$sizes,
+                       Variadic<Ks_ArrayType>:$private_sums);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $grid `grain` $grain (`sums` `(` $sums^ `:` type($sums) `)`)?
+    (`private` `(` $private_sums^ `:` type($private_sums) `)`)? attr-dict-with-keyword
+    $body
+  }];
+  let hasVerifier = 1;
+}
+
+def Ks_ParallelYieldOp : Ks_Op<"parallel_yield", [Pure, Terminator,
+    HasParent<"ParallelLaunchOp">]> {
+  let summary = "Ends the body of a ks.parallel_launch";
+  let description = [{
+    The terminator of the body of `ks.parallel_launch`, implied in its
+    printed form.
+  }];
+  let assemblyFormat = "attr-dict";
 }
 
 def Ks_AsConstOp : Ks_Op<"as_const", [Pure,
