@@ -9,8 +9,6 @@
 #ifndef KSC_GRAD_BENCH_H
 #define KSC_GRAD_BENCH_H
 
-// As the generated files define it: their launchers run threads in turn.
-#define KSC_SEQUENTIAL_LAUNCHES 1
 #include "ksc_runtime.h"
 
 #include <benchmark/benchmark.h>
@@ -28,9 +26,10 @@ constexpr int kTerms = 64;   // Horner: polynomial terms
 
 inline const ksc::grid kGrid(kThreads);
 
-/// Deterministic values in [lo, hi).
-template <typename T> std::vector<T> values(size_t n, float lo, float hi) {
-  std::mt19937 rng(42);
+/// Deterministic values in [lo, hi), the same for the same seed.
+template <typename T>
+std::vector<T> values(size_t n, float lo, float hi, unsigned seed = 42) {
+  std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(lo, hi);
   std::vector<T> out(n);
   for (T &v : out) {

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# The CPU throughput benchmark: times every kernel K of grad-kernels.kdsl
+# and of stream.kdsl (a memory-bound one) on this machine, as
+#  - a hand-written serial C++ loop of K (cpu_bench_hand.cpp),
+#  - K and K_adj through ksc's serial launchers (`--cpu-launch=serial`),
+#  - K and K_adj through ksc's parallel launchers on 1 and on 2 OS threads
+#    (ksc::set_num_threads in the benchmark process),
+#  - and, when `python3 -c 'import warp'` works (or WARP_PYTHON names a
+#    Python that has NVIDIA Warp), K and K_adj in Warp on its "cpu" device
+#    (warp_cpu_bench.py; the median of WARP_RUNS runs, default 25),
+# and prints the times and their ratios as Markdown tables, each time the
+# median of 5 repetitions (Google Benchmark).
+#
+# Each ksc mode is its own translation unit, built with the host C++
+# compiler at -O2 (as run-grad-bench.sh builds its units) from what `ksc`
+# generates for both files in a namespace of its own (--namespace), so that
+# the units link together. Before timing anything the benchmark checks that
+# every launcher computes what the hand-written loop (for K) or the serial
+# launcher (for K_adj) computes, and stops if one does not (set
+# CPU_BENCH_KEEP_GOING=1 to time them anyway, marked "wrong").
+#
+#   utils/bench/run-cpu-bench.sh [extra Google Benchmark flags]
+#
+# e.g. --benchmark_filter=nbody (also selects the Warp kernels), or
+# --benchmark_min_time=0.01 for a quick try (0.01s from Google Benchmark
+# 1.8 on). KSC_NUM_THREADS would override the numbers of threads: the
+# script unsets it.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+build="$(bash "$root/utils/setup.sh")"
+ksc="$build/bin/ksc"
+runtime="$("$ksc" --print-runtime-dir)"
+cxx="${CXX:-c++}"
+cxxflags=(-O2 -std=c++17 -I "$here" -I "$runtime")
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+# unit NAME ADJOINT [ksc options...]: generates the kernels of both files
+# into namespace cpu_bench::NAME and compiles them with cpu_bench_ksc.cpp
+# into $work/NAME.o.
+unit() {
+  local name="$1" adjoint="$2"
+  shift 2
+  local kdsl
+  for kdsl in grad-kernels stream; do
+    "$ksc" "$here/$kdsl.kdsl" --namespace="cpu_bench::$name" "$@" -o -
+  done > "$work/$name.cpp"
+  "$cxx" "${cxxflags[@]}" -DKSC_ADJOINT="$adjoint" -DCPU_BENCH_UNIT="$name" \
+    -DKSC_GENERATED="\"$work/$name.cpp\"" -c "$here/cpu_bench_ksc.cpp" \
+    -o "$work/$name.o"
+}
+echo "run-cpu-bench: building" >&2
+unit serial_k 0 --cpu-launch=serial
+unit serial_adj 1 --cpu-launch=serial --grad=reverse
+unit parallel_k 0 --cpu-launch=parallel
+unit parallel_adj 1 --cpu-launch=parallel --grad=reverse
+for part in hand main; do
+  "$cxx" "${cxxflags[@]}" -c "$here/cpu_bench_$part.cpp" -o "$work/$part.o"
+done
+"$cxx" "$work"/*.o -o "$work/cpu_bench" -lbenchmark -lpthread
+
+echo "run-cpu-bench: running" >&2
+env -u KSC_NUM_THREADS "$work/cpu_bench" --benchmark_format=json \
+  --benchmark_repetitions=5 --benchmark_report_aggregates_only=true "$@" \
+  > "$work/results.json"
+
+# Warp, when it is there: the same kernels, on the kernels the filter picks.
+warp_python="${WARP_PYTHON:-python3}"
+filter=""
+for arg in "$@"; do
+  case "$arg" in
+    --benchmark_filter=*) filter="${arg#*=}" ;;
+  esac
+done
+if "$warp_python" -c 'import warp' > /dev/null 2>&1; then
+  echo "run-cpu-bench: running Warp ($warp_python)" >&2
+  if ! "$warp_python" "$here/warp_cpu_bench.py" --filter="$filter" \
+      --runs="${WARP_RUNS:-25}" > "$work/warp.json"; then
+    echo "run-cpu-bench: warning: warp_cpu_bench.py failed; no Warp" \
+      "columns" >&2
+    rm -f "$work/warp.json"
+  fi
+else
+  echo "run-cpu-bench: no Warp ($warp_python cannot import warp)" >&2
+fi
+
+cpu="$(lscpu 2> /dev/null || true)"
+model="$(sed -n 's/^Model name: *//p' <<< "$cpu" | head -n 1)"
+sockets="$(sed -n 's/^Socket(s): *//p' <<< "$cpu" | head -n 1)"
+cores="$(sed -n 's/^Core(s) per socket: *//p' <<< "$cpu" | head -n 1)"
+echo "Machine: ${model:-unknown CPU}, $((${sockets:-1} * ${cores:-0})) cores," \
+  "$(nproc --all) hardware threads; $("$cxx" --version | head -n 1) -O2;" \
+  "$("$ksc" --version 2>&1 | sed -n 's/^ *//; /./{p;q;}')"
+echo
+
+python3 - "$work/results.json" "$work/warp.json" <<'PY'
+import json, os, statistics, sys
+
+results = json.load(open(sys.argv[1]))
+warp = json.load(open(sys.argv[2])) if os.path.exists(sys.argv[2]) else {}
+times, wrong, order = {}, set(), []
+for b in results["benchmarks"]:
+    if b.get("aggregate_name") != "median":
+        continue
+    kernel, mode = b["run_name"].split("/")[:2]
+    if kernel not in times:
+        order.append(kernel)
+    times.setdefault(kernel, {})[mode] = b["real_time"]
+    if b.get("label") == "WRONG":
+        wrong.add((kernel, mode))
+
+def t(kernel, mode):
+    """A time in us, or None."""
+    if mode.startswith("warp_"):
+        return warp.get(kernel, {}).get(mode[5:])
+    return times[kernel].get(mode)
+
+def us(kernel, mode):
+    v = t(kernel, mode)
+    if v is None:
+        return "-"
+    return "%.1f%s" % (v, " (wrong)" if (kernel, mode) in wrong else "")
+
+def ratio(kernel, num, den, summary=None):
+    a, b = t(kernel, num), t(kernel, den)
+    if a is None or b is None or b == 0:
+        return "-"
+    if (kernel, num) in wrong or (kernel, den) in wrong:
+        return "n/a"
+    if summary is not None:
+        summary.append(a / b)
+    return "%.2f" % (a / b)
+
+def table(header, rows):
+    print("| " + " | ".join(header) + " |")
+    print("| --- |" + " ---: |" * (len(header) - 1))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    print()
+
+has_warp = any(warp.get(k) for k in order)
+sums = {}
+def col(name):
+    return sums.setdefault(name, [])
+
+header = ["kernel", "hand loop (us)", "K serial (us)", "K 1 thread (us)",
+          "K 2 threads (us)", "hand / K 1t", "K 1t / K 2t"]
+if has_warp:
+    header += ["Warp K (us)", "Warp K / K 1t"]
+rows = []
+for k in order:
+    row = [k, us(k, "hand"), us(k, "K_serial"), us(k, "K_1t"), us(k, "K_2t"),
+           ratio(k, "hand", "K_1t", col("hand / K 1t")),
+           ratio(k, "K_1t", "K_2t", col("K 1t / K 2t"))]
+    if has_warp:
+        row += [us(k, "warp_K"), ratio(k, "warp_K", "K_1t", col("Warp K / K 1t"))]
+    rows.append(row)
+table(header, rows)
+
+header = ["kernel", "K_adj serial (us)", "K_adj 1 thread (us)",
+          "K_adj 2 threads (us)", "K_adj / K serial", "K_adj / K 1t",
+          "K_adj / K 2t", "K_adj 1t / 2t"]
+if has_warp:
+    header += ["Warp K_adj (us)", "Warp K_adj / K_adj 1t"]
+rows = []
+for k in order:
+    row = [k, us(k, "K_adj_serial"), us(k, "K_adj_1t"), us(k, "K_adj_2t"),
+           ratio(k, "K_adj_serial", "K_serial", col("K_adj / K serial")),
+           ratio(k, "K_adj_1t", "K_1t", col("K_adj / K 1t")),
+           ratio(k, "K_adj_2t", "K_2t", col("K_adj / K 2t")),
+           ratio(k, "K_adj_1t", "K_adj_2t", col("K_adj 1t / 2t"))]
+    if has_warp:
+        row += [us(k, "warp_K_adj"),
+                ratio(k, "warp_K_adj", "K_adj_1t", col("Warp K_adj / K_adj 1t"))]
+    rows.append(row)
+table(header, rows)
+
+print("Times: medians of 5 repetitions. hand / K 1t below 1: ksc's K is "
+      "slower than the hand-written loop; K 1t / K 2t: the speedup of 2 OS "
+      "threads.%s" % (" \"wrong\": the launcher failed the self-check "
+                      "(its ratios are left out)." if wrong else ""))
+if has_warp:
+    print("Warp: medians of %d runs, each one wp.launch (K) or "
+          "tape.backward() (K_adj) on device \"cpu\", Python included "
+          "(a wp.launch of one thread: %.1f us); Warp / ksc above 1: ksc is "
+          "faster." % (warp["_runs"], warp["_launch_us"]))
+for name, values in sums.items():
+    if len(values) > 1:
+        print("%s: median %.2f, min %.2f, max %.2f" % (
+            name, statistics.median(values), min(values), max(values)))
+PY
