@@ -1401,7 +1401,8 @@ template <int Size, typename T> struct launch_part<chunk_sums_of<Size, T>> {
   launch_part(const chunk_sums_of<Size, T> &spec, const launch_chunks &chunks,
               int /*workers*/)
       : target(spec.target), sums(size_t(chunks.count) * Size) {}
-  static size_t bytes_per_worker() { return 0; }
+  /// The memory each OS thread of the launch adds into on its own.
+  static size_t bytes_per_worker(const chunk_sums_of<Size, T> &) { return 0; }
   template <typename G> KSC_INLINE void run(int, int64_t chunk, G &&g) {
     accumulator<T, Size> local(target);
     g(array<T>(local));
@@ -1427,7 +1428,9 @@ template <typename T, int N> struct launch_part<worker_sums_of<T, N>> {
   launch_part(const worker_sums_of<T, N> &spec, const launch_chunks &,
               int workers)
       : target(spec.target), copies(workers > 1 ? workers : 0) {}
-  size_t bytes_per_worker() const { return size_t(target.size()) * sizeof(T); }
+  static size_t bytes_per_worker(const worker_sums_of<T, N> &spec) {
+    return size_t(spec.target.size()) * sizeof(T);
+  }
   template <typename G> KSC_INLINE void run(int worker, int64_t, G &&g) {
     if (copies.empty()) {
       g(array<T, N>(target));
@@ -1594,10 +1597,10 @@ inline void launch_on_cores(int64_t threads, int64_t grain, F &body,
   void *user = nullptr;
   if (chunks.count > 1 && !in_launch()) {
     workers = int(std::min<int64_t>(num_threads(), chunks.count));
-    size_t bytes = (size_t(0) + ... +
-                    launch_part<std::decay_t<std::tuple_element_t<I, Tuple>>>(
-                        std::get<I>(specs), chunks, 1)
-                        .bytes_per_worker());
+    size_t bytes =
+        (size_t(0) + ... +
+         launch_part<std::decay_t<std::tuple_element_t<I, Tuple>>>::
+             bytes_per_worker(std::get<I>(specs)));
     if (bytes)
       workers = int(std::max<size_t>(
           1, std::min<size_t>(workers, kMaxPrivateBytes / bytes)));
