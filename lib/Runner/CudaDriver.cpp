@@ -61,48 +61,55 @@ static Expected<DriverApi> openDriver() {
 
   DriverApi api;
   std::vector<std::string> missing;
-  auto resolve = [&](auto &entry, const char *symbol) {
-    // cuda.h maps the plain names to the _v2 versions where there are two.
-    void *address =
-        library.getAddressOfSymbol((symbol + Twine("_v2")).str().c_str());
-    if (!address)
-      address = library.getAddressOfSymbol(symbol);
+  // Each entry point under the name cuda.h maps it to (CUDA 12 and 13):
+  // `cuMemAlloc` is cuMemAlloc_v2, but cuCtxSynchronize_v2 is another
+  // function than cuCtxSynchronize (it takes a context), so the names are
+  // spelled out, never guessed. `fallback`: the name in older drivers.
+  auto resolve = [&](auto &entry, const char *symbol,
+                     const char *fallback = nullptr) {
+    void *address = library.getAddressOfSymbol(symbol);
+    if (!address && fallback)
+      address = library.getAddressOfSymbol(fallback);
     if (!address)
       missing.push_back(symbol);
     entry = reinterpret_cast<std::remove_reference_t<decltype(entry)>>(address);
   };
 #define KSC_RESOLVE(name) resolve(api.name, #name)
+#define KSC_RESOLVE_V2(name) resolve(api.name, #name "_v2")
   KSC_RESOLVE(cuInit);
   KSC_RESOLVE(cuDriverGetVersion);
   KSC_RESOLVE(cuDeviceGetCount);
   KSC_RESOLVE(cuDeviceGet);
   KSC_RESOLVE(cuDeviceGetName);
   KSC_RESOLVE(cuDeviceGetAttribute);
-  KSC_RESOLVE(cuDeviceTotalMem);
+  KSC_RESOLVE_V2(cuDeviceTotalMem);
   KSC_RESOLVE(cuDevicePrimaryCtxRetain);
-  KSC_RESOLVE(cuDevicePrimaryCtxRelease);
-  KSC_RESOLVE(cuDevicePrimaryCtxReset);
+  KSC_RESOLVE_V2(cuDevicePrimaryCtxRelease);
+  KSC_RESOLVE_V2(cuDevicePrimaryCtxReset);
   KSC_RESOLVE(cuCtxSetCurrent);
   KSC_RESOLVE(cuCtxSynchronize);
   KSC_RESOLVE(cuModuleLoadDataEx);
   KSC_RESOLVE(cuModuleUnload);
-  KSC_RESOLVE(cuLinkCreate);
-  KSC_RESOLVE(cuLinkAddData);
+  KSC_RESOLVE_V2(cuLinkCreate);
+  KSC_RESOLVE_V2(cuLinkAddData);
   KSC_RESOLVE(cuLinkComplete);
   KSC_RESOLVE(cuLinkDestroy);
   KSC_RESOLVE(cuModuleGetFunction);
-  KSC_RESOLVE(cuMemAlloc);
-  KSC_RESOLVE(cuMemFree);
-  KSC_RESOLVE(cuMemcpyHtoD);
-  KSC_RESOLVE(cuMemcpyDtoH);
+  KSC_RESOLVE_V2(cuMemAlloc);
+  KSC_RESOLVE_V2(cuMemFree);
+  KSC_RESOLVE_V2(cuMemcpyHtoD);
+  KSC_RESOLVE_V2(cuMemcpyDtoH);
   KSC_RESOLVE(cuLaunchKernel);
   KSC_RESOLVE(cuEventCreate);
-  KSC_RESOLVE(cuEventDestroy);
+  KSC_RESOLVE_V2(cuEventDestroy);
   KSC_RESOLVE(cuEventRecord);
   KSC_RESOLVE(cuEventSynchronize);
-  KSC_RESOLVE(cuEventElapsedTime);
+  // (cuda.h maps it to _v2 from CUDA 12.8 on; the same signature.)
+  resolve(api.cuEventElapsedTime, "cuEventElapsedTime_v2",
+          "cuEventElapsedTime");
   KSC_RESOLVE(cuGetErrorName);
   KSC_RESOLVE(cuGetErrorString);
+#undef KSC_RESOLVE_V2
 #undef KSC_RESOLVE
   if (!missing.empty())
     return noDevice(
