@@ -77,7 +77,7 @@ run)
   mkdir -p "$out"
   nvidia-smi >"$out/nvidia-smi.txt" 2>&1 || true
   set +e
-  "$dir/bin/ksc-replay" "$dir/bundle" --report="$out/report.json" --quiet \
+  "$dir/bin/ksc-replay" "$dir/bundle" --report="$out/report.json" \
     2>&1 | tee "$out/replay.txt"
   status="${PIPESTATUS[0]}"
   set -e

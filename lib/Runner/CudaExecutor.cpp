@@ -160,6 +160,7 @@ public:
   std::string describe() const override {
     return "cuda (" + deviceName + ", " + arch + ", via " + options.via + ")";
   }
+  bool lostContext() const override { return !broken.empty(); }
   const std::vector<LaunchTiming> &getTimings() const override {
     return timings;
   }
@@ -195,9 +196,9 @@ private:
 CudaExecutorImpl::~CudaExecutorImpl() {
   if (!context)
     return;
-  // After a failed launch the handles are dead with the context, which is
-  // reset, so that the next executor of the process (ksc-replay runs many)
-  // gets a usable one.
+  // After a failed launch the handles are dead with the context. (Resetting
+  // it frees its memory; it does not make it usable again: a kernel's
+  // errors are sticky until the process ends.)
   if (broken.empty()) {
     if (start)
       (void)api.cuEventDestroy(start);

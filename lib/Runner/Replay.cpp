@@ -20,6 +20,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/ThreadPool.h"
 
 #include <chrono>
@@ -33,23 +35,6 @@ using namespace ksc::runner;
 
 static Error makeError(const Twine &message) {
   return createStringError(inconvertibleErrorCode(), message);
-}
-
-StringRef runner::getReplayStatusName(ReplayStatus status) {
-  switch (status) {
-  case ReplayStatus::Pass:
-    return "pass";
-  case ReplayStatus::Fail:
-    return "fail";
-  case ReplayStatus::Skip:
-    return "skip";
-  }
-  llvm_unreachable("unknown status");
-}
-
-size_t ReplayReport::count(ReplayStatus status) const {
-  return llvm::count_if(runs,
-                        [&](const CaseRun &run) { return run.status == status; });
 }
 
 std::string runner::getDeviceMessage(StringRef cpuMessage) {
@@ -112,6 +97,10 @@ public:
   void compileAll(ArrayRef<const BundleCase *> cases, CudaJit *jit);
   /// The code of `c` for `via`; an error when it does not compile.
   Expected<CudaModule> get(const BundleCase &c, StringRef via);
+  /// Writes the compiled code into the directory `dir` (index.json and a
+  /// file per image), for the worker processes, which load() it.
+  Error save(StringRef dir) const;
+  Error load(StringRef dir);
 
 private:
   static std::string getSourceKey(const BundleCase &c);
@@ -201,6 +190,72 @@ Expected<CudaModule> CodeCache::get(const BundleCase &c, StringRef via) {
   return module;
 }
 
+Error CodeCache::save(StringRef dir) const {
+  json::Array index;
+  for (const auto &[key, code] : compiled) {
+    json::Object item{{"key", key}, {"error", code.second}};
+    if (code.second.empty()) {
+      std::string file = std::to_string(index.size()) + ".bin";
+      if (Error error = writeToOutput((dir + "/" + file).str(), [&](raw_ostream &os) {
+            os << code.first;
+            return Error::success();
+          }))
+        return error;
+      item["file"] = file;
+    }
+    auto found = entries.find(key);
+    if (found != entries.end()) {
+      json::Object names;
+      for (const auto &entry : found->second)
+        names[entry.getKey()] = entry.getValue();
+      item["entries"] = std::move(names);
+    }
+    index.push_back(std::move(item));
+  }
+  return writeToOutput((dir + "/index.json").str(), [&](raw_ostream &os) {
+    os << json::Value(json::Object{{"arch", arch}, {"code", std::move(index)}});
+    return Error::success();
+  });
+}
+
+Error CodeCache::load(StringRef dir) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> text =
+      MemoryBuffer::getFile(dir + "/index.json");
+  if (!text)
+    return makeError("cannot read the compiled code in '" + dir +
+                     "': " + text.getError().message());
+  Expected<json::Value> value = json::parse((*text)->getBuffer());
+  if (!value)
+    return value.takeError();
+  const json::Object *index = value->getAsObject();
+  const json::Array *code = index ? index->getArray("code") : nullptr;
+  if (!code)
+    return makeError("'" + dir + "/index.json' has no code");
+  arch = index->getString("arch").value_or(arch).str();
+  for (const json::Value &item : *code) {
+    const json::Object *entry = item.getAsObject();
+    std::optional<StringRef> key = entry ? entry->getString("key") : std::nullopt;
+    if (!key)
+      return makeError("'" + dir + "/index.json' has an entry without a key");
+    std::pair<std::string, std::string> &stored = compiled[key->str()];
+    stored.second = entry->getString("error").value_or("").str();
+    if (std::optional<StringRef> file = entry->getString("file")) {
+      ErrorOr<std::unique_ptr<MemoryBuffer>> image =
+          MemoryBuffer::getFile(dir + "/" + *file, /*IsText=*/false,
+                                /*RequiresNullTerminator=*/false);
+      if (!image)
+        return makeError("cannot read '" + dir + "/" + *file +
+                         "': " + image.getError().message());
+      stored.first = (*image)->getBuffer().str();
+    }
+    if (const json::Object *names = entry->getObject("entries"))
+      for (const auto &[name, mangled] : *names)
+        entries[key->str()][name.str()] =
+            mangled.getAsString().value_or("").str();
+  }
+  return Error::success();
+}
+
 //===----------------------------------------------------------------------===//
 // One case
 //===----------------------------------------------------------------------===//
@@ -225,6 +280,9 @@ public:
   }
   /// The run; a NoDeviceError when the device is gone.
   Expected<CaseRun> execute(Expected<CudaModule> module);
+  /// Whether a kernel failed on the GPU, which left the device's context
+  /// unusable (CudaExecutor::lostContext).
+  bool lostContext() const { return contextLost; }
 
 private:
   /// Runs the case on `module` into `run`.
@@ -242,6 +300,7 @@ private:
   CaseRun run;
   std::optional<RecordedExecutor> recorded;
   std::optional<CompareExecutor> compare;
+  bool contextLost = false;
 };
 } // namespace
 
@@ -329,8 +388,8 @@ Error CaseRunner::runOn(Expected<CudaModule> module) {
   }
   Error result = launchAll(**gpu);
   run.timings = (*gpu)->getTimings();
-  // Releases the context, which a failed launch leaves unusable (the next
-  // case gets a new one).
+  contextLost = (*gpu)->lostContext();
+  // Releases the context (and resets it after a failed launch).
   gpu->reset();
   Expected<std::string> printed = readText(deviceOutputFile);
   if (printed)
@@ -349,6 +408,241 @@ Expected<CaseRun> CaseRunner::execute(Expected<CudaModule> module) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
   return std::move(run);
+}
+
+//===----------------------------------------------------------------------===//
+// The runs
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One case through one code path.
+struct RunSpec {
+  const BundleCase *c;
+  std::string via;
+};
+} // namespace
+
+/// Every case through every code path, in the order of the report.
+static std::vector<RunSpec> listRuns(ArrayRef<const BundleCase *> cases,
+                                     const ReplayOptions &options) {
+  std::vector<RunSpec> runs;
+  for (const BundleCase *c : cases)
+    for (const std::string &via : options.vias)
+      runs.push_back({c, via});
+  return runs;
+}
+
+/// Runs `runs` in this process, calling `done` with each run and whether
+/// the context is lost; stops when `done` returns false.
+static Error
+runHere(ArrayRef<RunSpec> runs, CodeCache &code,
+        function_ref<bool(CaseRun &&run, bool lostContext)> done) {
+  SmallString<128> deviceOutput;
+  if (std::error_code ec = sys::fs::createTemporaryFile(
+          "ksc-replay-device", "txt", deviceOutput))
+    return makeError("cannot create a temporary file: " + ec.message());
+  scope_exit remove([&] { sys::fs::remove(deviceOutput); });
+  for (const RunSpec &spec : runs) {
+    const BundleCase &c = *spec.c;
+    bool hasCode = spec.via == "ptx" ? !c.code.ptx.empty()
+                                     : !c.code.cuda.empty();
+    if (!hasCode) {
+      CaseRun run;
+      run.name = c.name;
+      run.via = spec.via;
+      run.status = ReplayStatus::Skip;
+      run.message = "the case has no " +
+                    std::string(spec.via == "ptx" ? "PTX" : "CUDA C++");
+      if (!done(std::move(run), false))
+        return Error::success();
+      continue;
+    }
+    CaseRunner runner(c, spec.via, deviceOutput.str().str());
+    Expected<CaseRun> run = runner.execute(code.get(c, spec.via));
+    if (!run)
+      return run.takeError();
+    if (!done(std::move(*run), runner.lostContext()))
+      return Error::success();
+  }
+  return Error::success();
+}
+
+int runner::runReplayWorker(StringRef dir, ArrayRef<const BundleCase *> cases,
+                            const ReplayOptions &options,
+                            const ReplayWorker &worker) {
+  auto fail = [](const Twine &message) {
+    errs() << "ksc-replay worker: error: " << message << "\n";
+    return 1;
+  };
+  Expected<std::string> header = readBundleRuntimeHeader(dir);
+  if (!header)
+    return fail(toString(header.takeError()));
+  CodeCache code(*header, options, "");
+  if (Error error = code.load(worker.codeDir))
+    return fail(toString(std::move(error)));
+  std::error_code ec;
+  raw_fd_ostream results(worker.results, ec, sys::fs::OF_Append);
+  if (ec)
+    return fail("cannot open '" + worker.results + "': " + ec.message());
+  std::vector<RunSpec> runs = listRuns(cases, options);
+  int status = 0;
+  Error error = runHere(ArrayRef(runs).drop_front(std::min(worker.from,
+                                                           runs.size())),
+                        code, [&](CaseRun &&run, bool lostContext) {
+                          results << runner::toJSON(run) << "\n";
+                          results.flush();
+                          if (lostContext)
+                            status = kReplayWorkerLostContext;
+                          return !lostContext;
+                        });
+  if (error) {
+    int result = error.isA<NoDeviceError>() ? 77 : 1;
+    fail(toString(std::move(error)));
+    return result;
+  }
+  return status;
+}
+
+namespace {
+/// Runs the runs in worker processes of options.program, one after
+/// another, each until its context is lost; collects their results.
+class Supervisor {
+public:
+  Supervisor(StringRef dir, const ReplayOptions &options,
+             ArrayRef<RunSpec> runs,
+             function_ref<void(CaseRun &&)> done)
+      : dir(dir), options(options), runs(runs), done(done) {}
+  Error run(StringRef codeDir);
+
+private:
+  /// Starts a worker from run `next` and waits for it.
+  Error runWorker(StringRef codeDir);
+  /// Takes the complete lines the worker appended to `results`.
+  Error collect();
+  void failRun(const Twine &message);
+
+  StringRef dir;
+  const ReplayOptions &options;
+  ArrayRef<RunSpec> runs;
+  function_ref<void(CaseRun &&)> done;
+  size_t next = 0;
+  SmallString<128> results, log;
+  size_t consumed = 0;
+};
+} // namespace
+
+Error Supervisor::collect() {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> text =
+      MemoryBuffer::getFile(results, /*IsText=*/true);
+  if (!text)
+    return makeError("cannot read '" + results +
+                     "': " + text.getError().message());
+  StringRef rest = (*text)->getBuffer().drop_front(consumed);
+  while (true) {
+    size_t end = rest.find('\n');
+    if (end == StringRef::npos)
+      return Error::success();
+    StringRef line = rest.take_front(end);
+    rest = rest.drop_front(end + 1);
+    consumed += end + 1;
+    Expected<json::Value> value = json::parse(line);
+    if (!value)
+      return value.takeError();
+    Expected<CaseRun> run = parseCaseRun(*value);
+    if (!run)
+      return run.takeError();
+    ++next;
+    done(std::move(*run));
+  }
+}
+
+void Supervisor::failRun(const Twine &message) {
+  CaseRun run;
+  run.name = runs[next].c->name;
+  run.via = runs[next].via;
+  run.status = ReplayStatus::Fail;
+  run.message = message.str();
+  if (ErrorOr<std::unique_ptr<MemoryBuffer>> text = MemoryBuffer::getFile(log))
+    run.deviceOutput = (*text)->getBuffer().take_back(2048).str();
+  ++next;
+  done(std::move(run));
+}
+
+Error Supervisor::runWorker(StringRef codeDir) {
+  std::vector<std::string> args = {options.program, dir.str(),
+                                   "--worker=" + codeDir.str(),
+                                   "--worker-from=" + std::to_string(next),
+                                   "--worker-results=" + results.str().str(),
+                                   "--via=" + join(options.vias, ",")};
+  for (const std::string &pattern : options.only)
+    args.push_back("--case=" + pattern);
+  std::vector<StringRef> argv(args.begin(), args.end());
+  std::optional<StringRef> redirects[] = {StringRef(""), log.str(), log.str()};
+  std::string message;
+  bool failed = false;
+  size_t first = next;
+  sys::ProcessInfo worker = sys::ExecuteNoWait(
+      options.program, argv, std::nullopt, redirects, 0, &message, &failed);
+  if (failed)
+    return makeError("cannot start a worker process (" + options.program +
+                     "): " + message);
+  auto progress = std::chrono::steady_clock::now();
+  while (true) {
+    sys::ProcessInfo state =
+        sys::Wait(worker, 1, &message, nullptr, /*Polling=*/true);
+    size_t before = next;
+    if (Error error = collect()) {
+      sys::Wait(worker, 1); // (kills it)
+      return error;
+    }
+    if (next != before)
+      progress = std::chrono::steady_clock::now();
+    if (state.Pid == worker.Pid) {
+      if (state.ReturnCode == 77 && next == first)
+        return make_error<NoDeviceError>("a worker process found no device");
+      if (state.ReturnCode == 0 && next == runs.size())
+        return Error::success();
+      if (state.ReturnCode == kReplayWorkerLostContext && next > first)
+        return Error::success();
+      // It died, or stopped early, in run `next`.
+      if (next < runs.size())
+        failRun("the worker process running it ended (" +
+                (state.ReturnCode == -2 ? message
+                                        : "exit status " +
+                                              std::to_string(state.ReturnCode)) +
+                "); its last output is the device output");
+      return Error::success();
+    }
+    double idle = std::chrono::duration<double>(
+                      std::chrono::steady_clock::now() - progress)
+                      .count();
+    if (idle > options.runTimeout) {
+      sys::Wait(worker, 1); // (kills it)
+      if (Error error = collect())
+        return error;
+      if (next < runs.size())
+        failRun("it did not end within " + std::to_string(options.runTimeout) +
+                " s (--run-timeout); its worker process was killed");
+      return Error::success();
+    }
+  }
+}
+
+Error Supervisor::run(StringRef codeDir) {
+  if (std::error_code ec = sys::fs::createTemporaryFile("ksc-replay-runs",
+                                                        "jsonl", results))
+    return makeError("cannot create a temporary file: " + ec.message());
+  if (std::error_code ec =
+          sys::fs::createTemporaryFile("ksc-replay-worker", "log", log))
+    return makeError("cannot create a temporary file: " + ec.message());
+  scope_exit remove([&] {
+    sys::fs::remove(results);
+    sys::fs::remove(log);
+  });
+  while (next < runs.size())
+    if (Error error = runWorker(codeDir))
+      return error;
+  return Error::success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -374,166 +668,40 @@ runner::replayBundle(StringRef dir, ArrayRef<const BundleCase *> cases,
   // The GPU code first, on every core: compiling takes far longer than
   // running a case's launches.
   // (The JIT also keeps the device's context from being made again for
-  // every run.)
+  // every run in this process.)
   CodeCache code(*header, options, report.device.arch());
   Expected<std::unique_ptr<CudaJit>> jit = CudaJit::create();
   if (!jit)
     return jit.takeError();
   code.compileAll(cases, jit->get());
 
-  SmallString<128> deviceOutput;
-  if (std::error_code ec = sys::fs::createTemporaryFile(
-          "ksc-replay-device", "txt", deviceOutput))
-    return makeError("cannot create a temporary file: " + ec.message());
-  scope_exit remove([&] { sys::fs::remove(deviceOutput); });
-  for (const BundleCase *c : cases)
-    for (const std::string &via : options.vias) {
-      bool hasCode = via == "ptx" ? !c->code.ptx.empty()
-                                  : !c->code.cuda.empty();
-      CaseRun run;
-      if (hasCode) {
-        Expected<CaseRun> done = CaseRunner(*c, via, deviceOutput.str().str())
-                                     .execute(code.get(*c, via));
-        if (!done)
-          return done.takeError();
-        run = std::move(*done);
-      } else {
-        run.name = c->name;
-        run.via = via;
-        run.status = ReplayStatus::Skip;
-        run.message = "the case has no " +
-                      std::string(via == "ptx" ? "PTX" : "CUDA C++");
-      }
-      progress(run);
-      report.runs.push_back(std::move(run));
-    }
+  std::vector<RunSpec> runs = listRuns(cases, options);
+  auto done = [&](CaseRun &&run) {
+    progress(run);
+    report.runs.push_back(std::move(run));
+  };
+  if (options.program.empty()) {
+    if (Error error = runHere(runs, code, [&](CaseRun &&run, bool) {
+          done(std::move(run));
+          return true;
+        }))
+      return std::move(error);
+  } else {
+    // The workers' contexts, not this process's.
+    jit->reset();
+    SmallString<128> codeDir;
+    if (std::error_code ec =
+            sys::fs::createUniqueDirectory("ksc-replay-code", codeDir))
+      return makeError("cannot create a temporary directory: " +
+                       ec.message());
+    scope_exit remove([&] { sys::fs::remove_directories(codeDir); });
+    if (Error error = code.save(codeDir))
+      return std::move(error);
+    if (Error error = Supervisor(dir, options, runs, done).run(codeDir))
+      return std::move(error);
+  }
   report.seconds = std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - start)
                        .count();
   return report;
-}
-
-//===----------------------------------------------------------------------===//
-// Reports
-//===----------------------------------------------------------------------===//
-
-/// At most `limit` bytes of `text`, for the report.
-static std::string clip(StringRef text, size_t limit = 4096) {
-  if (text.size() <= limit)
-    return text.str();
-  return (text.take_front(limit) + "\n[" + Twine(text.size() - limit) +
-          " more bytes]")
-      .str();
-}
-
-/// A finite number for JSON (which has no infinities or NaNs), or null.
-static json::Value number(double value) {
-  if (std::isfinite(value))
-    return value;
-  return nullptr;
-}
-
-static json::Value runToJSON(const CaseRun &run) {
-  json::Array comparisons, timings;
-  for (const ArrayComparison &comparison : run.comparisons)
-    comparisons.push_back(json::Object{
-        {"kernel", comparison.kernel},
-        {"array", comparison.name},
-        {"numbers", comparison.numCompared},
-        {"max_abs_diff", number(comparison.maxAbsDiff)},
-        {"max_rel_diff", number(comparison.maxRelDiff)},
-        {"worst", comparison.worst},
-        {"diff_over_tolerance", number(comparison.worstRatio)},
-        {"passed", comparison.passed()},
-    });
-  for (const LaunchTiming &timing : run.timings) {
-    double median = timing.median();
-    timings.push_back(json::Object{
-        {"kernel", timing.kernel},
-        {"threads", timing.threads},
-        {"blocks", timing.blocks},
-        {"block_size", timing.blockSize},
-        {"launches", static_cast<int64_t>(timing.milliseconds.size())},
-        {"median_ms", median},
-        {"min_ms", *llvm::min_element(timing.milliseconds)},
-        {"max_ms", *llvm::max_element(timing.milliseconds)},
-        {"bytes", timing.bytes},
-        {"gb_per_s", median > 0 ? timing.bytes / (median * 1e6) : 0.0},
-    });
-  }
-  return json::Object{
-      {"case", run.name},
-      {"via", run.via},
-      {"status", getReplayStatusName(run.status)},
-      {"message", run.message},
-      {"seconds", run.seconds},
-      {"comparisons", std::move(comparisons)},
-      {"timings", std::move(timings)},
-      {"output", clip(run.output)},
-      {"device_output", clip(run.deviceOutput)},
-  };
-}
-
-void runner::writeReplayJson(raw_ostream &os, const ReplayReport &report) {
-  json::Array runs;
-  for (const CaseRun &run : report.runs)
-    runs.push_back(runToJSON(run));
-  json::Object object{
-      {"format", "ksc-gpu-replay-report"},
-      {"version", 1},
-      {"ksc", KSC_VERSION},
-      {"bundle", report.bundle},
-      {"device",
-       json::Object{{"name", report.device.name},
-                    {"arch", report.device.arch()},
-                    {"memory_bytes", static_cast<uint64_t>(report.device.memory)},
-                    {"driver_version", report.driverVersion}}},
-      {"seconds", report.seconds},
-      {"summary",
-       json::Object{{"runs", static_cast<int64_t>(report.runs.size())},
-                    {"passed", static_cast<int64_t>(
-                                   report.count(ReplayStatus::Pass))},
-                    {"failed", static_cast<int64_t>(
-                                   report.count(ReplayStatus::Fail))},
-                    {"skipped", static_cast<int64_t>(
-                                    report.count(ReplayStatus::Skip))}}},
-      {"runs", std::move(runs)},
-  };
-  os << formatv("{0:2}", json::Value(std::move(object))) << "\n";
-}
-
-void runner::writeReplaySummary(raw_ostream &os, const ReplayReport &report) {
-  for (const CaseRun &run : report.runs) {
-    if (run.status != ReplayStatus::Fail)
-      continue;
-    os << "FAIL " << run.name << " (" << run.via << "): " << run.message
-       << "\n";
-    if (!run.deviceOutput.empty())
-      os << "  the device printed:\n"
-         << clip(run.deviceOutput, 2048) << (run.deviceOutput.back() == '\n'
-                                                 ? ""
-                                                 : "\n");
-  }
-  bool header = false;
-  for (const CaseRun &run : report.runs) {
-    if (run.timings.empty())
-      continue;
-    if (!header)
-      os << "benchmarks (CUDA events; bandwidth: the bytes of every array "
-            "once, writable ones twice, per median time)\n"
-         << formatv("{0,-32} {1,-12} {2,-20} {3,10} {4,11} {5,9}\n", "case",
-                    "via", "kernel", "threads", "median ms", "GB/s");
-    header = true;
-    for (const LaunchTiming &timing : run.timings) {
-      double median = timing.median();
-      os << formatv("{0,-32} {1,-12} {2,-20} {3,10} {4,11:f4} {5,9:f1}\n",
-                    run.name, run.via, timing.kernel, timing.threads, median,
-                    median > 0 ? timing.bytes / (median * 1e6) : 0.0);
-    }
-  }
-  os << report.runs.size() << " runs on " << report.device.name << " ("
-     << report.device.arch() << "): " << report.count(ReplayStatus::Pass)
-     << " passed, " << report.count(ReplayStatus::Fail) << " failed, "
-     << report.count(ReplayStatus::Skip) << " skipped, in "
-     << format("%.1f", report.seconds) << " s\n";
 }

@@ -13,6 +13,10 @@
 // writes a JSON report with --report, and exits with 0 when every run
 // passes, 1 when one fails, and 77 without a GPU.
 //
+// The runs happen in worker processes of ksc-replay itself (the hidden
+// --worker options): a kernel that fails on the GPU leaves its process's
+// CUDA context unusable, so its worker stops and the next one goes on.
+//
 // It links nothing of LLVM but its Support library, statically, so that it
 // runs where neither ksc nor LLVM is installed; the CUDA driver and NVRTC
 // are loaded when it runs.
@@ -23,6 +27,7 @@
 #include "ksc/Runner/Replay.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -66,6 +71,16 @@ cl::opt<unsigned> threads(
 cl::opt<bool> listCases("list",
                         cl::desc("List the cases of the bundle and stop"),
                         cl::cat(replayCategory));
+cl::opt<unsigned> runTimeout(
+    "run-timeout",
+    cl::desc("Fail a run that takes longer than this many seconds (its "
+             "worker process is killed; default 300)"),
+    cl::value_desc("seconds"), cl::init(300), cl::cat(replayCategory));
+// A worker process's options (runner::ReplayWorker).
+cl::opt<std::string> workerCode("worker", cl::Hidden,
+                                cl::desc("Run as a worker, with this code"));
+cl::opt<std::string> workerResults("worker-results", cl::Hidden);
+cl::opt<unsigned> workerFrom("worker-from", cl::Hidden, cl::init(0));
 cl::opt<bool> quiet("quiet",
                     cl::desc("Print only the summary (the failures, the "
                              "benchmarks, the totals), not a line per run"),
@@ -90,7 +105,7 @@ static int writeReport(const runner::ReplayReport &report) {
   return 0;
 }
 
-static int replay() {
+static int replay(const char *argv0) {
   if (bundleDir.empty())
     return fail("no bundle directory (see ksc-replay --help)");
   runner::ReplayOptions options;
@@ -100,6 +115,11 @@ static int replay() {
   options.cudaPath = cudaPath;
   options.arch = gpuArch;
   options.threads = threads;
+  options.runTimeout = runTimeout;
+  options.program =
+      sys::fs::getMainExecutable(argv0, reinterpret_cast<void *>(&fail));
+  if (options.program.empty())
+    return fail("cannot find the path of ksc-replay itself");
 
   Expected<std::vector<runner::BundleCase>> bundle =
       runner::readBundle(bundleDir);
@@ -109,6 +129,10 @@ static int replay() {
       runner::selectCases(*bundle, options);
   if (!selected)
     return fail(toString(selected.takeError()));
+  if (!workerCode.empty())
+    return runner::runReplayWorker(
+        bundleDir, *selected, options,
+        {workerCode.getValue(), workerResults.getValue(), workerFrom});
   if (listCases) {
     for (const runner::BundleCase *c : *selected)
       outs() << c->name << (c->isBenchmark() ? "  (benchmark)" : "") << "\n";
@@ -159,5 +183,5 @@ int main(int argc, char **argv) {
       argc, argv,
       "ksc-replay: run a GPU bundle (ksc-run --record) on a GPU\n\n"
       "  ksc-replay bundle/ --report=report.json\n");
-  return replay();
+  return replay(argv[0]);
 }

@@ -133,6 +133,12 @@ public:
   create(const CudaModule &module, const Grid &grid,
          const CudaLaunchOptions &options);
   virtual const std::vector<LaunchTiming> &getTimings() const = 0;
+  /// Whether a kernel failed on the GPU. CUDA's errors of a kernel (a trap,
+  /// an illegal address) are sticky: the process's context stays unusable
+  /// until the process ends, resetting it does not help, and every later
+  /// executor of the process fails too (ksc-replay runs the later cases in
+  /// a new worker process).
+  virtual bool lostContext() const = 0;
 };
 
 /// A table of `timings`, one row per timed launch.

@@ -8,11 +8,19 @@
 // per case and code path what passed, by how much, and why anything
 // failed.
 //
+// The runs happen in worker processes (ReplayOptions::program): a kernel
+// that fails on the GPU (a failed bounds check traps) leaves its process's
+// CUDA context unusable for good (CUDA's "sticky" errors: the process must
+// end), so the worker that ran it stops and a new one goes on with the next
+// run. The parent compiles the GPU code once and hands it to every worker.
+//
 //===----------------------------------------------------------------------===//
 #ifndef KSC_RUNNER_REPLAY_H
 #define KSC_RUNNER_REPLAY_H
 
 #include "ksc/Runner/Bundle.h"
+
+#include "llvm/Support/JSON.h"
 
 namespace ksc::runner {
 
@@ -28,6 +36,14 @@ struct ReplayOptions {
   std::vector<std::string> only;
   /// Threads that compile CUDA C++ with NVRTC (0: one per core).
   unsigned threads = 0;
+  /// The ksc-replay executable whose worker processes run the cases
+  /// (`PROGRAM BUNDLE --worker=...`, with the options above); empty: this
+  /// process runs them, and after a kernel fails on the GPU every later run
+  /// fails too.
+  std::string program;
+  /// Seconds a worker may go without finishing a run (a kernel that never
+  /// ends): then it is killed and the run fails.
+  unsigned runTimeout = 300;
 };
 
 enum class ReplayStatus { Pass, Fail, Skip };
@@ -68,6 +84,28 @@ llvm::Expected<ReplayReport>
 replayBundle(llvm::StringRef dir, llvm::ArrayRef<const BundleCase *> cases,
              const ReplayOptions &options,
              llvm::function_ref<void(const CaseRun &)> progress);
+
+/// What a worker process runs (ksc-replay's hidden --worker options): the
+/// runs of the selected cases (each case through each code path of the
+/// options, in that order) from index `from` on, with the code the parent
+/// compiled into `codeDir`, each run appended to `results` as a line of
+/// JSON (toJSON) as soon as it is done.
+struct ReplayWorker {
+  std::string codeDir, results;
+  size_t from = 0;
+};
+/// A worker's exit status after a kernel failed on the GPU: the run that
+/// failed is in the results, the next worker goes on after it.
+constexpr int kReplayWorkerLostContext = 3;
+/// Runs a worker: 0 when every run is done, kReplayWorkerLostContext, 77
+/// without a device, 1 on an error (printed on stderr).
+int runReplayWorker(llvm::StringRef dir,
+                    llvm::ArrayRef<const BundleCase *> cases,
+                    const ReplayOptions &options, const ReplayWorker &worker);
+
+/// A run as JSON (an element of the report's `runs`), and back.
+llvm::json::Value toJSON(const CaseRun &run);
+llvm::Expected<CaseRun> parseCaseRun(const llvm::json::Value &value);
 
 /// The report as JSON (docs/cuda.md describes it).
 void writeReplayJson(llvm::raw_ostream &os, const ReplayReport &report);

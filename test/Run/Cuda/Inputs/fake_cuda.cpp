@@ -25,12 +25,15 @@
 //   With a = -1 the "kernel" traps.
 //
 // With FAKE_CUDA_LOG set, every launch prints its configuration on stderr;
-// with FAKE_CUDA_WRONG set, the stand-in's saxpy adds 1 to y[0] too much.
+// with FAKE_CUDA_WRONG set, the stand-in's saxpy adds 1 to y[0] too much;
+// a kernel whose entry point contains FAKE_CUDA_CRASH aborts the process,
+// one that contains FAKE_CUDA_HANG never returns.
 // Entry points cuda.h maps to _v2 versions are exported only under those
 // names.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <unistd.h>
 #include <cstring>
 #include <dlfcn.h>
 #include <string>
@@ -129,15 +132,13 @@ int cuDevicePrimaryCtxRetain(void **context, int) {
   return 0;
 }
 int cuDevicePrimaryCtxRelease_v2(int) {
-  // The last reference resets the context, and its error with it.
-  if (retained > 0 && --retained == 0)
-    sticky = 0;
+  if (retained > 0)
+    --retained;
   return 0;
 }
-int cuDevicePrimaryCtxReset_v2(int) {
-  sticky = 0;
-  return 0;
-}
+// As on a GPU, a kernel's error is sticky: neither releasing nor resetting
+// the context clears it, only the end of the process does.
+int cuDevicePrimaryCtxReset_v2(int) { return 0; }
 int cuCtxSetCurrent(void *) { return 0; }
 int cuCtxSynchronize() {
   if (trapped) {
@@ -148,6 +149,10 @@ int cuCtxSynchronize() {
   }
   return sticky;
 }
+// CUDA 13's libcuda has this too: not the _v2 of the above, which cuda.h
+// maps cuCtxSynchronize to, but another function (it synchronizes the
+// context it is given). Called without one, it fails.
+int cuCtxSynchronize_v2(void *context) { return context ? 0 : 709; }
 int cuModuleLoadDataEx(Module **module, const void *image, unsigned numOptions,
                        int *options, void **values) {
   const char *bytes = static_cast<const char *>(image);
@@ -267,6 +272,14 @@ int cuLaunchKernel(Function *function, unsigned gridX, unsigned gridY,
                    unsigned blockZ, unsigned, void *, void **params, void **) {
   if (sticky)
     return sticky;
+  // A kernel that brings the process down, or never ends.
+  const char *crash = std::getenv("FAKE_CUDA_CRASH");
+  if (crash && function->name.find(crash) != std::string::npos)
+    std::abort();
+  const char *hang = std::getenv("FAKE_CUDA_HANG");
+  if (hang && function->name.find(hang) != std::string::npos)
+    for (;;)
+      pause();
   const int64_t *dim = static_cast<const int64_t *>(params[0]);
   if (std::getenv("FAKE_CUDA_LOG"))
     std::fprintf(stderr,
@@ -303,6 +316,7 @@ int cuEventElapsedTime_v2(float *milliseconds, void *, void *) {
 }
 int cuGetErrorName(int result, const char **name) {
   *name = result == 719   ? "CUDA_ERROR_LAUNCH_FAILED"
+          : result == 709 ? "CUDA_ERROR_CONTEXT_IS_DESTROYED"
           : result == 100 ? "CUDA_ERROR_NO_DEVICE"
           : result == 200 ? "CUDA_ERROR_INVALID_IMAGE"
           : result == 500 ? "CUDA_ERROR_NOT_FOUND"
@@ -311,6 +325,7 @@ int cuGetErrorName(int result, const char **name) {
 }
 int cuGetErrorString(int result, const char **text) {
   *text = result == 719   ? "unspecified launch failure"
+          : result == 709 ? "context is destroyed"
           : result == 100 ? "no CUDA-capable device is detected"
           : result == 200 ? "device kernel image is invalid"
           : result == 500 ? "named symbol not found"
