@@ -4,12 +4,14 @@
 #  - a hand-written serial C++ loop of K (cpu_bench_hand.cpp),
 #  - K and K_adj through ksc's serial launchers (`--cpu-launch=serial`),
 #  - K and K_adj through ksc's parallel launchers on 1 and on 2 OS threads
-#    (ksc::set_num_threads in the benchmark process),
+#    (ksc::set_num_threads in the benchmark process; CPU_BENCH_THREADS=
+#    1,2,4,8,16 picks other numbers),
 #  - and, when `python3 -c 'import warp'` works (or WARP_PYTHON names a
 #    Python that has NVIDIA Warp), K and K_adj in Warp on its "cpu" device
 #    (warp_cpu_bench.py; the median of WARP_RUNS runs, default 25),
-# and prints the times and their ratios as Markdown tables, each time the
-# median of 5 repetitions (Google Benchmark).
+# and prints the times and their ratios as Markdown tables
+# (cpu_bench_tables.py), each time the median of 5 repetitions (Google
+# Benchmark).
 #
 # Each ksc mode is its own translation unit, built with the host C++
 # compiler at -O2 (as run-grad-bench.sh builds its units) from what `ksc`
@@ -94,99 +96,4 @@ echo "Machine: ${model:-unknown CPU}, $((${sockets:-1} * ${cores:-0})) cores," \
   "$("$ksc" --version 2>&1 | sed -n 's/^ *//; /./{p;q;}')"
 echo
 
-python3 - "$work/results.json" "$work/warp.json" <<'PY'
-import json, os, statistics, sys
-
-results = json.load(open(sys.argv[1]))
-warp = json.load(open(sys.argv[2])) if os.path.exists(sys.argv[2]) else {}
-times, wrong, order = {}, set(), []
-for b in results["benchmarks"]:
-    if b.get("aggregate_name") != "median":
-        continue
-    kernel, mode = b["run_name"].split("/")[:2]
-    if kernel not in times:
-        order.append(kernel)
-    times.setdefault(kernel, {})[mode] = b["real_time"]
-    if b.get("label") == "WRONG":
-        wrong.add((kernel, mode))
-
-def t(kernel, mode):
-    """A time in us, or None."""
-    if mode.startswith("warp_"):
-        return warp.get(kernel, {}).get(mode[5:])
-    return times[kernel].get(mode)
-
-def us(kernel, mode):
-    v = t(kernel, mode)
-    if v is None:
-        return "-"
-    return "%.1f%s" % (v, " (wrong)" if (kernel, mode) in wrong else "")
-
-def ratio(kernel, num, den, summary=None):
-    a, b = t(kernel, num), t(kernel, den)
-    if a is None or b is None or b == 0:
-        return "-"
-    if (kernel, num) in wrong or (kernel, den) in wrong:
-        return "n/a"
-    if summary is not None:
-        summary.append(a / b)
-    return "%.2f" % (a / b)
-
-def table(header, rows):
-    print("| " + " | ".join(header) + " |")
-    print("| --- |" + " ---: |" * (len(header) - 1))
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
-    print()
-
-has_warp = any(warp.get(k) for k in order)
-sums = {}
-def col(name):
-    return sums.setdefault(name, [])
-
-header = ["kernel", "hand loop (us)", "K serial (us)", "K 1 thread (us)",
-          "K 2 threads (us)", "hand / K 1t", "K 1t / K 2t"]
-if has_warp:
-    header += ["Warp K (us)", "Warp K / K 1t"]
-rows = []
-for k in order:
-    row = [k, us(k, "hand"), us(k, "K_serial"), us(k, "K_1t"), us(k, "K_2t"),
-           ratio(k, "hand", "K_1t", col("hand / K 1t")),
-           ratio(k, "K_1t", "K_2t", col("K 1t / K 2t"))]
-    if has_warp:
-        row += [us(k, "warp_K"), ratio(k, "warp_K", "K_1t", col("Warp K / K 1t"))]
-    rows.append(row)
-table(header, rows)
-
-header = ["kernel", "K_adj serial (us)", "K_adj 1 thread (us)",
-          "K_adj 2 threads (us)", "K_adj / K serial", "K_adj / K 1t",
-          "K_adj / K 2t", "K_adj 1t / 2t"]
-if has_warp:
-    header += ["Warp K_adj (us)", "Warp K_adj / K_adj 1t"]
-rows = []
-for k in order:
-    row = [k, us(k, "K_adj_serial"), us(k, "K_adj_1t"), us(k, "K_adj_2t"),
-           ratio(k, "K_adj_serial", "K_serial", col("K_adj / K serial")),
-           ratio(k, "K_adj_1t", "K_1t", col("K_adj / K 1t")),
-           ratio(k, "K_adj_2t", "K_2t", col("K_adj / K 2t")),
-           ratio(k, "K_adj_1t", "K_adj_2t", col("K_adj 1t / 2t"))]
-    if has_warp:
-        row += [us(k, "warp_K_adj"),
-                ratio(k, "warp_K_adj", "K_adj_1t", col("Warp K_adj / K_adj 1t"))]
-    rows.append(row)
-table(header, rows)
-
-print("Times: medians of 5 repetitions. hand / K 1t below 1: ksc's K is "
-      "slower than the hand-written loop; K 1t / K 2t: the speedup of 2 OS "
-      "threads.%s" % (" \"wrong\": the launcher failed the self-check "
-                      "(its ratios are left out)." if wrong else ""))
-if has_warp:
-    print("Warp: medians of %d runs, each one wp.launch (K) or "
-          "tape.backward() (K_adj) on device \"cpu\", Python included "
-          "(a wp.launch of one thread: %.1f us); Warp / ksc above 1: ksc is "
-          "faster." % (warp["_runs"], warp["_launch_us"]))
-for name, values in sums.items():
-    if len(values) > 1:
-        print("%s: median %.2f, min %.2f, max %.2f" % (
-            name, statistics.median(values), min(values), max(values)))
-PY
+python3 "$here/cpu_bench_tables.py" "$work/results.json" "$work/warp.json"
