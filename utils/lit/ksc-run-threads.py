@@ -36,8 +36,10 @@ import sys
 NUMBER = re.compile(rb"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 # --check-grad's error statistics: how far AD is from finite differences,
 # which a change in the last bits of either moves by orders of magnitude.
+# A row is "ARRAY NUMBERS ABS REL WORST RATIO VERDICT", where WORST may
+# have spaces ("p[0] component [2]").
 STATISTICS = re.compile(
-    rb"^(?:\S+ +\d+ +)\S+ +\S+ +(\S+) +\S+( +\S+)$|"
+    rb"^(\S+ +\d+ +)\S+ +\S+ +.+ +\S+ +(ok|FAIL)$|"
     rb"^dot-product test: .*  (ok|FAIL)$", re.M)
 
 
@@ -45,7 +47,9 @@ def nearly_same(a, b):
     """Whether outputs `a` and `b` differ only in numbers within the
     tolerance, and in --check-grad's error statistics."""
     def lines(text):
-        return [STATISTICS.sub(lambda m: b"<statistics> " + m.group(0).split()[-1], line)
+        # (The array and its count stay, and the verdict.)
+        return [STATISTICS.sub(lambda m: (m.group(1) or b"") + b"<statistics> "
+                               + m.group(0).split()[-1], line)
                 for line in text.split(b"\n")]
     la, lb = lines(a), lines(b)
     if len(la) != len(lb):
