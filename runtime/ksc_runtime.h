@@ -1560,7 +1560,12 @@ private:
   KSC_INLINE void call(int worker, int64_t chunk, int begin, int end,
                        const Views &...views) {
     if constexpr (I == sizeof...(Specs)) {
-      body_(begin, end, views...);
+      // A copy of the body on this thread's stack: what it captures by
+      // value (ksc's launchers capture the kernel's arguments so) cannot
+      // alias the arrays the threads write, and stays in registers across
+      // the threads of the range instead of being loaded for each.
+      F body = body_;
+      body(begin, end, views...);
     } else {
       std::get<I>(parts_).run(worker, chunk,
                               [&](const auto &view) KSC_INLINE_LAMBDA {
@@ -1636,7 +1641,9 @@ inline void launch_on_cores(int64_t threads, int64_t grain, F &body,
 /// `parallel_launch` calls as `body(begin, end, sums...)` to run threads
 /// [begin, end) in order, each sum as the array its threads add into.
 /// Chunks have at least `grain` threads; a launch of one chunk, or one
-/// started inside a launch, runs on the calling thread. Errors: the first
+/// started inside a launch, runs on the calling thread. The body is copied
+/// for each range of threads it runs (so a capture by value is not shared
+/// between ranges; state the ranges share goes in captures by reference). Errors: the first
 /// failure (launch_error) of the lowest thread index that failed is thrown
 /// after every OS thread has stopped; sums are then not added.
 template <typename... A>

@@ -266,9 +266,12 @@ std::string ksc::cpp::cppStringLiteral(StringRef text) {
 }
 
 // `ksc::parallel_launch(dim, 1024, ksc::chunk_sums<1>(adj_a),
-//     [&](int begin, int end, ksc::array<float> adj_a_sum) KSC_INLINE_LAMBDA {
+//     [=](int begin, int end, ksc::array<float> adj_a_sum) KSC_INLINE_LAMBDA {
 //   for (int tid = begin; tid < end; ++tid) { ... }
-// });`: the body is a lambda the runtime calls per range of threads.
+// });`: the body is a lambda the runtime calls per range of threads. It
+// captures the kernel's arguments by value: the runtime runs a copy of it,
+// whose scalars and views the compiler keeps in registers (a capture by
+// reference is reloaded after every store to a float array).
 LogicalResult Emitter::emitParallelLaunch(Operation &op) {
   auto launch = cast<ks::ParallelLaunchOp>(op);
   os << "ksc::parallel_launch("
@@ -279,7 +282,7 @@ LogicalResult Emitter::emitParallelLaunch(Operation &op) {
        << operand(valueExpr(sum), kAssign) << ")";
   for (Value array : launch.getPrivateSums())
     os << ", ksc::worker_sums(" << operand(valueExpr(array), kAssign) << ")";
-  os << ",\n    [&](";
+  os << ",\n    [=](";
   pushScope();
   Block &body = launch.getBody().front();
   for (BlockArgument arg : body.getArguments()) {
