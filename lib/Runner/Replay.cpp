@@ -480,6 +480,16 @@ int runner::runReplayWorker(StringRef dir, ArrayRef<const BundleCase *> cases,
   CodeCache code(*header, options, "");
   if (Error error = code.load(worker.codeDir))
     return fail(toString(std::move(error)));
+  // A reference to the device's context for the worker's life: without
+  // one, every run's executor would make the context again when the
+  // previous one released it (a tenth of a second or more each).
+  Expected<std::unique_ptr<CudaJit>> hold = CudaJit::create();
+  if (!hold) {
+    Error error = hold.takeError();
+    int result = error.isA<NoDeviceError>() ? 77 : 1;
+    fail(toString(std::move(error)));
+    return result;
+  }
   std::error_code ec;
   raw_fd_ostream results(worker.results, ec, sys::fs::OF_Append);
   if (ec)

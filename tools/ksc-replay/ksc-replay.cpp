@@ -115,6 +115,8 @@ static int replay(const char *argv0) {
   options.cudaPath = cudaPath;
   options.arch = gpuArch;
   options.threads = threads;
+  if (runTimeout == 0)
+    return fail("--run-timeout must be at least 1 second");
   options.runTimeout = runTimeout;
   options.program =
       sys::fs::getMainExecutable(argv0, reinterpret_cast<void *>(&fail));
