@@ -591,6 +591,15 @@ Error Supervisor::runWorker(StringRef codeDir) {
   std::string message;
   bool failed = false;
   size_t first = next;
+  {
+    // Each worker's results from the start of the file (a killed one may
+    // have left half a line).
+    std::error_code ec;
+    raw_fd_ostream truncate(results, ec);
+    if (ec)
+      return makeError("cannot write '" + results + "': " + ec.message());
+    consumed = 0;
+  }
   sys::ProcessInfo worker = sys::ExecuteNoWait(
       options.program, argv, std::nullopt, redirects, 0, &message, &failed);
   if (failed)
