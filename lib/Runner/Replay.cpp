@@ -474,6 +474,12 @@ int runner::runReplayWorker(StringRef dir, ArrayRef<const BundleCase *> cases,
     errs() << "ksc-replay worker: error: " << message << "\n";
     return 1;
   };
+  // 77 without a device, else 1.
+  auto failWith = [&](Error error) {
+    int status = error.isA<NoDeviceError>() ? 77 : 1;
+    fail(toString(std::move(error)));
+    return status;
+  };
   Expected<std::string> header = readBundleRuntimeHeader(dir);
   if (!header)
     return fail(toString(header.takeError()));
@@ -484,12 +490,8 @@ int runner::runReplayWorker(StringRef dir, ArrayRef<const BundleCase *> cases,
   // one, every run's executor would make the context again when the
   // previous one released it (a tenth of a second or more each).
   Expected<std::unique_ptr<CudaJit>> hold = CudaJit::create();
-  if (!hold) {
-    Error error = hold.takeError();
-    int result = error.isA<NoDeviceError>() ? 77 : 1;
-    fail(toString(std::move(error)));
-    return result;
-  }
+  if (!hold)
+    return failWith(hold.takeError());
   std::error_code ec;
   raw_fd_ostream results(worker.results, ec, sys::fs::OF_Append);
   if (ec)
@@ -505,11 +507,8 @@ int runner::runReplayWorker(StringRef dir, ArrayRef<const BundleCase *> cases,
                             status = kReplayWorkerLostContext;
                           return !lostContext;
                         });
-  if (error) {
-    int result = error.isA<NoDeviceError>() ? 77 : 1;
-    fail(toString(std::move(error)));
-    return result;
-  }
+  if (error)
+    return failWith(std::move(error));
   return status;
 }
 

@@ -124,12 +124,15 @@ Expected<CaseRun> runner::parseCaseRun(const json::Value &value) {
   std::optional<StringRef> status = object->getString("status");
   if (run.name.empty() || run.via.empty() || !status)
     return badRun("no case, via or status");
-  if (*status == "fail")
-    run.status = ReplayStatus::Fail;
-  else if (*status == "skip")
-    run.status = ReplayStatus::Skip;
-  else if (*status != "pass")
+  // (The names are getReplayStatusName's.)
+  std::optional<ReplayStatus> parsed;
+  for (ReplayStatus candidate :
+       {ReplayStatus::Pass, ReplayStatus::Fail, ReplayStatus::Skip})
+    if (getReplayStatusName(candidate) == *status)
+      parsed = candidate;
+  if (!parsed)
     return badRun("unknown status '" + *status + "'");
+  run.status = *parsed;
   run.seconds = object->getNumber("seconds").value_or(0);
   if (const json::Array *comparisons = object->getArray("comparisons"))
     for (const json::Value &item : *comparisons) {
