@@ -1643,9 +1643,10 @@ inline void launch_on_cores(int64_t threads, int64_t grain, F &body,
 /// Chunks have at least `grain` threads; a launch of one chunk, or one
 /// started inside a launch, runs on the calling thread. The body is copied
 /// for each range of threads it runs (so a capture by value is not shared
-/// between ranges; state the ranges share goes in captures by reference). Errors: the first
-/// failure (launch_error) of the lowest thread index that failed is thrown
-/// after every OS thread has stopped; sums are then not added.
+/// between ranges; state the ranges share goes in captures by reference).
+/// Errors: the first failure (launch_error) of the lowest thread index that
+/// failed is thrown after every OS thread has stopped; sums are then not
+/// added.
 template <typename... A>
 inline void parallel_launch(const grid &dim, int64_t grain, A &&...args) {
   static_assert(sizeof...(A) >= 1, "the body comes last");

@@ -296,8 +296,7 @@ LogicalResult Emitter::emitFunction(func::FuncOp func) {
                       : "the thread of the launch\n// grid with that index, "
                         "if there is one.\n"))
                     .str();
-    else if (llvm::any_of(func.getOps<ks::ParallelLaunchOp>(),
-                          [](auto) { return true; }))
+    else if (!func.getOps<ks::ParallelLaunchOp>().empty())
       comment = ("// Runs the threads of a launch of kernel " +
                  kernel.getValue() +
                  " on the CPU's cores: chunks of\n// consecutive threads, "
