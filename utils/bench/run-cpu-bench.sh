@@ -28,15 +28,8 @@
 # 1.8 on). KSC_NUM_THREADS would override the numbers of threads: the
 # script unsets it.
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
-build="$(bash "$root/utils/setup.sh")"
-ksc="$build/bin/ksc"
-runtime="$("$ksc" --print-runtime-dir)"
-cxx="${CXX:-c++}"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cxxflags=(-O2 -std=c++17 -I "$here" -I "$runtime")
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
 
 # unit NAME ADJOINT [ksc options...]: generates the kernels of both files
 # into namespace cpu_bench::NAME and compiles them with cpu_bench_ksc.cpp

@@ -12,14 +12,7 @@
 #
 #   utils/bench/run-grad-bench.sh [extra Google Benchmark flags]
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
-build="$(bash "$root/utils/setup.sh")"
-ksc="$build/bin/ksc"
-runtime="$("$ksc" --print-runtime-dir)"
-cxx="${CXX:-c++}"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # unit MODE SOURCE DEFINE [ksc options...]: generates the kernels of MODE
 # and compiles SOURCE with them into $work/MODE.o.
