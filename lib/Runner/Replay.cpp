@@ -683,41 +683,34 @@ runner::replayBundle(StringRef dir, ArrayRef<const BundleCase *> cases,
   if (!header)
     return header.takeError();
 
+  if (options.program.empty())
+    return makeError("no ksc-replay executable to run the cases in");
+
   // The GPU code first, on every core: compiling takes far longer than
   // running a case's launches.
-  // (The JIT also keeps the device's context from being made again for
-  // every run in this process.)
   CodeCache code(*header, options, report.device.arch());
-  Expected<std::unique_ptr<CudaJit>> jit = CudaJit::create();
-  if (!jit)
-    return jit.takeError();
-  code.compileAll(cases, jit->get());
+  {
+    // (Its context goes with it: the workers make their own.)
+    Expected<std::unique_ptr<CudaJit>> jit = CudaJit::create();
+    if (!jit)
+      return jit.takeError();
+    code.compileAll(cases, jit->get());
+  }
+  SmallString<128> codeDir;
+  if (std::error_code ec =
+          sys::fs::createUniqueDirectory("ksc-replay-code", codeDir))
+    return makeError("cannot create a temporary directory: " + ec.message());
+  scope_exit remove([&] { sys::fs::remove_directories(codeDir); });
+  if (Error error = code.save(codeDir))
+    return std::move(error);
 
   std::vector<RunSpec> runs = listRuns(cases, options);
   auto done = [&](CaseRun &&run) {
     progress(run);
     report.runs.push_back(std::move(run));
   };
-  if (options.program.empty()) {
-    if (Error error = runHere(runs, code, [&](CaseRun &&run, bool) {
-          done(std::move(run));
-          return true;
-        }))
-      return std::move(error);
-  } else {
-    // The workers' contexts, not this process's.
-    jit->reset();
-    SmallString<128> codeDir;
-    if (std::error_code ec =
-            sys::fs::createUniqueDirectory("ksc-replay-code", codeDir))
-      return makeError("cannot create a temporary directory: " +
-                       ec.message());
-    scope_exit remove([&] { sys::fs::remove_directories(codeDir); });
-    if (Error error = code.save(codeDir))
-      return std::move(error);
-    if (Error error = Supervisor(dir, options, runs, done).run(codeDir))
-      return std::move(error);
-  }
+  if (Error error = Supervisor(dir, options, runs, done).run(codeDir))
+    return std::move(error);
   report.seconds = std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - start)
                        .count();

@@ -37,9 +37,7 @@ struct ReplayOptions {
   /// Threads that compile CUDA C++ with NVRTC (0: one per core).
   unsigned threads = 0;
   /// The ksc-replay executable whose worker processes run the cases
-  /// (`PROGRAM BUNDLE --worker=...`, with the options above); empty: this
-  /// process runs them, and after a kernel fails on the GPU every later run
-  /// fails too.
+  /// (`PROGRAM BUNDLE --worker=...`, with the options above); required.
   std::string program;
   /// Seconds a worker may go without finishing a run (a kernel that never
   /// ends): then it is killed and the run fails.
