@@ -35,6 +35,17 @@ using grad_bench::view;
 constexpr int64_t kStreamThreads = int64_t(1) << 22;
 inline const ksc::grid kStreamGrid(kStreamThreads);
 
+/// `v`, which the compiler cannot see through: the launchers and the
+/// hand-written loops receive the sizes (threads, bodies, terms) as values
+/// known only at run time, as in a program that reads them. Without it,
+/// GCC's interprocedural constant propagation clones a loop for the
+/// benchmark's constant sizes (a trip count that is a multiple of the
+/// vector width lets -O2 vectorize what it otherwise would not).
+template <typename T> inline T opaque(T v) {
+  asm volatile("" : "+m"(v));
+  return v;
+}
+
 /// The elements of an array of floats, vec3s or mat33s, as floats.
 template <typename T> std::vector<float> floats(const std::vector<T> &v) {
   static_assert(sizeof(T) % sizeof(float) == 0, "made of floats");

@@ -9,8 +9,8 @@
 
 #include <cmath>
 
-// Out of line, so that the loops see the sizes as the launchers do: at run
-// time.
+// Out of line, and called with opaque() sizes, so that the loops see the
+// sizes as the launchers do: at run time.
 #define KSC_BENCH_NOINLINE __attribute__((noinline))
 
 namespace {
@@ -112,24 +112,31 @@ KSC_BENCH_NOINLINE void stream_triad(int n, const float *__restrict a,
 
 namespace cpu_bench::hand {
 
-void launch(Saxpy &d) { saxpy(int(kThreads), d.a, d.x.data(), d.y.data()); }
+void launch(Saxpy &d) {
+  saxpy(opaque(int(kThreads)), d.a, d.x.data(), d.y.data());
+}
 void launch(Integrate &d) {
   const float g[3] = {d.g.x, d.g.y, d.g.z};
-  integrate(int(kThreads), raw(d.p), raw(d.v), d.m.data(), g, d.dt);
+  integrate(opaque(int(kThreads)), raw(d.p), raw(d.v), d.m.data(), g, d.dt);
 }
 void launch(Nbody &d) {
-  nbody(int(kThreads), kBodies, raw(d.pos), d.m.data(), raw(d.f));
+  nbody(opaque(int(kThreads)), opaque(kBodies), raw(d.pos), d.m.data(),
+        raw(d.f));
 }
 void launch(Transform &d) {
   const float b[3] = {d.b.x, d.b.y, d.b.z};
-  transform(int(kThreads), raw(d.m), raw(d.x), b, raw(d.y));
+  transform(opaque(int(kThreads)), raw(d.m), raw(d.x), b, raw(d.y));
 }
 void launch(Horner &d) {
-  horner(int(kThreads), d.c.data(), d.x.data(), d.y.data(), kTerms);
+  horner(opaque(int(kThreads)), d.c.data(), d.x.data(), d.y.data(),
+         opaque(kTerms));
 }
-void launch(Newton &d) { newton_sqrt(int(kThreads), d.x.data(), d.y.data()); }
+void launch(Newton &d) {
+  newton_sqrt(opaque(int(kThreads)), d.x.data(), d.y.data());
+}
 void launch(Stream &d) {
-  stream_triad(int(kStreamThreads), d.a.data(), d.b.data(), d.s, d.c.data());
+  stream_triad(opaque(int(kStreamThreads)), d.a.data(), d.b.data(), d.s,
+               d.c.data());
 }
 
 } // namespace cpu_bench::hand

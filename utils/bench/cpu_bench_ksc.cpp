@@ -1,18 +1,21 @@
-// One unit of ksc launchers of the CPU throughput benchmark: the kernels K
-// of grad-kernels.kdsl and stream.kdsl (-DKSC_ADJOINT=0, from `ksc`) or
-// their adjoints K_adj (-DKSC_ADJOINT=1, from `ksc --grad=reverse`), with
-// serial or parallel launchers. KSC_GENERATED names the generated file,
-// made with `--namespace=cpu_bench::CPU_BENCH_UNIT`. run-cpu-bench.sh
-// builds it once per unit.
+// One unit of ksc launchers of the CPU throughput benchmark: calls the
+// launchers of the kernels K of grad-kernels.kdsl and stream.kdsl
+// (-DKSC_ADJOINT=0, from `ksc`) or of their adjoints K_adj (-DKSC_ADJOINT=1,
+// from `ksc --grad=reverse`), serial or parallel. KSC_HEADER_K and
+// KSC_HEADER_STREAM name the headers of the two generated files (made with
+// `--namespace=cpu_bench::CPU_BENCH_UNIT --emit-header`), whose code is
+// compiled on its own. run-cpu-bench.sh builds it once per unit.
 
 #include "cpu_bench.h"
 
-#if !defined(KSC_ADJOINT) || !defined(KSC_GENERATED) || !defined(CPU_BENCH_UNIT)
-#error "build with -DKSC_ADJOINT=0 or 1, -DCPU_BENCH_UNIT=<namespace> and \
--DKSC_GENERATED='\"file.cpp\"'"
+#if !defined(KSC_ADJOINT) || !defined(KSC_HEADER_K) ||                        \
+    !defined(KSC_HEADER_STREAM) || !defined(CPU_BENCH_UNIT)
+#error "build with -DKSC_ADJOINT=0 or 1, -DCPU_BENCH_UNIT=<namespace>, \
+-DKSC_HEADER_K='\"k.h\"' and -DKSC_HEADER_STREAM='\"stream.h\"'"
 #endif
 
-#include KSC_GENERATED
+#include KSC_HEADER_K
+#include KSC_HEADER_STREAM
 
 namespace cpu_bench::CPU_BENCH_UNIT {
 

@@ -13,10 +13,10 @@
 # (cpu_bench_tables.py), each time the median of 5 repetitions (Google
 # Benchmark).
 #
-# Each ksc mode is its own translation unit, built with the host C++
-# compiler at -O2 (as run-grad-bench.sh builds its units) from what `ksc`
-# generates for both files in a namespace of its own (--namespace), so that
-# the units link together. Before timing anything the benchmark checks that
+# Each ksc mode is built with the host C++ compiler at -O2 (as
+# run-grad-bench.sh builds its units; CPU_BENCH_CXXFLAGS replaces -O2) from
+# what `ksc` generates for both files in a namespace of its own
+# (--namespace), so that the modes link together. Before timing anything the benchmark checks that
 # every launcher computes what the hand-written loop (for K) or the serial
 # launcher (for K_adj) computes, and stops if one does not (set
 # CPU_BENCH_KEEP_GOING=1 to time them anyway, marked "wrong").
@@ -29,21 +29,27 @@
 # script unsets it.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-cxxflags=(-O2 -std=c++17 -I "$here" -I "$runtime")
+read -r -a optflags <<< "${CPU_BENCH_CXXFLAGS:--O2}"
+cxxflags=("${optflags[@]}" -std=c++17 -I "$here" -I "$runtime")
 
 # unit NAME ADJOINT [ksc options...]: generates the kernels of both files
-# into namespace cpu_bench::NAME and compiles them with cpu_bench_ksc.cpp
-# into $work/NAME.o.
+# into namespace cpu_bench::NAME, compiles each file's code on its own (as
+# a program would: the launchers see the sizes and strides at run time)
+# and cpu_bench_ksc.cpp with their headers, into $work/NAME*.o.
 unit() {
   local name="$1" adjoint="$2"
   shift 2
   local kdsl
   for kdsl in grad-kernels stream; do
-    "$ksc" "$here/$kdsl.kdsl" --namespace="cpu_bench::$name" "$@" -o -
-  done > "$work/$name.cpp"
+    "$ksc" "$here/$kdsl.kdsl" --namespace="cpu_bench::$name" "$@" \
+      --emit-header="$work/$name-$kdsl.h" -o "$work/$name-$kdsl.cpp"
+    "$cxx" "${cxxflags[@]}" -c "$work/$name-$kdsl.cpp" \
+      -o "$work/$name-$kdsl.o"
+  done
   "$cxx" "${cxxflags[@]}" -DKSC_ADJOINT="$adjoint" -DCPU_BENCH_UNIT="$name" \
-    -DKSC_GENERATED="\"$work/$name.cpp\"" -c "$here/cpu_bench_ksc.cpp" \
-    -o "$work/$name.o"
+    -DKSC_HEADER_K="\"$work/$name-grad-kernels.h\"" \
+    -DKSC_HEADER_STREAM="\"$work/$name-stream.h\"" \
+    -c "$here/cpu_bench_ksc.cpp" -o "$work/$name.o"
 }
 echo "run-cpu-bench: building" >&2
 unit serial_k 0 --cpu-launch=serial
@@ -85,7 +91,8 @@ model="$(sed -n 's/^Model name: *//p' <<< "$cpu" | head -n 1)"
 sockets="$(sed -n 's/^Socket(s): *//p' <<< "$cpu" | head -n 1)"
 cores="$(sed -n 's/^Core(s) per socket: *//p' <<< "$cpu" | head -n 1)"
 echo "Machine: ${model:-unknown CPU}, $((${sockets:-1} * ${cores:-0})) cores," \
-  "$(nproc --all) hardware threads; $("$cxx" --version | head -n 1) -O2;" \
+  "$(nproc --all) hardware threads; $("$cxx" --version | head -n 1)" \
+  "${optflags[*]};" \
   "$("$ksc" --version 2>&1 | sed -n 's/^ *//; /./{p;q;}')"
 echo
 
