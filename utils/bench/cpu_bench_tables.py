@@ -22,7 +22,11 @@ def main():
     if len(sys.argv) > 2 and os.path.exists(sys.argv[2]):
         warp = json.load(open(sys.argv[2]))
     times, wrong, order, counts = {}, set(), [], set()
-    for b in results["benchmarks"]:
+    # In the order the benchmarks were registered (a run with
+    # --benchmark_enable_random_interleaving lists them shuffled).
+    benchmarks = sorted(results["benchmarks"],
+                        key=lambda b: b.get("family_index", 0))
+    for b in benchmarks:
         if b.get("aggregate_name", "median") != "median":
             continue
         kernel, mode = b["run_name"].split("/")[:2]

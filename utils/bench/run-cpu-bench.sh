@@ -10,8 +10,10 @@
 #    Python that has NVIDIA Warp), K and K_adj in Warp on its "cpu" device
 #    (warp_cpu_bench.py; the median of WARP_RUNS runs, default 25),
 # and prints the times and their ratios as Markdown tables
-# (cpu_bench_tables.py), each time the median of 5 repetitions (Google
-# Benchmark).
+# (cpu_bench_tables.py), each time the median of 15 repetitions of at least
+# 0.1 s (Google Benchmark), the repetitions of all benchmarks interleaved in
+# a random order, so that a noisy moment on a shared machine spreads over
+# all of them instead of skewing one.
 #
 # Each ksc mode is built with the host C++ compiler at -O2 (as
 # run-grad-bench.sh builds its units; CPU_BENCH_CXXFLAGS replaces -O2) from
@@ -63,7 +65,9 @@ done
 
 echo "run-cpu-bench: running" >&2
 env -u KSC_NUM_THREADS "$work/cpu_bench" --benchmark_format=json \
-  --benchmark_repetitions=5 --benchmark_report_aggregates_only=true "$@" \
+  --benchmark_repetitions=15 --benchmark_min_time=0.1 \
+  --benchmark_enable_random_interleaving=true \
+  --benchmark_report_aggregates_only=true "$@" \
   > "$work/results.json"
 
 # Warp, when it is there: the same kernels, on the kernels the filter picks.
