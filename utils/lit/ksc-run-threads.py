@@ -4,8 +4,8 @@
     ksc-run-threads.py KSC_RUN [ksc-run arguments...]
 
 Runs `KSC_RUN args` with KSC_NUM_THREADS=1, then again with the numbers in
-$KSC_TEST_THREADS, comma-separated (test/lit.cfg.py sets it: 3, or 2, 3
-and 8 when exhaustive; 2, 3 and 8 when unset), and fails, showing the
+$KSC_TEST_THREADS, comma-separated (test/lit.cfg.py sets it: 2, 3 and 8,
+or 2, 3, 4, 8 and 16 when exhaustive; 2, 3 and 8 when unset), and fails, showing the
 difference, unless every run printed the same bytes on stdout and stderr
 and exited with the same status: the launches of test/Run and test/Grad
 are those whose results the language promises to be the same for any
