@@ -44,6 +44,7 @@
 #include "ksc/Runner/Job.h"
 #include "ksc/Runner/Tangent.h"
 #include "ksc/Runner/Runner.h"
+#include "ksc/Support/Output.h"
 
 #include "Gpu.h"
 
@@ -496,12 +497,9 @@ static Expected<json::Value> readJson(StringRef file, std::string &text) {
   return value;
 }
 
-/// Writes `text` to -o.
+/// Writes `text` to -o (as ksc writes its outputs: writeFileIfChanged).
 static int writeResult(StringRef text) {
-  if (Error error = writeToOutput(outputFile, [&](raw_ostream &os) {
-        os << text;
-        return Error::success();
-      }))
+  if (Error error = writeFileIfChanged(outputFile, text))
     return fail("cannot write '" + outputFile +
                 "': " + errorToErrorCode(std::move(error)).message());
   return 0;
@@ -836,6 +834,11 @@ static int checkOptions(runner::Grid &grid) {
   if (inputsFile.empty() && !compileOnly)
     return fail("--inputs=FILE is required: a JSON object with a value for "
                 "every kernel argument");
+  if (outputFile != "-" && sameFile(outputFile, inputFile))
+    return fail("the -o file '" + outputFile + "' is the input file");
+  if (outputFile != "-" && !inputsFile.empty() && inputsFile != "-" &&
+      sameFile(outputFile, inputsFile))
+    return fail("the -o file '" + outputFile + "' is the --inputs file");
   if (Error error = checkGradOptions())
     return fail(toString(std::move(error)));
   for (const std::string &dir : includeDirs)

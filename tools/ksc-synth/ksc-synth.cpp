@@ -16,6 +16,7 @@
 
 #include "ksc/Config.h"
 #include "ksc/Driver/Driver.h"
+#include "ksc/Support/Output.h"
 #include "ksc/Synth/Generate.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -149,13 +150,9 @@ static void printVersion(raw_ostream &os) {
      << ")\n";
 }
 
-/// Writes `text` to `path` through a temporary file.
+/// Writes `text` to `path` as ksc writes its outputs (writeFileIfChanged).
 static bool writeFile(StringRef path, StringRef text) {
-  Error error = writeToOutput(path, [&](raw_ostream &os) {
-    os << text;
-    return Error::success();
-  });
-  if (error) {
+  if (Error error = writeFileIfChanged(path, text)) {
     fail("cannot write '" + path + "': " + toString(std::move(error)));
     return false;
   }
@@ -323,6 +320,10 @@ static int generate() {
 }
 
 static int merge() {
+  for (const std::string &input : mergeInputs)
+    if (outputFile != "-" && sameFile(outputFile, input))
+      return fail("the -o file '" + outputFile + "' is the input file '" +
+                  input + "'");
   std::error_code fileError;
   ToolOutputFile output(outputFile, fileError, sys::fs::OF_None);
   if (fileError)

@@ -238,12 +238,6 @@ static void printVersion(raw_ostream &os) {
   os << "ksc " << KSC_VERSION << " (LLVM " << KSC_LLVM_VERSION << ")\n";
 }
 
-/// Whether `a` and `b` name the same file (both existing) or the same path.
-static bool sameFile(StringRef a, StringRef b) {
-  bool equivalent = false;
-  return a == b || (!sys::fs::equivalent(a, b, equivalent) && equivalent);
-}
-
 /// `target` as Make and Ninja read it back: spaces and tabs escaped with a
 /// backslash (and the backslashes before them doubled), `#` as `\#`, `$`
 /// as `$$`, as clang quotes its default target and -MQ.

@@ -11,12 +11,25 @@
 
 namespace ksc {
 
-/// Writes `contents` to `path` ("-" for standard output) the way a build
-/// step should: through a temporary file renamed into place, so that a
-/// failure never leaves a partial file; and not at all when `path` is a
-/// regular file that already holds exactly `contents`, so that its
-/// timestamp stays and build systems that check it (Ninja's `restat`,
-/// which CMake sets on custom commands) skip what depends on it.
+/// Whether `a` and `b` name the same file: the same path, or two paths
+/// (through links, `..`, hard links) of one existing file. The tools refuse
+/// an output that is one of their inputs (`ksc k.kdsl -o k.kdsl`).
+bool sameFile(llvm::StringRef a, llvm::StringRef b);
+
+/// Writes `contents` to `path` the way a compiler writes its outputs:
+///  - `-`: standard output;
+///  - a FIFO, a character or block device or a socket (`/dev/stdout`,
+///    `/dev/null`, a pipe made with `mkfifo`): written through, as a
+///    stream; it is never replaced;
+///  - a symbolic link: the file it points to is written, as below, and the
+///    link stays;
+///  - a regular file, or a path where nothing is yet: through a temporary
+///    file in the same directory renamed into place, so that a failure
+///    never leaves a partial file; and not at all when it already holds
+///    exactly `contents`, so that its timestamp stays and build systems that
+///    check it (Ninja's `restat`, which CMake sets on custom commands) skip
+///    what depends on it.
+/// A directory is an error.
 llvm::Error writeFileIfChanged(llvm::StringRef path, llvm::StringRef contents);
 
 } // namespace ksc
