@@ -11,10 +11,14 @@
 #include "ksc/Runner/Runner.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
 #include <cstring>
+#if __has_include(<unistd.h>)
+#include <unistd.h>
+#endif
 
 using namespace llvm;
 using namespace ksc;
@@ -95,6 +99,9 @@ Error Reader::readScalar(Scalar scalar, const json::Value &value,
   case Scalar::F64: {
     double number;
     if (std::optional<double> n = value.getAsNumber()) {
+      // A number too large for a double (1e400) parses as infinity.
+      if (!std::isfinite(*n))
+        return expected("a number in the range of double");
       number = *n;
     } else if (std::optional<StringRef> s = value.getAsString()) {
       // JSON has no NaN or infinity.
@@ -229,13 +236,31 @@ Error Reader::readValue(const ValueType &type, const json::Value &value,
 
 /// Makes room for `count` zeroed elements of `param`, refusing sizes no
 /// machine ksc-run runs on could hold.
+/// The bytes of memory this machine has, or 0 when it cannot tell.
+static uint64_t physicalMemory() {
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGE_SIZE)
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page > 0)
+    return uint64_t(pages) * uint64_t(page);
+#endif
+  return 0;
+}
+
 static Error allocate(const Reader &reader, const Param &param, int64_t count,
                       Argument &arg) {
   constexpr uint64_t limit = uint64_t(1) << 40;
   uint64_t size = param.type.size();
   if (count < 0 || static_cast<uint64_t>(count) > limit / size)
     return reader.fail("", "the array would take more than 1 TiB");
-  arg.bytes.assign(static_cast<size_t>(count) * size, 0);
+  uint64_t bytes = static_cast<uint64_t>(count) * size;
+  // Refused here with a message rather than by the allocator (which stops
+  // the program with "LLVM ERROR: out of memory").
+  if (uint64_t memory = physicalMemory(); memory && bytes > memory)
+    return reader.fail("", formatv("the array would take {0} bytes ({1} "
+                                   "elements), more than this machine's "
+                                   "{2} bytes of memory",
+                                   bytes, count, memory));
+  arg.bytes.assign(static_cast<size_t>(bytes), 0);
   return Error::success();
 }
 
@@ -321,7 +346,9 @@ static Error readStrided(const Reader &reader, const Param &param,
       return reader.fail("", "\"offset\" must be a non-negative integer");
     offset = *n;
   }
-  // The lowest and highest element the view reaches must be in `data`.
+  // The lowest and highest element the view reaches must be in `data`;
+  // computed without overflow, so that a view whose index arithmetic
+  // would wrap around is refused rather than read at the wrapped index.
   int64_t low = offset, high = offset;
   bool empty = false;
   for (unsigned d = 0; d < param.rank; ++d) {
@@ -333,9 +360,29 @@ static Error readStrided(const Reader &reader, const Param &param,
     arg.shape.push_back(*extent);
     arg.strides.push_back(*stride);
     empty |= *extent == 0;
-    if (*extent > 0)
-      (*stride < 0 ? low : high) += (*extent - 1) * *stride;
+    if (*extent == 0)
+      continue;
+    int64_t &bound = *stride < 0 ? low : high;
+    std::optional<int64_t> span = checkedMul<int64_t>(*extent - 1, *stride);
+    std::optional<int64_t> moved =
+        span ? checkedAdd<int64_t>(bound, *span) : std::nullopt;
+    if (!moved)
+      return reader.fail("", formatv("the view's indices overflow 64 bits "
+                                     "(shape [{0}] = {1}, strides [{0}] = "
+                                     "{2})",
+                                     d, *extent, *stride));
+    bound = *moved;
   }
+  // Every element of the view is printed and compared: the same limit as
+  // for the arrays ksc-run allocates.
+  int64_t elements = 1;
+  for (int64_t extent : arg.shape)
+    if (std::optional<int64_t> product = checkedMul(elements, extent))
+      elements = *product;
+    else
+      elements = INT64_MAX;
+  if (uint64_t(elements) > (uint64_t(1) << 40) / param.type.size())
+    return reader.fail("", "the view has more than 1 TiB of elements");
   if (!empty && (low < 0 || high >= static_cast<int64_t>(data->size())))
     return reader.fail("", "the view reaches element " +
                                Twine(low < 0 ? low : high) +

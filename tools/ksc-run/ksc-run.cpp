@@ -44,6 +44,7 @@
 #include "ksc/Runner/Job.h"
 #include "ksc/Runner/Tangent.h"
 #include "ksc/Runner/Runner.h"
+#include "ksc/Support/Json.h"
 #include "ksc/Support/Output.h"
 
 #include "Gpu.h"
@@ -490,7 +491,7 @@ static Expected<json::Value> readJson(StringRef file, std::string &text) {
     return makeError("cannot read '" + file +
                      "': " + buffer.getError().message());
   text = (*buffer)->getBuffer().str();
-  Expected<json::Value> value = json::parse(text);
+  Expected<json::Value> value = parseJsonStrictly(text);
   if (!value)
     return makeError(file + " is not valid JSON: " +
                      toString(value.takeError()));
