@@ -1103,16 +1103,20 @@ private:
   unsigned char *begin_ = nullptr, *top_ = nullptr, *end_ = nullptr;
 };
 
-/// The running thread's tape.
+/// The running OS thread's tape. The adjoints ksc emits look it up once
+/// per call (`ksc::tape &tape = ksc::thread_tape();`) and push and pop on
+/// the reference.
 inline tape &thread_tape() {
   static thread_local tape instance;
-  return instance;
-}
-template <typename T> inline void tape_push(const T &value) {
-  thread_tape().push(value);
-}
-template <typename T> inline T tape_pop() {
-  return thread_tape().template pop<T>();
+  tape *result = &instance;
+#if defined(__GNUC__)
+  // In code compiled with -fPIC, the address of a thread_local is a call
+  // of __tls_get_addr, which GCC would make again at every use of the
+  // reference (it rematerializes TLS addresses): the empty asm makes the
+  // address an ordinary value that stays in a register.
+  asm("" : "+r"(result));
+#endif
+  return *result;
 }
 
 //===----------------------------------------------------------------------===//

@@ -323,6 +323,24 @@ LogicalResult Emitter::emitFunction(func::FuncOp func) {
   }
   os << comment << *sig << " {\n";
   os.indent();
+  // The OS thread's tape is found once per call: at every push and pop,
+  // the thread-local lookup of code compiled with -fPIC (a shared library,
+  // ksc-run's kernels) is a call that also makes the loop spill its
+  // floats, which made adjoints of loops three times slower.
+  threadTape.clear();
+  bool usesThreadTape = false;
+  func.walk([&](Operation *op) {
+    if (auto push = dyn_cast<ks::TapePushOp>(op))
+      usesThreadTape |= !push.getTape();
+    else if (auto pop = dyn_cast<ks::TapePopOp>(op))
+      usesThreadTape |= !pop.getTape();
+  });
+  if (usesThreadTape) {
+    unsigned var = newVar("tape", ks::TapeType::get(func.getContext()));
+    vars[var].reusable = false;
+    threadTape = vars[var].name;
+    os << "ksc::tape &" << threadTape << " = ksc::thread_tape();\n";
+  }
   LogicalResult result = emitBlock(entry);
   if (succeeded(result))
     result = emitReturn(cast<func::ReturnOp>(entry.getTerminator()));

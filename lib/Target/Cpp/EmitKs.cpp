@@ -6,7 +6,8 @@
 // `ks.check_bounds` a call of the runtime's `ksc::check_bounds`,
 // `ks.atomic_rmw` a call of `ksc::atomic_add` (`_sub`, `_min`, `_max`), and
 // `ks.grid_extent`/`ks.grid_size` the members of `ksc::grid`, and
-// `ks.tape_push`/`ks.tape_pop` calls of the runtime's thread tape, and
+// `ks.tape_push`/`ks.tape_pop` calls of the tape's `push` and `pop` (the
+// GPU thread's tape argument, or the OS thread's tape), and
 // `ks.accumulator` a `ksc::accumulator` of a launcher.
 //
 //===----------------------------------------------------------------------===//
@@ -123,17 +124,17 @@ FailureOr<Expr> Emitter::buildKsExpr(Operation &op) {
     result.isUnsigned = true;
     return result;
   }
-  // `ksc::tape_pop<float>()`: ordered like an atomic update.
+  // `tape.pop<float>()`: ordered like an atomic update.
   if (auto pop = dyn_cast<ks::TapePopOp>(op)) {
     FailureOr<std::string> type = typeName(pop.getType(), op.getLoc());
     if (failed(type))
       return failure();
-    // A GPU thread's tape is an argument; the CPU's the OS thread's.
-    Expr result("ksc::tape_pop<" + *type + ">()", kPostfix);
-    if (Value tape = pop.getTape())
-      result =
-          Expr(operand(valueExpr(tape), kPostfix) + ".pop<" + *type + ">()",
-               kPostfix);
+    // A GPU thread's tape is an argument; the CPU's the OS thread's, found
+    // once per function (threadTape).
+    std::string tape = pop.getTape()
+                           ? operand(valueExpr(pop.getTape()), kPostfix)
+                           : threadTape;
+    Expr result(tape + ".pop<" + *type + ">()", kPostfix);
     result.readsMemory = true;
     result.isUnsigned = false;
     return result;
@@ -158,11 +159,9 @@ LogicalResult Emitter::emitKsStatement(Operation &op) {
     return success();
   }
   if (auto push = dyn_cast<ks::TapePushOp>(op)) {
-    if (Value tape = push.getTape())
-      os << operand(valueExpr(tape), kPostfix) << ".push(";
-    else
-      os << "ksc::tape_push(";
-    os << operand(valueExpr(push.getValue()), kAssign) << ");\n";
+    os << (push.getTape() ? operand(valueExpr(push.getTape()), kPostfix)
+                          : threadTape)
+       << ".push(" << operand(valueExpr(push.getValue()), kAssign) << ");\n";
     return success();
   }
   // `ksc::local_tape<4096> tape("k_adj");`, which converts to the

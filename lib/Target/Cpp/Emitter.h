@@ -413,6 +413,10 @@ public:
   std::string headerDeclarations;
   /// Whether the function being printed is outside kKernelNamespace.
   bool inPublicFunction = false;
+  /// The variable holding the OS thread's tape (`ksc::tape &tape =
+  /// ksc::thread_tape();`) in a function with CPU tape operations, which
+  /// print as its `push` and `pop`; empty in other functions.
+  std::string threadTape;
   /// Inlined expressions stay inline however long they grow: set while the
   /// condition of an `else if` is built, where no declaration can go.
   bool keepInline = false;
