@@ -245,6 +245,11 @@ cl::opt<bool>
                           "events, the median of --repeat launches from the "
                           "same inputs, and its bandwidth (on stderr)"),
                  cl::cat(runCategory));
+cl::opt<double> timeout(
+    "timeout",
+    cl::desc("Stop when one launch runs longer than this many seconds: an "
+             "error naming the kernel, exit status 124 (default: no limit)"),
+    cl::value_desc("seconds"), cl::init(0), cl::cat(runCategory));
 cl::opt<unsigned> repeat("repeat",
                          cl::desc("With --time: timed launches (default 10)"),
                          cl::value_desc("N"), cl::init(10),
@@ -677,12 +682,15 @@ createCpuExecutor(mlir::ModuleOp module, const runner::Grid &grid) {
 /// status.
 static int runAndWrite(const runner::Job &job, runner::JobArguments &data,
                        runner::Executor &executor) {
+  std::optional<runner::TimeLimitedExecutor> limited;
+  runner::Executor &launcher =
+      timeout > 0 ? limited.emplace(executor, timeout, "ksc-run") : executor;
   std::string text;
   raw_string_ostream os(text);
   Error error = runner::runJob(
       job, data,
       [&](StringRef kernel, std::vector<runner::Argument> &args) {
-        return executor.launch(kernel, args);
+        return launcher.launch(kernel, args);
       },
       os);
   if (!text.empty())
@@ -835,6 +843,8 @@ static int checkOptions(runner::Grid &grid) {
   if (inputsFile.empty() && !compileOnly)
     return fail("--inputs=FILE is required: a JSON object with a value for "
                 "every kernel argument");
+  if (!(timeout >= 0) || timeout > 1e9)
+    return fail("--timeout needs a number of seconds, 0 (no limit) to 1e9");
   if (outputFile != "-" && sameFile(outputFile, inputFile))
     return fail("the -o file '" + outputFile + "' is the input file");
   if (outputFile != "-" && !inputsFile.empty() && inputsFile != "-" &&

@@ -90,6 +90,31 @@ private:
   std::vector<ArrayComparison> results;
 };
 
+/// The exit status of a tool whose launch ran past its time limit (as the
+/// `timeout` command's).
+constexpr int kTimeoutStatus = 124;
+
+/// Launches on `inner`, ending the process when a launch runs longer than
+/// `seconds` (ksc-run --timeout): `<tool>: error: kernel 'K' did not finish
+/// within S s` on stderr, exit status kTimeoutStatus. A launch cannot be
+/// stopped safely from outside (a CPU kernel runs on the process's
+/// threads; a GPU kernel until its context goes), so the process ends; the
+/// operating system reclaims the GPU context with it. Only launches count,
+/// not compiling or reading inputs.
+class TimeLimitedExecutor : public Executor {
+public:
+  TimeLimitedExecutor(Executor &inner, double seconds, std::string tool);
+  ~TimeLimitedExecutor() override;
+  llvm::Error launch(llvm::StringRef kernel,
+                     std::vector<Argument> &args) override;
+  std::string describe() const override { return inner.describe(); }
+
+private:
+  struct Watchdog;
+  Executor &inner;
+  std::unique_ptr<Watchdog> watchdog;
+};
+
 } // namespace ksc::runner
 
 #endif // KSC_RUNNER_EXECUTOR_H
