@@ -20,6 +20,7 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SHA256.h"
+#include "llvm/Support/WithColor.h"
 
 using namespace llvm;
 using namespace ksc;
@@ -275,8 +276,19 @@ runner::compileSharedLibrary(StringRef source, const HostCompiler &compiler) {
                              compiler.cacheDir.c_str(), ec.message().c_str());
   SmallString<256> library(compiler.cacheDir);
   sys::path::append(library, "ksc-" + key + ".so");
-  if (sys::fs::exists(library))
-    return std::string(library);
+  if (sys::fs::exists(library)) {
+    // Libraries are moved into the cache whole, but a full disk or another
+    // program can still leave a bad one, which would fail every later run
+    // of the kernel: one that does not load is compiled again.
+    std::string error;
+    if (sys::DynamicLibrary::getPermanentLibrary(library.c_str(), &error)
+            .isValid())
+      return std::string(library);
+    WithColor::warning(errs())
+        << "the cached compiled kernel '" << library
+        << "' does not load (" << error << "); compiling it again\n";
+    sys::fs::remove(library);
+  }
 
   // Compile under names of our own, then move the library into place, so
   // that concurrent runs never see a partial file.

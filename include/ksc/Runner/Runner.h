@@ -194,7 +194,8 @@ bool runHostCompiler(llvm::StringRef program,
                      std::string &log);
 
 /// Compiles `source` into a shared library (or finds it in the cache) and
-/// returns its path.
+/// returns its path. A cached library that does not load (truncated by a
+/// full disk, damaged) is compiled again, with a warning on stderr.
 llvm::Expected<std::string> compileSharedLibrary(llvm::StringRef source,
                                                  const HostCompiler &compiler);
 
