@@ -9,6 +9,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -43,38 +44,32 @@ static Error writeAll(raw_fd_ostream &os, StringRef contents) {
   return errorCodeToError(error);
 }
 
-/// Writes `contents` into the file at `path` through the file itself,
-/// replacing nothing (a FIFO, a device); `create`: creating it if there is
-/// none (the target of a symbolic link to nothing yet).
-static Error writeThrough(StringRef path, StringRef contents,
-                          bool create = false) {
-  std::error_code ec;
-  raw_fd_ostream os(path, ec,
-                    create ? sys::fs::CD_CreateAlways
-                           : sys::fs::CD_OpenExisting,
-                    sys::fs::FA_Write, sys::fs::OF_None);
-  if (ec)
-    return errorCodeToError(ec);
-  return writeAll(os, contents);
-}
+namespace {
+/// Where an output named by a path goes.
+struct Destination {
+  enum Kind { Stdout, Through, Create, Replace } kind;
+  /// The file to write: a symbolic link's target, resolved.
+  SmallString<256> path;
+};
+} // namespace
 
-Error ksc::writeFileIfChanged(StringRef path, StringRef contents) {
+/// What writing `path` means: standard output; a file written through (a
+/// FIFO, a device, the target of a link to nothing yet, which writing
+/// through the link creates); or a regular file put in place whole.
+static Expected<Destination> resolve(StringRef path) {
   if (path == "-")
-    return writeAll(outs(), contents);
-  // What the path names, its symbolic links followed: a link is kept and
-  // the file it points to replaced (a link to nothing yet is written
-  // through, which creates its target).
-  SmallString<256> target(path);
+    return Destination{Destination::Stdout, {}};
+  Destination destination{Destination::Replace, path};
   sys::fs::file_status link;
   if (!sys::fs::status(path, link, /*Follow=*/false) &&
       link.type() == sys::fs::file_type::symlink_file) {
     SmallString<256> real;
     if (sys::fs::real_path(path, real))
-      return writeThrough(path, contents, /*create=*/true);
-    target = real;
+      return Destination{Destination::Create, path};
+    destination.path = real;
   }
   sys::fs::file_status status;
-  if (!sys::fs::status(target, status)) {
+  if (!sys::fs::status(destination.path, status)) {
     switch (status.type()) {
     case sys::fs::file_type::regular_file:
       break;
@@ -82,13 +77,112 @@ Error ksc::writeFileIfChanged(StringRef path, StringRef contents) {
       return errorCodeToError(
           std::make_error_code(std::errc::is_a_directory));
     default:
-      return writeThrough(target, contents);
+      destination.kind = Destination::Through;
     }
   }
-  if (holds(target, contents))
+  return destination;
+}
+
+/// Opens the file at `path` for writing through it.
+static Expected<std::unique_ptr<raw_fd_ostream>> openThrough(StringRef path,
+                                                            bool create) {
+  std::error_code ec;
+  auto os = std::make_unique<raw_fd_ostream>(
+      path, ec, create ? sys::fs::CD_CreateAlways : sys::fs::CD_OpenExisting,
+      sys::fs::FA_Write, sys::fs::OF_None);
+  if (ec)
+    return errorCodeToError(ec);
+  return std::move(os);
+}
+
+Error ksc::writeFileIfChanged(StringRef path, StringRef contents) {
+  Expected<Destination> destination = resolve(path);
+  if (!destination)
+    return destination.takeError();
+  switch (destination->kind) {
+  case Destination::Stdout:
+    return writeAll(outs(), contents);
+  case Destination::Through:
+  case Destination::Create: {
+    Expected<std::unique_ptr<raw_fd_ostream>> os = openThrough(
+        destination->path, destination->kind == Destination::Create);
+    if (!os)
+      return os.takeError();
+    return writeAll(**os, contents);
+  }
+  case Destination::Replace:
+    break;
+  }
+  if (holds(destination->path, contents))
     return Error::success();
-  return writeToOutput(target, [&](raw_ostream &os) {
+  return writeToOutput(destination->path, [&](raw_ostream &os) {
     os << contents;
     return Error::success();
   });
+}
+
+Expected<std::unique_ptr<ksc::StreamedOutput>>
+ksc::StreamedOutput::create(StringRef path) {
+  Expected<Destination> destination = resolve(path);
+  if (!destination)
+    return destination.takeError();
+  std::unique_ptr<StreamedOutput> output(new StreamedOutput());
+  output->path = destination->path.str().str();
+  switch (destination->kind) {
+  case Destination::Stdout:
+    output->stream = &outs();
+    return std::move(output);
+  case Destination::Through:
+  case Destination::Create: {
+    Expected<std::unique_ptr<raw_fd_ostream>> os = openThrough(
+        destination->path, destination->kind == Destination::Create);
+    if (!os)
+      return os.takeError();
+    output->owned = std::move(*os);
+    break;
+  }
+  case Destination::Replace: {
+    int fd;
+    SmallString<256> temp;
+    if (std::error_code ec = sys::fs::createUniqueFile(
+            destination->path + ".partial-%%%%%%", fd, temp))
+      return errorCodeToError(ec);
+    output->temp = temp.str().str();
+    sys::RemoveFileOnSignal(output->temp);
+    output->owned = std::make_unique<raw_fd_ostream>(fd, /*shouldClose=*/true);
+    break;
+  }
+  }
+  output->stream = output->owned.get();
+  return std::move(output);
+}
+
+ksc::StreamedOutput::~StreamedOutput() {
+  if (owned && owned->has_error())
+    owned->clear_error();
+  if (!temp.empty() && !committed) {
+    owned.reset();
+    sys::fs::remove(temp);
+    sys::DontRemoveFileOnSignal(temp);
+  }
+}
+
+Error ksc::StreamedOutput::commit() {
+  if (Error error = writeAll(*stream, ""))
+    return error;
+  if (owned) {
+    owned->close();
+    if (owned->has_error()) {
+      std::error_code error = owned->error();
+      owned->clear_error();
+      return errorCodeToError(error);
+    }
+  }
+  if (!temp.empty()) {
+    if (std::error_code ec = sys::fs::rename(temp, path))
+      return errorCodeToError(ec);
+    sys::DontRemoveFileOnSignal(temp);
+  }
+  committed = true;
+  return Error::success();
 }

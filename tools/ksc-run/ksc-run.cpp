@@ -46,6 +46,7 @@
 #include "ksc/Runner/Runner.h"
 #include "ksc/Support/Json.h"
 #include "ksc/Support/Output.h"
+#include "ksc/Support/Signals.h"
 
 #include "Gpu.h"
 
@@ -938,6 +939,8 @@ static int runKernel(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  IgnoredSignals ignored;
   InitLLVM init(argc, argv);
+  ignored.restore();
   return runWithLargeStack([&] { return runKernel(argc, argv); });
 }

@@ -17,6 +17,7 @@
 #include "ksc/Config.h"
 #include "ksc/Driver/Driver.h"
 #include "ksc/Support/Output.h"
+#include "ksc/Support/Signals.h"
 #include "ksc/Synth/Generate.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -27,7 +28,6 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Threading.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -262,18 +262,19 @@ static int generate() {
     return writeFile(outputFile, line) ? 0 : 1;
   }
 
-  std::error_code fileError;
-  // Streamed: a dataset may be larger than memory.
-  ToolOutputFile output(outputFile, fileError, sys::fs::OF_None);
-  if (fileError)
-    return fail("cannot write '" + outputFile + "': " + fileError.message());
+  // Streamed (a dataset may be larger than memory), and put in place whole
+  // when complete.
+  Expected<std::unique_ptr<StreamedOutput>> output =
+      StreamedOutput::create(outputFile);
+  if (!output)
+    return fail("cannot write '" + outputFile +
+                "': " + toString(output.takeError()));
   Stats stats;
   options.progress = !quiet && sys::Process::StandardErrIsDisplayed();
-  generateDataset(*session, options, output.os(), stats);
-  output.os().flush();
-  if (output.os().has_error())
-    return fail("cannot write '" + outputFile + "'");
-  output.keep();
+  generateDataset(*session, options, (*output)->os(), stats);
+  if (Error error = (*output)->commit())
+    return fail("cannot write '" + outputFile +
+                "': " + toString(std::move(error)));
 
   auto [begin, end] =
       shardRange(options.count, options.shardIndex, options.shardCount);
@@ -324,18 +325,18 @@ static int merge() {
     if (outputFile != "-" && sameFile(outputFile, input))
       return fail("the -o file '" + outputFile + "' is the input file '" +
                   input + "'");
-  std::error_code fileError;
-  ToolOutputFile output(outputFile, fileError, sys::fs::OF_None);
-  if (fileError)
-    return fail("cannot write '" + outputFile + "': " + fileError.message());
+  Expected<std::unique_ptr<StreamedOutput>> output =
+      StreamedOutput::create(outputFile);
+  if (!output)
+    return fail("cannot write '" + outputFile +
+                "': " + toString(output.takeError()));
   Stats stats;
   std::string error;
-  if (!mergeDatasets(mergeInputs, output.os(), stats, error))
+  if (!mergeDatasets(mergeInputs, (*output)->os(), stats, error))
     return fail(error);
-  output.os().flush();
-  if (output.os().has_error())
-    return fail("cannot write '" + outputFile + "'");
-  output.keep();
+  if (Error error = (*output)->commit())
+    return fail("cannot write '" + outputFile +
+                "': " + toString(std::move(error)));
   json::Array inputs;
   for (const std::string &input : mergeInputs)
     inputs.push_back(input);
@@ -386,6 +387,8 @@ static int run(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  IgnoredSignals ignored;
   InitLLVM init(argc, argv);
+  ignored.restore();
   return runWithLargeStack([&] { return run(argc, argv); });
 }

@@ -16,6 +16,7 @@
 #include "ksc/InitAll.h"
 #include "ksc/Support/Output.h"
 #include "ksc/Support/Paths.h"
+#include "ksc/Support/Signals.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -593,6 +594,8 @@ static int compile(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  IgnoredSignals ignored;
   InitLLVM init(argc, argv);
+  ignored.restore();
   return runWithLargeStack([&] { return compile(argc, argv); });
 }

@@ -8,6 +8,10 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <string>
 
 namespace ksc {
 
@@ -31,6 +35,33 @@ bool sameFile(llvm::StringRef a, llvm::StringRef b);
 ///    what depends on it.
 /// A directory is an error.
 llvm::Error writeFileIfChanged(llvm::StringRef path, llvm::StringRef contents);
+
+/// An output written as a stream, for one too large to hold in memory
+/// (ksc-synth's datasets), put where it goes as writeFileIfChanged puts
+/// its output (standard output, written through a FIFO or a device, a
+/// symbolic link's target): a regular file is written into a temporary
+/// file next to it (`NAME.partial-XXXXXX`, removed if the process is
+/// interrupted) that commit() renames into place, so that an interrupted
+/// or failed run leaves the previous file, or none, never part of one.
+class StreamedOutput {
+public:
+  static llvm::Expected<std::unique_ptr<StreamedOutput>>
+  create(llvm::StringRef path);
+  /// Removes the temporary file unless committed.
+  ~StreamedOutput();
+
+  llvm::raw_ostream &os() { return *stream; }
+  /// Flushes the stream and puts the file in place; an error of the
+  /// stream or of the renaming.
+  llvm::Error commit();
+
+private:
+  StreamedOutput() = default;
+  std::string path, temp;
+  std::unique_ptr<llvm::raw_fd_ostream> owned;
+  llvm::raw_fd_ostream *stream = nullptr;
+  bool committed = false;
+};
 
 } // namespace ksc
 

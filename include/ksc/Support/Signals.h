@@ -1,0 +1,38 @@
+//===- Signals.h - Signals a tool was started with ignored --*- C++ -*-===//
+//
+// Part of ksc.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KSC_SUPPORT_SIGNALS_H
+#define KSC_SUPPORT_SIGNALS_H
+
+namespace ksc {
+
+/// The interrupt signals (SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR2) that
+/// the process started with ignored: under `nohup`, or as a background job
+/// of a shell script. LLVM's InitLLVM installs handlers for them that
+/// remove the files being written and then re-raise the signal, which an
+/// ignored signal does not stop: the tool went on without its output. A
+/// tool records them before InitLLVM and ignores them again after, so that
+/// such a signal is ignored and the run completes; the others stop it,
+/// leaving no partial output.
+///
+///   int main(int argc, char **argv) {
+///     ksc::IgnoredSignals ignored;
+///     llvm::InitLLVM init(argc, argv);
+///     ignored.restore();
+class IgnoredSignals {
+public:
+  IgnoredSignals();
+  /// Ignores the recorded signals again.
+  void restore() const;
+
+private:
+  static constexpr int kMaxSignals = 8;
+  int signals[kMaxSignals];
+  int count = 0;
+};
+
+} // namespace ksc
+
+#endif // KSC_SUPPORT_SIGNALS_H
