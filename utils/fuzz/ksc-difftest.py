@@ -174,6 +174,11 @@ class Func:
         self.params = params  # list of (kind, type, name); kind: val, cref, arr
         self.uses_trans = False
 
+    def may_write(self):
+        """Whether a call may write an array (it takes a writable one)."""
+        return any(kind == "arr" and not parse_array_type(ty)[1]
+                   for kind, ty, _ in self.params)
+
 
 class Ctx:
     """Where the statement being generated is."""
@@ -237,6 +242,12 @@ class Generator:
         self.uses_trans = False
         self.cur_func = None
         self.for_depth = 0  # for loops around the code being generated
+        # Whether the expression being generated may be a call that writes
+        # an array: only the whole right side of `v = f(...)`. C++ leaves
+        # the order of operands and arguments unspecified (ksc's is left to
+        # right, docs/language.md), so such a call next to another operand
+        # would make the native side differ for no fault of ksc's.
+        self.writing_call_ok = False
 
     # --- output ------------------------------------------------------------
 
@@ -448,6 +459,10 @@ class Generator:
         if self.cur_func is not None:
             idx = self.funcs.index(self.cur_func)
             fs = [f for f in fs if self.funcs.index(f) < idx]
+        if not self.writing_call_ok:
+            fs = [f for f in fs if not f.may_write()]
+        # Its arguments are operands of one call: none may write.
+        self.writing_call_ok = False
         if not fs or depth <= 0:
             return None
         f = self.pick(fs)
@@ -1459,6 +1474,7 @@ class Generator:
                 return self.stmt_assign(ctx)
             f = self.pick(rets)
             vs = self.mutable_vars(f.ret)
+            self.writing_call_ok = True
             e = self.call_expr(f.ret, 2)
             if e is None or not vs:
                 return self.stmt_assign(ctx)
