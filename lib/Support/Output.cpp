@@ -83,35 +83,35 @@ static Expected<Destination> resolve(StringRef path) {
   return destination;
 }
 
-/// Opens the file at `path` for writing through it.
-static Expected<std::unique_ptr<raw_fd_ostream>> openThrough(StringRef path,
-                                                            bool create) {
+/// The stream of a destination that is not replaced whole: standard
+/// output, or the file opened for writing through it, which `owned` then
+/// holds.
+static Expected<raw_fd_ostream *>
+openStream(const Destination &destination,
+           std::unique_ptr<raw_fd_ostream> &owned) {
+  if (destination.kind == Destination::Stdout)
+    return &outs();
   std::error_code ec;
-  auto os = std::make_unique<raw_fd_ostream>(
-      path, ec, create ? sys::fs::CD_CreateAlways : sys::fs::CD_OpenExisting,
+  owned = std::make_unique<raw_fd_ostream>(
+      destination.path, ec,
+      destination.kind == Destination::Create ? sys::fs::CD_CreateAlways
+                                              : sys::fs::CD_OpenExisting,
       sys::fs::FA_Write, sys::fs::OF_None);
   if (ec)
     return errorCodeToError(ec);
-  return std::move(os);
+  return owned.get();
 }
 
 Error ksc::writeFileIfChanged(StringRef path, StringRef contents) {
   Expected<Destination> destination = resolve(path);
   if (!destination)
     return destination.takeError();
-  switch (destination->kind) {
-  case Destination::Stdout:
-    return writeAll(outs(), contents);
-  case Destination::Through:
-  case Destination::Create: {
-    Expected<std::unique_ptr<raw_fd_ostream>> os = openThrough(
-        destination->path, destination->kind == Destination::Create);
+  if (destination->kind != Destination::Replace) {
+    std::unique_ptr<raw_fd_ostream> owned;
+    Expected<raw_fd_ostream *> os = openStream(*destination, owned);
     if (!os)
       return os.takeError();
     return writeAll(**os, contents);
-  }
-  case Destination::Replace:
-    break;
   }
   if (holds(destination->path, contents))
     return Error::success();
@@ -128,31 +128,21 @@ ksc::StreamedOutput::create(StringRef path) {
     return destination.takeError();
   std::unique_ptr<StreamedOutput> output(new StreamedOutput());
   output->path = destination->path.str().str();
-  switch (destination->kind) {
-  case Destination::Stdout:
-    output->stream = &outs();
-    return std::move(output);
-  case Destination::Through:
-  case Destination::Create: {
-    Expected<std::unique_ptr<raw_fd_ostream>> os = openThrough(
-        destination->path, destination->kind == Destination::Create);
+  if (destination->kind != Destination::Replace) {
+    Expected<raw_fd_ostream *> os = openStream(*destination, output->owned);
     if (!os)
       return os.takeError();
-    output->owned = std::move(*os);
-    break;
+    output->stream = *os;
+    return std::move(output);
   }
-  case Destination::Replace: {
-    int fd;
-    SmallString<256> temp;
-    if (std::error_code ec = sys::fs::createUniqueFile(
-            destination->path + ".partial-%%%%%%", fd, temp))
-      return errorCodeToError(ec);
-    output->temp = temp.str().str();
-    sys::RemoveFileOnSignal(output->temp);
-    output->owned = std::make_unique<raw_fd_ostream>(fd, /*shouldClose=*/true);
-    break;
-  }
-  }
+  int fd;
+  SmallString<256> temp;
+  if (std::error_code ec = sys::fs::createUniqueFile(
+          destination->path + ".partial-%%%%%%", fd, temp))
+    return errorCodeToError(ec);
+  output->temp = temp.str().str();
+  sys::RemoveFileOnSignal(output->temp);
+  output->owned = std::make_unique<raw_fd_ostream>(fd, /*shouldClose=*/true);
   output->stream = output->owned.get();
   return std::move(output);
 }
