@@ -234,8 +234,10 @@ Error Reader::readValue(const ValueType &type, const json::Value &value,
   return readScalar(type.scalar, value, dest, path);
 }
 
-/// Makes room for `count` zeroed elements of `param`, refusing sizes no
-/// machine ksc-run runs on could hold.
+/// The most bytes an array argument, or the elements of a strided view,
+/// may take: more than any machine ksc-run runs on could hold.
+constexpr uint64_t kMaxArrayBytes = uint64_t(1) << 40;
+
 /// The bytes of memory this machine has, or 0 when it cannot tell.
 static uint64_t physicalMemory() {
 #if defined(_SC_PHYS_PAGES) && defined(_SC_PAGE_SIZE)
@@ -246,11 +248,12 @@ static uint64_t physicalMemory() {
   return 0;
 }
 
+/// Makes room for `count` zeroed elements of `param`, refusing sizes no
+/// machine ksc-run runs on could hold.
 static Error allocate(const Reader &reader, const Param &param, int64_t count,
                       Argument &arg) {
-  constexpr uint64_t limit = uint64_t(1) << 40;
   uint64_t size = param.type.size();
-  if (count < 0 || static_cast<uint64_t>(count) > limit / size)
+  if (count < 0 || static_cast<uint64_t>(count) > kMaxArrayBytes / size)
     return reader.fail("", "the array would take more than 1 TiB");
   uint64_t bytes = static_cast<uint64_t>(count) * size;
   // Refused here with a message rather than by the allocator (which stops
@@ -381,7 +384,7 @@ static Error readStrided(const Reader &reader, const Param &param,
       elements = *product;
     else
       elements = INT64_MAX;
-  if (uint64_t(elements) > (uint64_t(1) << 40) / param.type.size())
+  if (uint64_t(elements) > kMaxArrayBytes / param.type.size())
     return reader.fail("", "the view has more than 1 TiB of elements");
   if (!empty && (low < 0 || high >= static_cast<int64_t>(data->size())))
     return reader.fail("", "the view reaches element " +
