@@ -60,7 +60,6 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/Format.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -939,8 +938,6 @@ static int runKernel(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-  IgnoredSignals ignored;
-  InitLLVM init(argc, argv);
-  ignored.restore();
+  ToolInit init(argc, argv);
   return runWithLargeStack([&] { return runKernel(argc, argv); });
 }

@@ -23,7 +23,6 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
@@ -387,8 +386,6 @@ static int run(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-  IgnoredSignals ignored;
-  InitLLVM init(argc, argv);
-  ignored.restore();
+  ToolInit init(argc, argv);
   return runWithLargeStack([&] { return run(argc, argv); });
 }

@@ -26,7 +26,6 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -594,8 +593,6 @@ static int compile(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-  IgnoredSignals ignored;
-  InitLLVM init(argc, argv);
-  ignored.restore();
+  ToolInit init(argc, argv);
   return runWithLargeStack([&] { return compile(argc, argv); });
 }

@@ -6,6 +6,8 @@
 #ifndef KSC_SUPPORT_SIGNALS_H
 #define KSC_SUPPORT_SIGNALS_H
 
+#include "llvm/Support/InitLLVM.h"
+
 namespace ksc {
 
 /// The interrupt signals (SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR2) that
@@ -13,14 +15,9 @@ namespace ksc {
 /// of a shell script. LLVM's InitLLVM installs handlers for them that
 /// remove the files being written and then re-raise the signal, which an
 /// ignored signal does not stop: the tool went on without its output. A
-/// tool records them before InitLLVM and ignores them again after, so that
-/// such a signal is ignored and the run completes; the others stop it,
-/// leaving no partial output.
-///
-///   int main(int argc, char **argv) {
-///     ksc::IgnoredSignals ignored;
-///     llvm::InitLLVM init(argc, argv);
-///     ignored.restore();
+/// tool records them before InitLLVM and ignores them again after (ToolInit
+/// below), so that such a signal is ignored and the run completes; the
+/// others stop it, leaving no partial output.
 class IgnoredSignals {
 public:
   IgnoredSignals();
@@ -31,6 +28,20 @@ private:
   static constexpr int kMaxSignals = 8;
   int signals[kMaxSignals];
   int count = 0;
+};
+
+/// What a ksc tool's main starts with instead of llvm::InitLLVM: InitLLVM,
+/// with the signals the process started with ignored still ignored.
+///
+///   int main(int argc, char **argv) {
+///     ksc::ToolInit init(argc, argv);
+class ToolInit {
+public:
+  ToolInit(int &argc, char **&argv) : init(argc, argv) { ignored.restore(); }
+
+private:
+  IgnoredSignals ignored; // recorded before `init` installs its handlers
+  llvm::InitLLVM init;
 };
 
 } // namespace ksc
