@@ -122,7 +122,10 @@ struct YieldDeadIterArgsUnchanged : OpRewritePattern<scf::ForOp> {
         continue;
       if (liveness.isLive(arg) || liveness.isLive(value))
         continue;
-      rewriter.modifyOpInPlace(yield, [&] { yielded.set(arg); });
+      // (Not a lambda capturing the bindings: that is C++20.)
+      rewriter.startOpModification(yield);
+      yielded.set(arg);
+      rewriter.finalizeOpModification(yield);
       changed = true;
     }
     return success(changed);
