@@ -23,25 +23,7 @@ packages=(
   "mlir-$major-tools" "libclang-$major-dev" "clang-$major"
   cmake ninja-build g++ python3 libgtest-dev
 )
-missing=()
-for package in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null |
-      grep -q "install ok installed"; then
-    missing+=("$package")
-  fi
-done
-if ((${#missing[@]})); then
-  echo "ksc: installing ${missing[*]}" >&2
-  sudo=()
-  if [ "$(id -u)" -ne 0 ]; then
-    sudo=(sudo)
-  fi
-  # The LLVM $major packages come from Debian 12's security archive; a fresh
-  # machine has no package lists yet.
-  "${sudo[@]}" apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq \
-    --no-install-recommends "${missing[@]}" >&2
-fi
+"$root/utils/install-packages.sh" "${packages[@]}"
 
 installed="$("$llvm_prefix/bin/llvm-config" --version 2>/dev/null || true)"
 if [ "${installed%%.*}" != "$major" ]; then
