@@ -307,22 +307,43 @@ struct ConvertKsToLLVM
         func->removeAttr(SymbolTable::getVisibilityAttrName());
       }
     }
+    DenseMap<StringAttr, StringAttr> renames;
     for (LLVM::LLVMFuncOp launcher : launchers) {
       auto kernel = cast<StringAttr>(launcher->getAttr(kLaunchOfAttr));
-      if (Operation *thread = symbols.lookup(kernel.getValue()))
-        if (failed(symbols.rename(
-                thread, StringAttr::get(ctx, kernel.getValue() + ".thread"))))
-          return signalPassFailure();
+      if (symbols.lookup(kernel))
+        renames[kernel] = StringAttr::get(ctx, kernel.getValue() + ".thread");
       setKernelParameters(launcher, launcherTypes.lookup(launcher.getName()),
                           converter);
-      if (failed(symbols.rename(launcher, kernel)))
-        return signalPassFailure();
+      renames[launcher.getNameAttr()] = kernel;
       launcher->removeAttr(kLaunchOfAttr);
       launcher->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
                         UnitAttr::get(ctx));
       if (blockSize)
         launcher->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
                           DenseI32ArrayAttr::get(ctx, {int32_t(blockSize)}));
+    }
+    renameSymbols(module, renames);
+  }
+
+  /// Renames the symbols of `module` as `renames` says, and their uses, in
+  /// one walk of the module (SymbolTable::rename walks it for each symbol,
+  /// which made PTX quadratic in the number of kernels).
+  static void renameSymbols(ModuleOp module,
+                            const DenseMap<StringAttr, StringAttr> &renames) {
+    AttrTypeReplacer replacer;
+    replacer.addReplacement([&](SymbolRefAttr ref) -> std::optional<Attribute> {
+      StringAttr root = renames.lookup(ref.getRootReference());
+      if (!root)
+        return std::nullopt;
+      return SymbolRefAttr::get(root, ref.getNestedReferences());
+    });
+    for (Operation &op : *module.getBody()) {
+      replacer.recursivelyReplaceElementsIn(&op, /*replaceAttrs=*/true,
+                                            /*replaceLocs=*/false,
+                                            /*replaceTypes=*/false);
+      if (auto symbol = dyn_cast<SymbolOpInterface>(op))
+        if (StringAttr name = renames.lookup(symbol.getNameAttr()))
+          symbol.setName(name);
     }
   }
 };
