@@ -39,6 +39,40 @@ float, double, int64_t, bool; initialized with random values), and the
 scalars n, fs, ds, ls, bs. At its end a kernel stores its locals into
 out[i * SLOTS + k], so that every value computed is compared.
 
+Derivative mode (--grad): the kernels come from a profile whose programs
+are differentiable and well-conditioned, and each kernel's derivative
+kernels are checked with `ksc-run --check-grad --precision=double
+--wrt=fa,da,of,od,fs,ds --rtol=1e-4 --atol=1e-6` (K_adj and K_jvp against
+central differences, and against each other: the dot-product test, whose
+1e-10 the tolerances do not loosen) instead of running it natively:
+  ksc-difftest.py --grad --seed 1 --count 50 [--keep DIR] [-v]
+  ksc-difftest.py --grad --quick        # the seeds test/Fuzz/difftest-grad
+The profile keeps what AD must handle (loops with dynamic trip counts,
+while/do/break/continue/return, branches on float comparisons, device
+functions, local array views, math builtins, min/max/abs, ?:, int/float
+mixing) and leaves out what has no derivative at the inputs, or a racy one:
+  * a thread reads and writes the output arrays only at its own slots
+    (i * SLOTS + k); device functions take only read-only arrays (they
+    cannot call tid()), and array views are of the inputs only: no value
+    flows between threads;
+  * float literals are moderate (|x| < 3), the float inputs (fa, da, of,
+    od, fs, ds) random reals in [-2, 2] (not a grid: operands of min, max,
+    abs, comparisons and float-to-int conversions are then almost never
+    at their kink), int operands of float arithmetic are reduced (`% 3`);
+  * sqrt(e) and log(e) are sqrt(e * e + 0.25) and log(e * e + 0.5), exp
+    and every divisor are bounded away from trouble (exp(sin(e)), a /
+    (1 + b * b)), and every store into an existing float variable or
+    element goes through sin, cos or tanh, so no value grows from
+    statement to statement (x = x * x in a loop).
+A kernel passes when ksc-run exits 0; GRAD-MISMATCH is a failure (the
+report has ksc-run's command, as run in a --keep directory, and its
+output); a kernel ksc refuses to differentiate ("cannot differentiate ...")
+is counted as refused, not a failure (-v lists the reasons). The summary
+says how many gradients were checked, and a --grad run that checked none
+exits 1. --keep, --check and --reduce work on --grad cases too (meta.json
+says "grad"). The default mode's kernels and inputs do not change with
+this profile: a seed generates the same file as before.
+
 Exit status: 0 when every kernel matched, 1 on any mismatch or ksc error,
 2 on a usage or setup error. Only the Python standard library is used.
 """
@@ -222,8 +256,12 @@ class Generator:
         ("val", BOOL, "bs"),
     ]
 
-    def __init__(self, seed, kernels=10, size=1.0, avoid=()):
+    def __init__(self, seed, kernels=10, size=1.0, avoid=(), grad=False):
         self.seed = seed
+        # The --grad profile: differentiable, well-conditioned kernels (see
+        # the module docstring). Every choice it changes is guarded by this
+        # flag, so that the default mode's seeds stay as they were.
+        self.grad = grad
         # Constructs not to generate (to look past known bugs); see --avoid.
         self.avoid = set(avoid)
         self.r = random.Random(seed)
@@ -336,6 +374,10 @@ class Generator:
         return e
 
     def float_literal_1(self, ty):
+        if self.grad:
+            # Moderate literals only (no huge, tiny or denormal values).
+            return E("%s.%s%s" % (self.r.randint(-2, 2), self.pick(
+                ["0", "5", "25", "125", "75"]), "f" if ty == FLT else ""), ty)
         if ty == FLT:
             if self.chance(0.5):
                 return E("%s.%sf" % (self.r.randint(-9, 9), self.pick(
@@ -371,6 +413,9 @@ class Generator:
         """An index expression in [0, arr.size)."""
         size = arr.size
         r = self.r
+        if self.grad and arr.writable:
+            # Only the thread's own slots: no data flows between threads.
+            return "i * %d + %d" % (SLOTS, r.randint(0, SLOTS - 1))
         # A loop counter or tid whose range is known to fit.
         fits = [v for v in self.visible() if v.ty == INT and v.lo is not None
                 and v.lo >= 0 and v.hi < size]
@@ -481,6 +526,8 @@ class Generator:
                 elem, const = parse_array_type(ty)
                 cands = [a for a in self.arrays if a.elem == elem and
                          (const or a.writable)]
+                if self.grad:
+                    cands = [a for a in cands if not a.writable]
                 if not cands:
                     return None
                 args.append(self.pick(cands).name)
@@ -688,6 +735,8 @@ class Generator:
             elif k == 6:
                 src = self.pick([INT, I64, FLT if ty == DBL else DBL])
                 e = self.var_leaf(src)
+                if e is not None and self.grad and src in INTS:
+                    e = self.small_int(e)
                 if e is not None:
                     return E("%s(%s)" % (self.cast_spelling(ty), e.text), ty)
             else:
@@ -696,12 +745,30 @@ class Generator:
                     return E("%s(%s)" % (self.cast_spelling(ty), e.text), ty)
         return self.float_literal(ty)
 
+    def small_int(self, e):
+        """--grad: an int operand of float arithmetic, made small (large
+        ints would make the float values, and so the derivatives, large)."""
+        return self.wrap(e, 4)
+
+    def one_plus_square(self, e, ty):
+        """--grad: 1 + e * e, a smooth value >= 1 (a divisor)."""
+        one = "1.0f" if ty == FLT else "1.0"
+        return "(%s + %s * %s)" % (one, e.text, e.text)
+
+    def squash(self, e, ty):
+        """--grad: e mapped smoothly into [-1, 1], so that values cannot
+        grow from statement to statement (x = x * x in a loop)."""
+        self.uses_trans = True
+        return E("%s(%s)" % (self.pick(["sin", "cos", "tanh"]), e.text), ty)
+
     def gen_float(self, ty, depth):
         r = self.r
         if depth <= 0 or self.chance(0.2):
             return self.float_leaf(ty)
         d = depth - 1
         k = r.randint(0, 15)
+        if self.grad:
+            return self.gen_float_grad(ty, d, k)
         if k <= 4:
             a = self.gen(ty, d)
             # The other operand may be of a lower type: the usual arithmetic
@@ -741,6 +808,77 @@ class Generator:
         if k == 11:
             # Guarded read of the other float array.
             arrs = [a for a in self.arrays if a.elem == ty]
+            if arrs:
+                a = self.pick(arrs)
+                e = self.gen(INT, d)
+                return E("((%s >= 0 && %s < %d) ? %s[%s] : %s)" % (
+                    e.text, e.text, a.size, a.name, e.text,
+                    self.float_literal(ty).text), ty)
+        return self.float_leaf(ty)
+
+    def gen_float_grad(self, ty, d, k):
+        """gen_float's --grad profile: every operation differentiable at
+        the values it meets (divisors >= 1, sqrt and log of values >= 0.25,
+        exp of values in [-1, 1]); min, max, abs and ?: have kinks, but the
+        inputs are random reals, so their operands are almost never equal
+        (or zero) there."""
+        r = self.r
+        if k <= 4:
+            a = self.gen(ty, d)
+            b = self.gen(self.pick([ty, ty, INT]), d)
+            if b.ty in INTS:
+                b = self.small_int(b)
+            op = self.pick(["+", "-", "*", "/", "+", "*"])
+            if op == "/":
+                return E("(%s / %s)" % (a.text, self.one_plus_square(
+                    E("%s(%s)" % (ty, b.text), ty) if b.ty != ty else b, ty)),
+                    ty)
+            if self.chance(0.5):
+                a, b = b, a
+            return E("(%s %s %s)" % (a.text, op, b.text), ty)
+        if k == 5:
+            return E("(-%s)" % self.gen(ty, d).text, ty)
+        if k == 6:
+            f = self.pick(["sqrt", "abs", "abs", "sin", "cos", "exp", "log",
+                           "tanh"])
+            e = self.gen(ty, d)
+            suffix = "f" if ty == FLT else ""
+            if f != "abs":
+                self.uses_trans = True
+            if f == "sqrt":
+                return E("sqrt(%s * %s + 0.25%s)" % (e.text, e.text, suffix),
+                         ty)
+            if f == "log":
+                return E("log(%s * %s + 0.5%s)" % (e.text, e.text, suffix),
+                         ty)
+            if f == "exp":
+                return E("exp(%s)" % self.squash(e, ty).text, ty)
+            return E("%s(%s)" % (f, e.text), ty)
+        if k == 7:
+            a = self.gen(ty, d)
+            b = self.gen(ty, d)
+            return E("%s(%s, %s)" % (self.pick(["min", "max"]), a.text,
+                                     b.text), ty)
+        if k == 8:
+            c = self.gen(BOOL, d)
+            a = self.gen(ty, d)
+            b = self.gen(ty, d)
+            return E("(%s ? %s : %s)" % (c.text, a.text, b.text), ty)
+        if k == 9:
+            e = self.call_expr(ty, d + 1)
+            if e is not None:
+                return e
+            return self.float_leaf(ty)
+        if k == 10:
+            src = self.pick([INT, I64, FLT if ty == DBL else DBL, BOOL])
+            e = self.gen(src, d)
+            if src in INTS:
+                e = self.small_int(e)
+            return E("%s(%s)" % (self.cast_spelling(ty), e.text), ty)
+        if k == 11:
+            # Guarded read of a read-only float array.
+            arrs = [a for a in self.arrays if a.elem == ty and
+                    not a.writable]
             if arrs:
                 a = self.pick(arrs)
                 e = self.gen(INT, d)
@@ -796,6 +934,8 @@ class Generator:
         if k == 8:
             # Guarded array reads: the read must only happen when in range.
             arrs = [a for a in self.arrays if a.elem != BOOL]
+            if self.grad:
+                arrs = [a for a in arrs if not a.writable]
             if not arrs:
                 return self.comparison(d)
             a = self.pick(arrs)
@@ -877,12 +1017,19 @@ class Generator:
         return [v for v in self.visible() if v.mutable and
                 (ty is None or v.ty == ty)]
 
+    def rhs(self, e):
+        """The value a statement stores into an existing float variable or
+        element: with --grad, squashed (values cannot grow without bound)."""
+        if self.grad and e.ty in FLOATS:
+            return self.squash(e, e.ty)
+        return e
+
     def stmt_assign(self, ctx):
         vs = self.mutable_vars()
         if not vs:
             return self.stmt_decl(ctx)
         v = self.pick(vs)
-        e = self.gen(v.ty, self.expr_depth())
+        e = self.rhs(self.gen(v.ty, self.expr_depth()))
         self.emit("%s = %s;" % (v.name, e.text))
 
     def stmt_compound(self, ctx):
@@ -899,6 +1046,14 @@ class Generator:
         if v.ty in FLOATS:
             op = self.pick(["+=", "-=", "*=", "/="])
             src = self.pick([v.ty, v.ty, INT])
+            if self.grad:
+                e = self.gen(v.ty, d)
+                if op == "/=":
+                    text = self.one_plus_square(e, v.ty)
+                else:
+                    text = self.squash(e, v.ty).text
+                self.emit("%s %s %s;" % (v.name, op, text))
+                return
             self.emit("%s %s %s;" % (v.name, op, self.gen(src, d).text))
             return
         k = self.r.randint(0, 8)
@@ -989,15 +1144,22 @@ class Generator:
         el = a.elem
         k = self.r.randint(0, 5)
         if k <= 2 or el == BOOL:
-            self.emit("%s[%s] = %s;" % (a.name, idx, self.gen(el, d).text))
+            self.emit("%s[%s] = %s;" % (a.name, idx,
+                                        self.rhs(self.gen(el, d)).text))
         elif k == 3:
             cap = ASSIGN_CAP[el] if el in INTS else None
             self.emit("%s[%s] %s %s;" % (a.name, idx, self.pick(["+=", "-="]),
-                                         self.gen(el, d, cap).text))
+                                         self.rhs(self.gen(el, d, cap)).text))
         elif k == 4:
             self.emit("%s[%s]%s;" % (a.name, idx, self.pick(["++", "--"])))
         else:
-            if el in FLOATS:
+            if el in FLOATS and self.grad:
+                op = self.pick(["*=", "/="])
+                e = self.gen(el, d)
+                self.emit("%s[%s] %s %s;" % (a.name, idx, op, (
+                    self.squash(e, el).text if op == "*=" else
+                    self.one_plus_square(e, el))))
+            elif el in FLOATS:
                 self.emit("%s[%s] %s %s;" % (a.name, idx,
                                              self.pick(["*=", "/="]),
                                              self.gen(el, d).text))
@@ -1198,6 +1360,8 @@ class Generator:
         elif form == 5:
             # A condition that also reads an array, guarded by the bound.
             arrs = [x for x in self.arrays if x.elem in (INT, FLT)]
+            if self.grad:
+                arrs = [x for x in arrs if not x.writable]
             a = self.pick(arrs) if arrs else None
             if a is not None and lo >= 0 and hi <= a.size:
                 val = self.gen(a.elem, 0)
@@ -1404,7 +1568,8 @@ class Generator:
             self.emit("%s %s = %s;" % (ty, tname, read))
             t = self.declare(Var(tname, ty))
             if r.random() < 0.7:
-                self.emit("%s[%s] = %s;" % (a.name, idx, self.gen(ty, 1).text))
+                self.emit("%s[%s] = %s;" % (a.name, idx,
+                                            self.rhs(self.gen(ty, 1)).text))
             else:
                 self.stmt_call(ctx)
         else:
@@ -1426,7 +1591,7 @@ class Generator:
                 e = E("(%s * %s)" % (x.name, other.text), ty)
             self.emit("%s %s = %s;" % (ty, tname, e.text))
             t = self.declare(Var(tname, ty))
-            self.emit("%s = %s;" % (x.name, self.gen(ty, 1).text))
+            self.emit("%s = %s;" % (x.name, self.rhs(self.gen(ty, 1)).text))
         # The use: straight, or under an if.
         ws = [w for w in self.mutable_vars(t.ty) if w is not t]
         if not ws:
@@ -1449,7 +1614,7 @@ class Generator:
             return
         self.emit("%s %s = %s;" % (ty, oname, x.name))
         old = self.declare(Var(oname, ty))
-        e = self.gen(ty, 2)
+        e = self.rhs(self.gen(ty, 2))
         self.emit("%s = %s;" % (x.name, e.text))
         ws = self.mutable_vars(ty)
         w = self.pick(ws)
@@ -1526,7 +1691,8 @@ class Generator:
         if len(vs) < 2:
             return self.stmt_assign(ctx)
         a, b = self.r.sample(vs, 2)
-        self.emit("%s = %s = %s;" % (a.name, b.name, self.gen(ty, 2).text))
+        self.emit("%s = %s = %s;" % (a.name, b.name,
+                                      self.rhs(self.gen(ty, 2)).text))
 
     def stmt_block(self, ctx):
         self.emit("{")
@@ -1540,6 +1706,10 @@ class Generator:
         name = self.fresh_name(["src", "view", "arr", "xs"])
         srcs = [a for a in self.arrays if a.elem == elem and
                 a.size >= IN_SIZE and a.name in ("ia", "fa", "oi", "of")]
+        if self.grad:
+            # Views of the inputs only: a view of an output would be read
+            # at other threads' slots.
+            srcs = [a for a in srcs if not a.writable]
         if not srcs or any(a.name == name for a in self.arrays):
             return self.stmt_assign(ctx)
         s = self.pick(srcs)
@@ -1620,6 +1790,10 @@ class Generator:
             params.append((kind, ty, pn))
         arr_choices = ["array<const int>", "array<const float>", "array<int>",
                        "array<float>", "array<double>"]
+        if self.grad:
+            # Device functions cannot call tid(): the arrays they could
+            # write would be written at any thread's elements.
+            arr_choices = ["array<const int>", "array<const float>"]
         for _ in range(r.randint(0 if ret != "void" else 1, 2)):
             ty = self.pick(arr_choices)
             pn = self.pick(["xs", "ys", "out", "data", "buf", "vals"])
@@ -1737,6 +1911,27 @@ class Generator:
         r = self.r
         n = self.nthreads
         f32 = lambda x: struct.unpack("f", struct.pack("f", x))[0]
+        if self.grad:
+            # Finite, moderate reals: random ones, so that operands of min,
+            # max, abs, comparisons and float-to-int conversions are almost
+            # never at a kink (ties would be likely on a grid of quarters).
+            u = lambda: f32(r.uniform(-2, 2))
+            return {
+                "ia": [r.randint(-IN_INT_MAX, IN_INT_MAX)
+                       for _ in range(IN_SIZE)],
+                "fa": [u() for _ in range(IN_SIZE)],
+                "da": [u() for _ in range(IN_SIZE)],
+                "oi": [r.randint(-20, 20) for _ in range(n * SLOTS)],
+                "of": [u() for _ in range(n * SLOTS)],
+                "od": [u() for _ in range(n * SLOTS)],
+                "ol": [r.randint(-1000, 1000) for _ in range(n * SLOTS)],
+                "ob": [r.random() < 0.5 for _ in range(n * SLOTS)],
+                "n": r.randint(-20, 20),
+                "fs": u(),
+                "ds": u(),
+                "ls": r.randint(-1000, 1000),
+                "bs": r.random() < 0.5,
+            }
         return {
             "ia": [r.randint(-IN_INT_MAX, IN_INT_MAX) for _ in range(IN_SIZE)],
             "fa": [f32(self.rand_float()) for _ in range(IN_SIZE)],
@@ -2040,6 +2235,8 @@ class Outcome:
         self.tags = []  # known_bug_tags of a failing case
         self.workdir = None
         self.seconds = 0.0
+        self.checked = 0  # --grad: kernels whose gradients passed
+        self.refused = []  # --grad: (kernel, reason) ksc refused
 
 
 def native_cmd(tools, src, exe):
@@ -2143,6 +2340,99 @@ def check_case(work, source, kernels, inputs, nthreads, tools,
     return invalid, failures
 
 
+# The float arguments of every generated kernel: --grad differentiates with
+# respect to all of them (the read-only inputs, the scalars and the in-out
+# outputs).
+GRAD_WRT = "fa,da,of,od,fs,ds"
+# Tolerances of the finite-difference checks (ksc-run's double defaults are
+# rtol 1e-6, atol 1e-7). The step is cbrt(eps) |x|, and the generated
+# kernels nest sin/cos/tanh over sums of many terms: their truncation error
+# reaches 1e-5 relative on correct derivatives. A wrong derivative is off by
+# far more, and the dot-product test (K_adj against K_jvp, 1e-10 relative,
+# not changed by these) stays as strict as it is.
+GRAD_TOLERANCES = ["--rtol=1e-4", "--atol=1e-6"]
+# What ksc says when it refuses to differentiate a construct (docs/
+# autodiff.md, "What cannot be differentiated yet").
+REFUSED = re.compile(r"cannot (differentiate|propagate)[^\n]*")
+
+
+def run_ksc_run(cmd, tools, env, timeout):
+    """Runs ksc-run, retrying while someone else rebuilds it."""
+    for attempt in range(10):
+        if not os.access(tools.ksc_run, os.X_OK):
+            wait_for_tool(tools.ksc_run)
+        rc, so, se = run(cmd, timeout, env)
+        transient = rc not in (0, 1, "timeout") and (
+            "No such file or directory" in se or
+            not os.access(tools.ksc_run, os.X_OK) or attempt == 0)
+        if rc == 1 and "No such file or directory" in se:
+            transient = True
+        if not transient:
+            break
+        time.sleep(5 if attempt == 0 else 15)
+    return rc, so, se
+
+
+def check_grad_case(work, source, kernels, inputs, nthreads, tools,
+                    bounds_check=True):
+    """--grad: checks every kernel's derivative kernels with `ksc-run
+    --check-grad --precision=double` (K_adj and K_jvp against central
+    differences and the dot-product test). Returns (failures, checked,
+    refused): failures a list of (kind, kernel, message), checked the
+    number of kernels whose gradients passed, refused [(kernel, reason)]
+    for the kernels ksc refuses to differentiate (not a failure)."""
+    failures = []
+    checked = 0
+    refused = []
+    kdsl = os.path.join(work, "case.kdsl")
+    with open(kdsl, "w") as f:
+        f.write(source)
+    in_json = os.path.join(work, "inputs.json")
+    with open(in_json, "w") as f:
+        json.dump(json_inputs(inputs), f)
+    with open(os.path.join(work, "meta.json"), "w") as f:
+        json.dump({"dim": nthreads, "grad": True,
+                   "kernels": [[k, t] for k, t in kernels]}, f)
+    env = dict(os.environ)
+    env["KSC_CACHE_DIR"] = tools.cache_dir
+    env["KSC_CXX"] = tools.cxx
+    for kernel, _ in kernels:
+        cmd = [tools.ksc_run, kdsl, "--kernel=" + kernel,
+               "--dim=%d" % nthreads, "--inputs=" + in_json, "--threads=1",
+               "--check-grad", "--precision=double", "--wrt=" + GRAD_WRT
+               ] + GRAD_TOLERANCES
+        if not bounds_check:
+            cmd.append("--bounds-check=false")
+        rc, so, se = run_ksc_run(cmd, tools, env, max(120, 2 * tools.timeout))
+        if rc == 0:
+            checked += 1
+            continue
+        m = REFUSED.search(se)
+        if rc == 1 and m:
+            refused.append((kernel, m.group(0).strip()))
+            continue
+        if rc == 1 and "check failed" in se:
+            # The command as run in a case directory kept with --keep.
+            again = ["ksc-run", "case.kdsl"] + [
+                "--inputs=inputs.json" if c.startswith("--inputs=") else c
+                for c in cmd[2:]]
+            # Only the errors, not Clang's warnings about the source.
+            errs = [l for l in se.splitlines() if "error" in l]
+            failures.append(("grad-mismatch", kernel, "%s\n%s\n%s" % (
+                " ".join(again), so.rstrip(), "\n".join(errs))))
+            continue
+        errs = [l for l in se.splitlines() if "error" in l]
+        msg = "rc %s\n%s" % (rc, "\n".join(errs[:20]) if errs
+                              else se[-3000:])
+        if rc == "timeout":
+            failures.append(("timeout", kernel, msg))
+        elif rc != 1:
+            failures.append(("ksc-run-crash", kernel, msg))
+        else:
+            failures.append(("ksc-run-error", kernel, msg))
+    return failures, checked, refused
+
+
 def known_bug_tags(emitted, source):
     """Tags for failures that look like bugs found before (to triage a run:
     see the report of ksc-difftest's first runs). Heuristics only."""
@@ -2188,11 +2478,16 @@ def run_seed(seed, args, tools):
     start = time.time()
     out = Outcome(seed)
     gen = Generator(seed, kernels=args.kernels, size=args.size,
-                    avoid=args.avoid)
+                    avoid=args.avoid, grad=args.grad)
     source, kernels, inputs = gen.generate()
     out.kernels = len(kernels)
     out.workdir = tempfile.mkdtemp(prefix="ksc-difftest-%d-" % seed,
                                    dir=args.work_dir)
+    if args.grad:
+        out.failures, out.checked, out.refused = check_grad_case(
+            out.workdir, source, kernels, inputs, gen.nthreads, tools,
+            not args.no_bounds_check)
+        return finish(out, args, start)
     out.invalid, out.failures = check_case(
         out.workdir, source, kernels, inputs, gen.nthreads, tools,
         not args.no_bounds_check)
@@ -2405,8 +2700,15 @@ def check_file(path, kernel, tools):
         meta = json.load(f)
     work = tempfile.mkdtemp(prefix="ksc-check-", dir=d)
     trans = any(f + "(" in source for f in ("sin", "cos", "exp", "log"))
-    invalid, failures = check_case(work, source, [(kernel, trans)], inputs,
-                                   meta["dim"], tools)
+    if meta.get("grad"):
+        invalid = None
+        failures, _, refused = check_grad_case(
+            work, source, [(kernel, trans)], inputs, meta["dim"], tools)
+        for k, why in refused:
+            print("GRAD-REFUSED %s: %s" % (k, why))
+    else:
+        invalid, failures = check_case(work, source, [(kernel, trans)],
+                                       inputs, meta["dim"], tools)
     shutil.rmtree(work, ignore_errors=True)
     if invalid:
         print("INVALID: " + invalid)
@@ -2433,15 +2735,25 @@ def reduce_case(case_dir, kernel, tools, out_path, verbose):
         return any(f + "(" in text for f in ("sin", "cos", "exp", "log"))
 
     def signature(src_lines):
-        invalid, failures = check_case(
-            work, "\n".join(src_lines) + "\n", [(kernel, trans_of(src_lines))],
-            inputs, dim, tools)
+        if meta.get("grad"):
+            invalid = None
+            failures, _, _ = check_grad_case(
+                work, "\n".join(src_lines) + "\n",
+                [(kernel, trans_of(src_lines))], inputs, dim, tools)
+        else:
+            invalid, failures = check_case(
+                work, "\n".join(src_lines) + "\n",
+                [(kernel, trans_of(src_lines))], inputs, dim, tools)
         if invalid or not failures:
             return None
         kind, _, msg = failures[0]
         kind = kind.replace("-transcendental", "")
         if kind == "mismatch":
             return kind
+        if kind == "grad-mismatch":
+            # Which check failed, and for which argument.
+            m = re.search(r"check failed: (the \w+ of '\w+'|[^:(]*)", msg)
+            return kind + ":" + (m.group(1) if m else "")
         errs = [l for l in msg.splitlines() if "error:" in l]
         first = errs[0].split("error:", 1)[1] if errs else msg
         return kind + ":" + " ".join(
@@ -2536,6 +2848,11 @@ AVOIDABLE = {
 
 QUICK_SEEDS = [1, 2, 3]
 QUICK_KERNELS = 6
+# --grad --quick: fixed seeds (3 kernels each) whose gradients all check,
+# picked among seeds 10..49 (one FD-noise failure there, seed 10, before
+# GRAD_TOLERANCES) for being quick to compile: about 55 s of CPU.
+QUICK_GRAD_SEEDS = [20, 26, 27, 28]
+QUICK_GRAD_KERNELS = 3
 
 
 def main(argv=None):
@@ -2581,6 +2898,14 @@ def main(argv=None):
                    help="run kernel --kernel-name of FILE (a generated file, "
                    "maybe edited by hand) both ways, on the inputs.json and "
                    "meta.json next to it, and print the differences")
+    p.add_argument("--grad", action="store_true",
+                   help="derivative mode: generate differentiable, "
+                   "well-conditioned kernels (own output slots only, "
+                   "moderate literals and inputs, guarded sqrt/log/division) "
+                   "and check each one's K_adj and K_jvp with ksc-run "
+                   "--check-grad --precision=double instead of running it "
+                   "natively; failures are GRAD-MISMATCH, kernels ksc "
+                   "refuses to differentiate are counted (listed with -v)")
     p.add_argument("-v", "--verbose", action="store_true")
     args = p.parse_args(argv)
     args.avoid = [a for a in args.avoid.split(",") if a]
@@ -2591,7 +2916,7 @@ def main(argv=None):
     if args.print is not None or args.print_native is not None:
         seed = args.print if args.print is not None else args.print_native
         gen = Generator(seed, kernels=args.kernels, size=args.size,
-                        avoid=args.avoid)
+                        avoid=args.avoid, grad=args.grad)
         source, kernels, inputs = gen.generate()
         if args.print is not None:
             sys.stdout.write(source)
@@ -2602,7 +2927,12 @@ def main(argv=None):
                                            gen.nthreads))
         return 0
 
-    if args.quick:
+    if args.quick and args.grad:
+        # Fixed seeds, few kernels per file (each kernel is compiled and
+        # checked on its own).
+        seeds = QUICK_GRAD_SEEDS
+        args.kernels = QUICK_GRAD_KERNELS
+    elif args.quick:
         # Fixed seeds, fewer kernels per file, no UBSan (these seeds are
         # known to generate valid programs): about 12 s of CPU.
         seeds = QUICK_SEEDS
@@ -2644,6 +2974,8 @@ def main(argv=None):
     total_kernels = 0
     failed = 0
     invalid = 0
+    checked = 0
+    refused = 0
     start = time.time()
     try:
         with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as ex:
@@ -2651,6 +2983,12 @@ def main(argv=None):
             for fut in futures:
                 out = fut.result()
                 total_kernels += out.kernels
+                checked += out.checked
+                refused += len(out.refused)
+                if args.verbose:
+                    for kernel, why in out.refused:
+                        print("seed %d kernel %s: grad-refused: %s" % (
+                            out.seed, kernel, why))
                 if out.invalid:
                     invalid += 1
                 if out.failures:
@@ -2663,6 +3001,16 @@ def main(argv=None):
                 sys.stdout.flush()
     finally:
         shutil.rmtree(cache, ignore_errors=True)
+    if args.grad:
+        print("ksc-difftest --grad: %d seeds, %d kernels, checked %d "
+              "gradients, %d refused, %d seeds with failures, %.1fs" % (
+                  len(seeds), total_kernels, checked, refused, failed,
+                  time.time() - start))
+        if checked == 0:
+            # A run that checked nothing must not pass.
+            print("ksc-difftest: no gradient was checked")
+            return 1
+        return 1 if failed else 0
     print("ksc-difftest: %d seeds, %d kernels, %d seeds with failures, "
           "%d invalid (generator), %.1fs" % (
               len(seeds), total_kernels, failed, invalid,
