@@ -85,6 +85,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -2209,12 +2210,20 @@ class Tools:
 
 
 def run(cmd, timeout, env=None):
+    # In a session of its own, so that a timeout also ends what the command
+    # started (ksc-run's host compiler would otherwise run on, orphaned).
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=env, start_new_session=True)
     try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           timeout=timeout, env=env)
-        return p.returncode, p.stdout.decode("utf-8", "replace"), \
-            p.stderr.decode("utf-8", "replace")
+        so, se = p.communicate(timeout=timeout)
+        return p.returncode, so.decode("utf-8", "replace"), \
+            se.decode("utf-8", "replace")
     except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        p.communicate()
         return "timeout", "", "timed out after %ss" % timeout
 
 
@@ -2353,7 +2362,8 @@ GRAD_WRT = "fa,da,of,od,fs,ds"
 GRAD_TOLERANCES = ["--rtol=1e-4", "--atol=1e-6"]
 # What ksc says when it refuses to differentiate a construct (docs/
 # autodiff.md, "What cannot be differentiated yet").
-REFUSED = re.compile(r"cannot (differentiate|propagate)[^\n]*")
+REFUSED = re.compile(r"([^\s:]+:\d+:\d+: )?error: (cannot (differentiate|"
+                     r"propagate)[^\n]*)")
 
 
 def run_ksc_run(cmd, tools, env, timeout):
@@ -2409,7 +2419,10 @@ def check_grad_case(work, source, kernels, inputs, nthreads, tools,
             continue
         m = REFUSED.search(se)
         if rc == 1 and m:
-            refused.append((kernel, m.group(0).strip()))
+            # Where (line:column of case.kdsl) and why.
+            where = m.group(1) or ""
+            where = where.split(":", 1)[1] if where else ""
+            refused.append((kernel, where + m.group(2).strip()))
             continue
         if rc == 1 and "check failed" in se:
             # The command as run in a case directory kept with --keep.
