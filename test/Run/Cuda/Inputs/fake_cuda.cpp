@@ -30,6 +30,7 @@
 // one that contains FAKE_CUDA_HANG never returns.
 // Entry points cuda.h maps to _v2 versions are exported only under those
 // names.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -160,6 +161,19 @@ int cuCtxSynchronize() {
 // maps cuCtxSynchronize to, but another function (it synchronizes the
 // context it is given). Called without one, it fails.
 int cuCtxSynchronize_v2(void *context) { return context ? 0 : 709; }
+/// The size of a 64-bit ELF image: it ends with its section headers or
+/// its program headers, whichever come last (a driver is given no size).
+static size_t elf64Size(const char *image) {
+  auto field = [&](size_t offset, size_t bytes) {
+    uint64_t value = 0;
+    std::memcpy(&value, image + offset, bytes); // little-endian
+    return value;
+  };
+  uint64_t sections = field(0x28, 8) + field(0x3C, 2) * field(0x3A, 2);
+  uint64_t segments = field(0x20, 8) + field(0x38, 2) * field(0x36, 2);
+  return std::max(sections, segments);
+}
+
 int cuModuleLoadDataEx(Module **module, const void *image, unsigned numOptions,
                        int *options, void **values) {
   const char *bytes = static_cast<const char *>(image);
@@ -180,12 +194,11 @@ int cuModuleLoadDataEx(Module **module, const void *image, unsigned numOptions,
     return 0;
   }
   // A CUBIN (ELF) from NVRTC for sm_XY; PTX text otherwise.
-  size_t size = std::memcmp(bytes,
-                            "\x7f"
-                            "ELF",
-                            4) == 0
-                    ? 1 << 20
-                    : std::strlen(bytes);
+  bool elf = std::memcmp(bytes,
+                         "\x7f"
+                         "ELF",
+                         4) == 0;
+  size_t size = elf ? elf64Size(bytes) : std::strlen(bytes);
   *module = new Module{std::string(bytes, size), nullptr, ""};
   return 0;
 }
