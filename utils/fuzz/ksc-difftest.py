@@ -416,6 +416,8 @@ class Generator:
         r = self.r
         if self.grad and arr.writable:
             # Only the thread's own slots: no data flows between threads.
+            if self.cur_func is not None:
+                return "base + %d" % r.randint(0, SLOTS - 1)
             return "i * %d + %d" % (SLOTS, r.randint(0, SLOTS - 1))
         # A loop counter or tid whose range is known to fit.
         fits = [v for v in self.visible() if v.ty == INT and v.lo is not None
@@ -523,11 +525,17 @@ class Generator:
     def call_args(self, f, depth):
         args = []
         for kind, ty, _ in f.params:
-            if kind == "arr":
+            if kind == "base":
+                # --grad: the calling thread's first slot.
+                args.append("base" if self.cur_func is not None else
+                            "i * %d" % SLOTS)
+            elif kind == "arr":
                 elem, const = parse_array_type(ty)
                 cands = [a for a in self.arrays if a.elem == elem and
                          (const or a.writable)]
-                if self.grad:
+                if self.grad and const:
+                    # Not an output as a read-only array: it would be read
+                    # at any index.
                     cands = [a for a in cands if not a.writable]
                 if not cands:
                     return None
@@ -1792,9 +1800,13 @@ class Generator:
         arr_choices = ["array<const int>", "array<const float>", "array<int>",
                        "array<float>", "array<double>"]
         if self.grad:
-            # Device functions cannot call tid(): the arrays they could
-            # write would be written at any thread's elements.
-            arr_choices = ["array<const int>", "array<const float>"]
+            # Device functions cannot call tid(): they get the first slot of
+            # the calling thread as a parameter (`base`, i * SLOTS from the
+            # kernel) and read and write their writable arrays only at
+            # base + k.
+            arr_choices = ["array<const int>", "array<const float>",
+                           "array<float>", "array<double>", "array<int>"]
+            params.append(("base", INT, "base"))
         for _ in range(r.randint(0 if ret != "void" else 1, 2)):
             ty = self.pick(arr_choices)
             pn = self.pick(["xs", "ys", "out", "data", "buf", "vals"])
@@ -1811,7 +1823,9 @@ class Generator:
         self.push()
         self.arrays = []
         for kind, ty, pn in params:
-            if kind == "arr":
+            if kind == "base":
+                ptext.append("%s %s" % (ty, pn))
+            elif kind == "arr":
                 elem, const = parse_array_type(ty)
                 size = IN_SIZE if const else self.out_size
                 self.arrays.append(Arr(pn, elem, size, not const, None))
