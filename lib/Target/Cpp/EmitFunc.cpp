@@ -255,6 +255,8 @@ LogicalResult Emitter::emitFunction(func::FuncOp func) {
   exprOf.clear();
   preferredSlot.clear();
   openNames.clear();
+  firstFreeSuffix.clear();
+  openVarsByBaseName.clear();
   scopes.clear();
   inPublicFunction = !func.isPrivate();
   analyzeFunction(func);

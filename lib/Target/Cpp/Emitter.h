@@ -381,6 +381,13 @@ public:
   llvm::SmallVector<llvm::SmallVector<unsigned>> scopes;
   /// How many open scopes declare each name.
   llvm::StringMap<unsigned> openNames;
+  /// The variables of open scopes by their base name, with the depth of
+  /// their scope, in the order of `scopes` (outermost first).
+  llvm::StringMap<llvm::SmallVector<std::pair<unsigned, unsigned>, 1>>
+      openVarsByBaseName;
+  /// For each name uniqueName was asked for, a suffix below which every
+  /// candidate (`name`, `name_1`, ...) is taken; 0 stands for `name`.
+  llvm::StringMap<unsigned> firstFreeSuffix;
   llvm::DenseSet<mlir::Operation *> inlined;
   /// Where the text that reads each value is printed.
   llvm::DenseMap<mlir::Value, llvm::SmallVector<mlir::Operation *>> sites;

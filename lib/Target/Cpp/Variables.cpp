@@ -92,15 +92,37 @@ std::string Emitter::uniqueName(StringRef base) {
   auto taken = [&](StringRef candidate) {
     return reservedNames.contains(candidate) || openNames.lookup(candidate);
   };
-  std::string candidate = name;
-  for (unsigned i = 1; taken(candidate); ++i)
-    candidate = name + "_" + std::to_string(i);
-  return candidate;
+  // The search starts where the last one for `name` ended (all suffixes
+  // below it taken), so many variables of one name cost linear time.
+  unsigned &first = firstFreeSuffix[name];
+  auto candidateAt = [&](unsigned i) {
+    return i == 0 ? name : name + "_" + std::to_string(i);
+  };
+  while (taken(candidateAt(first)))
+    ++first;
+  return candidateAt(first);
 }
 
 void Emitter::popScope() {
-  for (unsigned var : scopes.back())
-    --openNames[vars[var].name];
+  for (unsigned var : llvm::reverse(scopes.back())) {
+    auto &open = openVarsByBaseName[vars[var].baseName];
+    assert(open.back().second == var && "scopes close innermost first");
+    open.pop_back();
+    StringRef name = vars[var].name;
+    if (--openNames[name] != 0)
+      continue;
+    // The name is free again: so is the suffix it may be of another name.
+    auto lower = [&](StringRef base, unsigned suffix) {
+      auto it = firstFreeSuffix.find(base);
+      if (it != firstFreeSuffix.end())
+        it->second = std::min(it->second, suffix);
+    };
+    lower(name, 0);
+    auto [base, digits] = name.rsplit('_');
+    unsigned suffix;
+    if (!digits.empty() && !digits.getAsInteger(10, suffix))
+      lower(base, suffix);
+  }
   scopes.pop_back();
 }
 
@@ -111,6 +133,14 @@ unsigned Emitter::newVar(StringRef baseName, Type type) {
                                                : StringRef("t");
   vars.push_back(Var{uniqueName(base), base.str(), type, Value()});
   ++openNames[vars.back().name];
+  // After the variables of its scope and outer ones: while printing a
+  // loop's condition, a variable can be declared before the loop's body.
+  auto &open = openVarsByBaseName[base];
+  unsigned depth = scopes.size() - 1;
+  auto *position = open.end();
+  while (position != open.begin() && std::prev(position)->first > depth)
+    --position;
+  open.insert(position, {depth, unsigned(vars.size() - 1)});
   scopes.back().push_back(vars.size() - 1);
   return vars.size() - 1;
 }
@@ -149,16 +179,18 @@ std::string Emitter::chooseName(Value value) {
 
 std::optional<unsigned> Emitter::findReusableVar(StringRef name, Type type,
                                                  Operation *at) {
-  for (auto &scope : llvm::reverse(scopes))
-    for (unsigned var : llvm::reverse(scope)) {
-      Var &v = vars[var];
-      if (v.baseName != name || v.type != type || !v.reusable)
-        continue;
-      if (!v.current || !isLiveAfter(v.current, at))
-        return var;
-      // The most recent variable of this name is still needed.
-      return std::nullopt;
-    }
+  auto it = openVarsByBaseName.find(name);
+  if (it == openVarsByBaseName.end())
+    return std::nullopt;
+  for (unsigned var : llvm::make_second_range(llvm::reverse(it->second))) {
+    Var &v = vars[var];
+    if (v.type != type || !v.reusable)
+      continue;
+    if (!v.current || !isLiveAfter(v.current, at))
+      return var;
+    // The most recent variable of this name is still needed.
+    return std::nullopt;
+  }
   return std::nullopt;
 }
 
