@@ -15,6 +15,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 
@@ -34,6 +35,7 @@ public:
       if (!result.use_empty())
         markLive(yielded);
     seedEffects(*loop.getBody());
+    seedNestedReads();
     while (!worklist.empty())
       propagate(worklist.pop_back_val());
   }
@@ -55,6 +57,7 @@ private:
   }
 
   void seedEffects(Block &block) {
+    scope.insert(&block);
     for (Operation &op : block) {
       if (isa<scf::YieldOp>(op))
         continue;
@@ -67,12 +70,34 @@ private:
       if (op.getNumRegions() == 0 && isMemoryEffectFree(&op))
         continue;
       // An operation with effects: everything it and the operations of its
-      // regions read counts.
-      op.walk([&](Operation *nested) {
-        for (Value operand : nested->getOperands())
-          markLive(operand);
-      });
+      // regions read counts (the latter: seedNestedReads).
+      for (Value operand : op.getOperands())
+        markLive(operand);
       markConditionsLive(&op);
+    }
+  }
+
+  /// The values of the scope that operations in the regions of operations
+  /// with effects read: those with a user outside the scope, since a value
+  /// of the loop's body is only visible inside it. Only the scope's values
+  /// are asked about or propagated, and following their uses, rather than
+  /// walking the regions of every loop in the loop, keeps a nest of loops
+  /// from being walked once per level (reverse mode was quartic in the
+  /// depth of a nest).
+  void seedNestedReads() {
+    auto readOutsideScope = [&](Value value) {
+      return llvm::any_of(value.getUsers(), [&](Operation *user) {
+        return !scope.contains(user->getBlock());
+      });
+    };
+    for (Block *block : scope) {
+      for (BlockArgument arg : block->getArguments())
+        if (readOutsideScope(arg))
+          markLive(arg);
+      for (Operation &op : *block)
+        for (Value result : op.getResults())
+          if (readOutsideScope(result))
+            markLive(result);
     }
   }
 
@@ -83,8 +108,10 @@ private:
         markLive(loop.getYieldedValues()[arg.getArgNumber() - 1]);
       return;
     }
+    // Outside the scope: computed before the loop, or in a region of an
+    // operation with effects, whose reads of the scope are live already.
     Operation *def = value.getDefiningOp();
-    if (!loop->isProperAncestor(def))
+    if (!scope.contains(def->getBlock()))
       return;
     if (auto ifOp = dyn_cast<scf::IfOp>(def)) {
       unsigned index = cast<OpResult>(value).getResultNumber();
@@ -99,6 +126,8 @@ private:
   }
 
   scf::ForOp loop;
+  /// The loop's body and the blocks of the `scf.if`s in it, recursively.
+  llvm::SmallSetVector<Block *, 8> scope;
   llvm::DenseSet<Value> live;
   SmallVector<Value> worklist;
 };
