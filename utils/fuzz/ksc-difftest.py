@@ -52,9 +52,10 @@ while/do/break/continue/return, branches on float comparisons, device
 functions, local array views, math builtins, min/max/abs, ?:, int/float
 mixing) and leaves out what has no derivative at the inputs, or a racy one:
   * a thread reads and writes the output arrays only at its own slots
-    (i * SLOTS + k); device functions take only read-only arrays (they
-    cannot call tid()), and array views are of the inputs only: no value
-    flows between threads;
+    (i * SLOTS + k); device functions (which cannot call tid()) take the
+    caller's first slot as a parameter `int base` and use base + k; an
+    output is never passed as a read-only array, and array views are of
+    the inputs only: no value flows between threads;
   * float literals are moderate (|x| < 3), the float inputs (fa, da, of,
     od, fs, ds) random reals in [-2, 2] (not a grid: operands of min, max,
     abs, comparisons and float-to-int conversions are then almost never
@@ -2893,7 +2894,8 @@ def main(argv=None):
                    help="number of seeds (kernel files) to run")
     p.add_argument("--seeds", help="comma-separated list of seeds to run")
     p.add_argument("--quick", action="store_true",
-                   help="run the fixed list of seeds used by the lit test")
+                   help="run the fixed list of seeds used by the lit test "
+                   "(with --grad: the one of test/Fuzz/difftest-grad.test)")
     p.add_argument("--kernels", type=int, default=10,
                    help="kernels per file (all share one ksc-run compile)")
     p.add_argument("--size", type=float, default=1.0,
@@ -2923,8 +2925,9 @@ def main(argv=None):
     p.add_argument("--kernel-name", help="the failing kernel, for --reduce")
     p.add_argument("--check", metavar="FILE",
                    help="run kernel --kernel-name of FILE (a generated file, "
-                   "maybe edited by hand) both ways, on the inputs.json and "
-                   "meta.json next to it, and print the differences")
+                   "maybe edited by hand) both ways (a --grad case: its "
+                   "gradient check), on the inputs.json and meta.json next "
+                   "to it, and print the differences")
     p.add_argument("--grad", action="store_true",
                    help="derivative mode: generate differentiable, "
                    "well-conditioned kernels (own output slots only, "
