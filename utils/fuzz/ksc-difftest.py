@@ -2428,7 +2428,9 @@ def check_grad_case(work, source, kernels, inputs, nthreads, tools,
                ] + GRAD_TOLERANCES
         if not bounds_check:
             cmd.append("--bounds-check=false")
-        rc, so, se = run_ksc_run(cmd, tools, env, max(120, 2 * tools.timeout))
+        # Compiling K, K_adj and K_jvp of a large kernel takes the host
+        # compiler over a minute of CPU, more on a loaded machine.
+        rc, so, se = run_ksc_run(cmd, tools, env, max(300, 2 * tools.timeout))
         if rc == 0:
             checked += 1
             continue
