@@ -37,19 +37,24 @@
 #include <unistd.h>
 #include <cstring>
 #include <dlfcn.h>
+#include <memory>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace {
+struct Function {
+  std::string name;
+  // ksc_host_entry_K of a module of host code.
+  int (*host)(unsigned, unsigned, void **, char *, size_t) = nullptr;
+};
 struct Module {
   std::string image;
   void *host = nullptr;
   // What the names of its entry points start with, after ksc_host_entry_.
   std::string prefix;
-};
-struct Function {
-  std::string name;
-  // ksc_host_entry_K of a module of host code.
-  int (*host)(unsigned, unsigned, void **, char *, size_t) = nullptr;
+  // As the real driver's, a module's functions go with it.
+  std::vector<std::unique_ptr<Function>> functions;
 };
 struct Array {
   float *data;
@@ -58,6 +63,8 @@ struct Array {
 int sticky = 0;
 int retained = 0;
 bool trapped = false;
+// The modules loaded and not unloaded.
+std::set<Module *> modules;
 std::string devicePrintf = "ksc: fake device printf before a trap\n";
 
 uint64_t fnv1a(const char *bytes, size_t size) {
@@ -145,8 +152,14 @@ int cuDevicePrimaryCtxRelease_v2(int) {
   return 0;
 }
 // As on a GPU, a kernel's error is sticky: neither releasing nor resetting
-// the context clears it, only the end of the process does.
-int cuDevicePrimaryCtxReset_v2(int) { return 0; }
+// the context clears it, only the end of the process does. Resetting frees
+// what the context had: its modules.
+int cuModuleUnload(Module *module);
+int cuDevicePrimaryCtxReset_v2(int) {
+  while (!modules.empty())
+    cuModuleUnload(*modules.begin());
+  return 0;
+}
 int cuCtxSetCurrent(void *) { return 0; }
 int cuCtxSynchronize() {
   if (trapped) {
@@ -190,7 +203,8 @@ int cuModuleLoadDataEx(Module **module, const void *image, unsigned numOptions,
     void *host = loadHostCode(bytes, directory, prefix, log, logSize);
     if (!host)
       return 200; // CUDA_ERROR_INVALID_IMAGE
-    *module = new Module{"", host, prefix};
+    *module = new Module{"", host, prefix, {}};
+    modules.insert(*module);
     return 0;
   }
   // A CUBIN (ELF) from NVRTC for sm_XY; PTX text otherwise.
@@ -199,12 +213,14 @@ int cuModuleLoadDataEx(Module **module, const void *image, unsigned numOptions,
                          "ELF",
                          4) == 0;
   size_t size = elf ? elf64Size(bytes) : std::strlen(bytes);
-  *module = new Module{std::string(bytes, size), nullptr, ""};
+  *module = new Module{std::string(bytes, size), nullptr, "", {}};
+  modules.insert(*module);
   return 0;
 }
 int cuModuleUnload(Module *module) {
   if (module->host)
     dlclose(module->host);
+  modules.erase(module);
   delete module;
   return 0;
 }
@@ -216,13 +232,16 @@ int cuModuleGetFunction(Function **function, Module *module, const char *name) {
               ("ksc_host_entry_" + module->prefix + name).c_str()));
     if (!entry)
       return 500; // CUDA_ERROR_NOT_FOUND
-    *function = new Function{name, entry};
+    module->functions.push_back(
+        std::unique_ptr<Function>(new Function{name, entry}));
+    *function = module->functions.back().get();
     return 0;
   }
   // The entry point must be in the code (CUBINs and PTX name them).
   if (module->image.find(name) == std::string::npos)
     return 500; // CUDA_ERROR_NOT_FOUND
-  *function = new Function{name};
+  module->functions.push_back(std::unique_ptr<Function>(new Function{name}));
+  *function = module->functions.back().get();
   return 0;
 }
 // The driver's compiler: the "CUBIN" of PTX is the PTX, which
