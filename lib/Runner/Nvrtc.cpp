@@ -23,6 +23,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 
+#include <dlfcn.h>
 #include <map>
 #include <mutex>
 
@@ -126,6 +127,13 @@ static Expected<const NvrtcApi &> loadNvrtc(StringRef cudaPath) {
       sys::DynamicLibrary::getPermanentLibrary(path.c_str(), &error);
   if (!library.isValid())
     return fail("cannot load NVRTC " + path + ": " + error);
+#ifdef RTLD_NODELETE
+  // NVRTC brings its own C++ runtime, whose emergency exception pool (72
+  // KiB, allocated as it loads) only NVRTC's data points to. LLVM unloads
+  // the libraries it opened at exit, before LeakSanitizer looks, which then
+  // reports the pool as leaked: keep NVRTC loaded to the end.
+  (void)dlopen(path.c_str(), RTLD_LAZY | RTLD_NODELETE);
+#endif
   NvrtcApi api;
   api.library = path;
   std::string missing;
