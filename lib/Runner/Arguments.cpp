@@ -28,7 +28,11 @@ namespace {
 /// Reads the values of one argument, `param`.
 class Reader {
 public:
-  explicit Reader(const Param &param) : param(param) {}
+  Reader(const Param &param, uint64_t memoryLimit)
+      : param(param), memoryLimit(memoryLimit) {}
+
+  /// The most bytes one argument may take (ArgumentLimits::memoryBytes).
+  uint64_t maxBytes() const { return memoryLimit; }
 
   /// An error about the argument at `path` (empty for the whole argument).
   Error fail(StringRef path, const Twine &message) const;
@@ -47,6 +51,7 @@ private:
                    uint8_t *dest, const std::string &path) const;
 
   const Param &param;
+  uint64_t memoryLimit;
 };
 } // namespace
 
@@ -258,11 +263,15 @@ static Error allocate(const Reader &reader, const Param &param, int64_t count,
   uint64_t bytes = static_cast<uint64_t>(count) * size;
   // Refused here with a message rather than by the allocator (which stops
   // the program with "LLVM ERROR: out of memory").
-  if (uint64_t memory = physicalMemory(); memory && bytes > memory)
+  uint64_t limit = reader.maxBytes();
+  if (limit && bytes > limit) {
+    std::string what = limit == physicalMemory()
+                           ? formatv("this machine's {0} bytes of memory", limit)
+                           : formatv("the limit of {0} bytes", limit);
     return reader.fail("", formatv("the array would take {0} bytes ({1} "
-                                   "elements), more than this machine's "
-                                   "{2} bytes of memory",
-                                   bytes, count, memory));
+                                   "elements), more than {2}",
+                                   bytes, count, what));
+  }
   arg.bytes.assign(static_cast<size_t>(bytes), 0);
   return Error::success();
 }
@@ -502,11 +511,18 @@ static Error readRandom(const Reader &reader, const Param &param,
   return Error::success();
 }
 
+ArgumentLimits ArgumentLimits::forThisMachine() {
+  ArgumentLimits limits;
+  limits.memoryBytes = physicalMemory();
+  return limits;
+}
+
 Expected<Argument> runner::parseArgument(const Param &param,
-                                         const json::Value &value) {
+                                         const json::Value &value,
+                                         const ArgumentLimits &limits) {
   Argument arg;
   arg.param = param;
-  Reader reader(arg.param);
+  Reader reader(arg.param, limits.memoryBytes);
   const json::Object *spec = value.getAsObject();
   Error error = Error::success();
   if (!param.isArray) {
@@ -525,7 +541,8 @@ Expected<Argument> runner::parseArgument(const Param &param,
 }
 
 Expected<std::vector<Argument>>
-runner::parseArguments(const Signature &sig, const json::Value &inputs) {
+runner::parseArguments(const Signature &sig, const json::Value &inputs,
+                       const ArgumentLimits &limits) {
   const json::Object *object = inputs.getAsObject();
   if (!object)
     return createStringError(inconvertibleErrorCode(),
@@ -546,7 +563,7 @@ runner::parseArguments(const Signature &sig, const json::Value &inputs) {
       return createStringError(inconvertibleErrorCode(),
                                "missing argument '%s'; kernel %s",
                                param.name.c_str(), sig.describe().c_str());
-    Expected<Argument> arg = parseArgument(param, *value);
+    Expected<Argument> arg = parseArgument(param, *value, limits);
     if (!arg)
       return arg.takeError();
     args.push_back(std::move(*arg));

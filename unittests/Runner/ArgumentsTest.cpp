@@ -305,3 +305,26 @@ TEST(ArgumentsTest, GeneratesRandomStructsFieldByField) {
     EXPECT_EQ(args[0].bytes[20 * i + 16], rng.uniform() < 0.5 ? 1 : 0);
   }
 }
+
+TEST(ArgumentsTest, RefusesArraysOverTheMemoryLimit) {
+  // ksc-run's limit is the machine's memory; the fuzzer's is smaller.
+  ArgumentLimits limits;
+  limits.memoryBytes = 64;
+  Expected<json::Value> value = json::parse(
+      R"({"a": 1, "x": {"random": "uniform", "shape": [17]}, "y": [0]})");
+  ASSERT_TRUE(bool(value));
+  Expected<std::vector<Argument>> args =
+      parseArguments(saxpy(), *value, limits);
+  ASSERT_FALSE(bool(args));
+  EXPECT_NE(toString(args.takeError())
+                .find("argument 'x' (array<const float>): the array would "
+                      "take 68 bytes (17 elements), more than the limit of "
+                      "64 bytes"),
+            std::string::npos);
+  // 16 floats fit.
+  value = json::parse(
+      R"({"a": 1, "x": {"random": "uniform", "shape": [16]}, "y": [0]})");
+  ASSERT_TRUE(bool(value));
+  args = parseArguments(saxpy(), *value, limits);
+  ASSERT_TRUE(bool(args)) << toString(args.takeError());
+}

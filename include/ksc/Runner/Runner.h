@@ -127,14 +127,25 @@ struct Argument {
   int64_t numStoredElements() const;
 };
 
+/// What the arguments of one launch may take.
+struct ArgumentLimits {
+  /// The most bytes one array (or struct or scalar) argument may take; 0:
+  /// no limit but the 1 TiB every argument has.
+  uint64_t memoryBytes = 0;
+  /// The physical memory of this machine (ksc-run's limit).
+  static ArgumentLimits forThisMachine();
+};
+
 /// Parses the JSON object `inputs` (argument name -> value) against `sig`.
 /// Every error names the argument it is about.
 llvm::Expected<std::vector<Argument>>
-parseArguments(const Signature &sig, const llvm::json::Value &inputs);
+parseArguments(const Signature &sig, const llvm::json::Value &inputs,
+               const ArgumentLimits &limits = ArgumentLimits::forThisMachine());
 
 /// Parses the value of one argument, `param` (errors name it).
-llvm::Expected<Argument> parseArgument(const Param &param,
-                                       const llvm::json::Value &value);
+llvm::Expected<Argument>
+parseArgument(const Param &param, const llvm::json::Value &value,
+              const ArgumentLimits &limits = ArgumentLimits::forThisMachine());
 
 /// Writes `{"name": [...], ...}` with the contents of every array argument
 /// (structs as objects), each number printed with the fewest digits that
