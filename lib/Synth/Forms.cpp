@@ -215,14 +215,17 @@ static LogicalResult emitForm(Form form, OwningOpRef<ModuleOp> module,
   llvm_unreachable("not a lowered form");
 }
 
-/// The forms of `source`: the frontend (through `frontend` when there is
-/// one), the cleanup, each AD pass once, then each form's lowering, adding
-/// the time of each stage to `seconds` when given. Each module is lowered
-/// in place by the last form that prints it and cloned for the others.
+/// The frontend's work for one source: its ks IR, its diagnostics written
+/// to the stream given.
+using ImportFn = function_ref<FrontendResult(raw_ostream &diagnostics)>;
+
+/// The forms of `source`: the frontend (`import`), the cleanup, each AD
+/// pass once, then each form's lowering, adding the time of each stage to
+/// `seconds` when given. Each module is lowered in place by the last form
+/// that prints it and cloned for the others.
 static bool compileWith(MLIRContext &context,
-                        RecordCompiler::Pipelines &pipelines,
-                        IncrementalFrontend *frontend, StringRef fileName,
-                        StringRef source, FormSet forms,
+                        RecordCompiler::Pipelines &pipelines, ImportFn import,
+                        StringRef fileName, FormSet forms,
                         const FormsOptions &options, CompiledForms &result,
                         std::string &error, std::string *reason,
                         StageSeconds *seconds) {
@@ -264,14 +267,7 @@ static bool compileWith(MLIRContext &context,
   if (!firstForm)
     return true;
 
-  FrontendResult imported;
-  if (frontend) {
-    imported = frontend->import(context, fileName, source, diagnosticStream);
-  } else {
-    FrontendOptions frontendOptions;
-    frontendOptions.diagnostics = &diagnosticStream;
-    imported = importKdslSource(context, fileName, source, frontendOptions);
-  }
+  FrontendResult imported = import(diagnosticStream);
   lap("frontend");
   if (!imported.success)
     return fail(*firstForm, "frontend");
@@ -322,9 +318,13 @@ bool synth::compileForms(MLIRContext &context, StringRef fileName,
                          const FormsOptions &options, CompiledForms &result,
                          std::string &error) {
   RecordCompiler::Pipelines pipelines(context);
-  return compileWith(context, pipelines, /*frontend=*/nullptr, fileName, source,
-                     forms, options, result, error,
-                     /*reason=*/nullptr, /*seconds=*/nullptr);
+  auto import = [&](raw_ostream &diagnostics) {
+    FrontendOptions frontendOptions;
+    frontendOptions.diagnostics = &diagnostics;
+    return importKdslSource(context, fileName, source, frontendOptions);
+  };
+  return compileWith(context, pipelines, import, fileName, forms, options,
+                     result, error, /*reason=*/nullptr, /*seconds=*/nullptr);
 }
 
 /// Sources compiled in one context before it is replaced: the context keeps
@@ -332,8 +332,10 @@ bool synth::compileForms(MLIRContext &context, StringRef fileName,
 static constexpr unsigned kSourcesPerContext = 500;
 
 RecordCompiler::RecordCompiler(const FrontendSession &session,
-                               const FormsOptions &options)
-    : frontend(session), options(options) {
+                               const FormsOptions &options, bool incremental)
+    : session(session), options(options) {
+  if (incremental)
+    frontend.emplace(session);
   reset();
 }
 
@@ -351,6 +353,10 @@ bool RecordCompiler::compile(StringRef fileName, StringRef source,
                              std::string &error, std::string *reason) {
   if (compiled++ == kSourcesPerContext)
     reset();
-  return compileWith(*context, *pipelines, &frontend, fileName, source, forms,
-                     options, result, error, reason, &seconds);
+  auto import = [&](raw_ostream &diagnostics) {
+    return frontend ? frontend->import(*context, fileName, source, diagnostics)
+                    : session.import(*context, fileName, source, diagnostics);
+  };
+  return compileWith(*context, *pipelines, import, fileName, forms, options,
+                     result, error, reason, &seconds);
 }

@@ -108,12 +108,16 @@ std::unique_ptr<mlir::MLIRContext> createCompilerContext();
 
 /// Compiles source after source, as compileForms does but faster: it parses
 /// them with an IncrementalFrontend over `session` (one Clang instance with
-/// the prelude loaded), builds each pass pipeline once and keeps its own
-/// context, replaced every few hundred sources so that memory stays flat
-/// however many it compiles. One per thread.
+/// the prelude loaded), or, unless `incremental`, each with a fresh Clang
+/// instance reading the prelude's precompiled header (slower, but nothing
+/// of one source can affect the next, as a fuzzer needs); it builds each
+/// pass pipeline once and keeps its own context, replaced every few
+/// hundred sources so that memory stays flat however many it compiles.
+/// One per thread.
 class RecordCompiler {
 public:
-  RecordCompiler(const FrontendSession &session, const FormsOptions &options);
+  RecordCompiler(const FrontendSession &session, const FormsOptions &options,
+                 bool incremental = true);
   ~RecordCompiler();
 
   /// As compileForms; on failure `reason` (when given) says what failed:
@@ -133,7 +137,8 @@ private:
 
   StageSeconds seconds;
 
-  IncrementalFrontend frontend;
+  const FrontendSession &session;
+  std::optional<IncrementalFrontend> frontend;
   FormsOptions options;
   std::unique_ptr<mlir::MLIRContext> context;
   std::unique_ptr<Pipelines> pipelines;
