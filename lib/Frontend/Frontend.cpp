@@ -598,6 +598,8 @@ FrontendResult FrontendSession::import(mlir::MLIRContext &context,
       FileSystemOptions(), llvm::vfs::getRealFileSystem()));
   TextDiagnosticPrinter printer(diagnostics, invocation->getDiagnosticOpts());
   compiler.createDiagnostics(&printer, /*ShouldOwnClient=*/false);
+  // "N errors generated." too, which would go to standard error.
+  compiler.setVerboseOutputStream(diagnostics);
   compiler.createSourceManager();
   KdslAction action(context, result.module);
   bool ok = compiler.ExecuteAction(action);
