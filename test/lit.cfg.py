@@ -20,9 +20,11 @@ config.test_exec_root = os.path.join(config.ksc_obj_root, "test")
 config.environment["FILECHECK_OPTS"] = (
     "-enable-var-scope --allow-unused-prefixes=false"
 )
-# ksc-run caches compiled kernels; keep the tests' cache in the build tree.
-config.environment["KSC_CACHE_DIR"] = os.path.join(
-    config.test_exec_root, "ksc-run-cache"
+# ksc-run caches compiled kernels; keep the tests' cache in the build tree,
+# or where `--param ksc-cache-dir=DIR` says (utils/sanitize.sh shares the
+# normal build's).
+config.environment["KSC_CACHE_DIR"] = lit_config.params.get(
+    "ksc-cache-dir", os.path.join(config.test_exec_root, "ksc-run-cache")
 )
 config.environment.pop("KSC_CXX", None)
 llvm_config.with_system_environment(["HOME", "TMPDIR", "TMP", "TEMP"])
@@ -33,6 +35,23 @@ llvm_config.with_system_environment(
     ["KSC_CUDA_DRIVER", "CUDA_HOME", "CUDA_VISIBLE_DEVICES"]
 )
 
+# A sanitizer build (-DKSC_SANITIZE, docs/testing.md): a report stops the tool
+# with SIGABRT, which fails the test even where it expects a non-zero exit
+# (LLVM's `not` fails on a crash). LLVM's allocators poison memory from
+# inlined header code that Debian's uninstrumented libraries never
+# unpoison: without allow_user_poisoning=0 that reads as use-after-poison.
+# The user's own ASAN_OPTIONS/UBSAN_OPTIONS come after ours, so they win.
+if config.ksc_sanitize:
+    for name, options in [
+        ("ASAN_OPTIONS", "abort_on_error=1:allow_user_poisoning=0"),
+        ("UBSAN_OPTIONS", "abort_on_error=1:halt_on_error=1:print_stacktrace=1"),
+    ]:
+        user = os.environ.get(name)
+        config.environment[name] = options + (":" + user if user else "")
+    config.environment["ASAN_SYMBOLIZER_PATH"] = os.path.join(
+        config.llvm_tools_dir, "llvm-symbolizer")
+    config.available_features.add("sanitizer")
+
 # RUN lines run in bash; `not` at the start of a line is LLVM's tool.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.use_default_substitutions()
@@ -41,6 +60,11 @@ llvm_config.add_tool_substitutions(
     [config.ksc_tools_dir],
 )
 llvm_config.add_tool_substitutions(["split-file"], [config.llvm_tools_dir])
+# The libFuzzer targets of a -DKSC_FUZZ=ON build (tools/fuzz).
+if config.ksc_fuzz:
+    llvm_config.add_tool_substitutions(
+        ["ksc-fuzz-compile", "ksc-fuzz-inputs"], [config.ksc_tools_dir])
+    config.available_features.add("fuzzer")
 
 # Compiling emitted C++: %cxx is the compiler ksc was built with (warnings
 # are errors); %host-cxx and %clangxx (Clang 22) compile a file to an object
