@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ksc/Runner/Runner.h"
+#include "ksc/Support/Json.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
@@ -134,7 +135,7 @@ Error Reader::readScalar(Scalar scalar, const json::Value &value,
   case Scalar::I32:
   case Scalar::U32:
   case Scalar::I64: {
-    std::optional<int64_t> n = value.getAsInteger();
+    std::optional<int64_t> n = getAsInt64(value);
     if (!n) {
       // 3.0 is an integer too.
       std::optional<double> d = value.getAsNumber();
@@ -160,7 +161,7 @@ Error Reader::readScalar(Scalar scalar, const json::Value &value,
       store(dest, static_cast<uint8_t>(*b));
       return Error::success();
     }
-    std::optional<int64_t> n = value.getAsInteger();
+    std::optional<int64_t> n = getAsInt64(value);
     if (!n || (*n != 0 && *n != 1))
       return expected("true, false, 0 or 1");
     store(dest, static_cast<uint8_t>(*n));
@@ -353,7 +354,7 @@ static Error readStrided(const Reader &reader, const Param &param,
                                ", one per dimension");
   int64_t offset = 0;
   if (const json::Value *v = spec.get("offset")) {
-    std::optional<int64_t> n = v->getAsInteger();
+    std::optional<int64_t> n = getAsInt64(*v);
     if (!n || *n < 0)
       return reader.fail("", "\"offset\" must be a non-negative integer");
     offset = *n;
@@ -364,8 +365,8 @@ static Error readStrided(const Reader &reader, const Param &param,
   int64_t low = offset, high = offset;
   bool empty = false;
   for (unsigned d = 0; d < param.rank; ++d) {
-    std::optional<int64_t> extent = (*shape)[d].getAsInteger();
-    std::optional<int64_t> stride = (*strides)[d].getAsInteger();
+    std::optional<int64_t> extent = getAsInt64((*shape)[d]);
+    std::optional<int64_t> stride = getAsInt64((*strides)[d]);
     if (!extent || *extent < 0 || !stride)
       return reader.fail("", "shape extents must be non-negative integers "
                              "and strides integers");
@@ -432,7 +433,7 @@ static Error readRandom(const Reader &reader, const Param &param,
                                (param.rank == 1 ? "" : "s"));
   int64_t count = 1;
   for (const json::Value &extent : *shape) {
-    std::optional<int64_t> n = extent.getAsInteger();
+    std::optional<int64_t> n = getAsInt64(extent);
     if (!n || *n < 0)
       return reader.fail("", "shape extents must be non-negative integers");
     arg.shape.push_back(*n);

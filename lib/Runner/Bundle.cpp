@@ -8,6 +8,7 @@
 #include "ksc/Runner/Bundle.h"
 
 #include "ksc/Config.h"
+#include "ksc/Support/Json.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -387,7 +388,7 @@ bool fromJSON(const json::Value &value, BundleCase &c, json::Path path) {
     std::optional<StringRef> kernel =
         pair && pair->size() == 2 ? (*pair)[0].getAsString() : std::nullopt;
     std::optional<int64_t> bytes =
-        pair && pair->size() == 2 ? (*pair)[1].getAsInteger() : std::nullopt;
+        pair && pair->size() == 2 ? getAsInt64((*pair)[1]) : std::nullopt;
     if (!kernel || !bytes || *bytes < 0) {
       path.field("launches").index(index).report(
           "expected [kernel, bytes]");
