@@ -9,8 +9,12 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cerrno>
+#include <unistd.h>
 
 using namespace llvm;
 
@@ -127,7 +131,7 @@ ksc::StreamedOutput::create(StringRef path) {
   if (!destination)
     return destination.takeError();
   std::unique_ptr<StreamedOutput> output(new StreamedOutput());
-  output->path = destination->path.str().str();
+  output->destination = destination->path.str().str();
   if (destination->kind != Destination::Replace) {
     Expected<raw_fd_ostream *> os = openStream(*destination, output->owned);
     if (!os)
@@ -135,13 +139,45 @@ ksc::StreamedOutput::create(StringRef path) {
     output->stream = *os;
     return std::move(output);
   }
-  int fd;
   SmallString<256> temp;
   if (std::error_code ec = sys::fs::createUniqueFile(
-          destination->path + ".partial-%%%%%%", fd, temp))
+          destination->path + ".partial-%%%%%%", output->fd, temp))
     return errorCodeToError(ec);
   output->temp = temp.str().str();
   sys::RemoveFileOnSignal(output->temp);
+  output->owned =
+      std::make_unique<raw_fd_ostream>(output->fd, /*shouldClose=*/true);
+  output->stream = output->owned.get();
+  return std::move(output);
+}
+
+Expected<std::unique_ptr<ksc::StreamedOutput>>
+ksc::StreamedOutput::createResumable(StringRef path) {
+  Expected<Destination> destination = resolve(path);
+  if (!destination)
+    return destination.takeError();
+  if (destination->kind != Destination::Replace)
+    return create(path);
+  std::unique_ptr<StreamedOutput> output(new StreamedOutput());
+  output->destination = destination->path.str().str();
+  output->temp = (destination->path + ".partial").str();
+  output->resumable = true;
+  int fd;
+  if (std::error_code ec = sys::fs::openFileForReadWrite(
+          output->temp, fd, sys::fs::CD_OpenAlways, sys::fs::OF_None))
+    return errorCodeToError(ec);
+  if (sys::fs::tryLockFile(fd)) {
+    sys::Process::SafelyCloseFileDescriptor(fd);
+    return createStringError("another process is writing '" + output->temp +
+                                 "'");
+  }
+  // raw_fd_ostream writes from the descriptor's position.
+  if (::lseek(fd, 0, SEEK_END) < 0) {
+    std::error_code ec(errno, std::generic_category());
+    sys::Process::SafelyCloseFileDescriptor(fd);
+    return errorCodeToError(ec);
+  }
+  output->fd = fd;
   output->owned = std::make_unique<raw_fd_ostream>(fd, /*shouldClose=*/true);
   output->stream = output->owned.get();
   return std::move(output);
@@ -150,6 +186,17 @@ ksc::StreamedOutput::create(StringRef path) {
 ksc::StreamedOutput::~StreamedOutput() {
   if (owned && owned->has_error())
     owned->clear_error();
+  // A resumable output keeps what it holds for a later run; an empty one
+  // (a run that stopped before its first record) holds nothing to keep.
+  if (resumable) {
+    if (owned && !committed) {
+      owned->flush();
+      if (!owned->has_error() && owned->tell() == 0)
+        sys::fs::remove(temp);
+      owned->clear_error();
+    }
+    return;
+  }
   if (!temp.empty() && !committed) {
     owned.reset();
     sys::fs::remove(temp);
@@ -157,10 +204,42 @@ ksc::StreamedOutput::~StreamedOutput() {
   }
 }
 
+Expected<uint64_t> ksc::StreamedOutput::flush() {
+  if (Error error = writeAll(*stream, ""))
+    return std::move(error);
+  return stream->tell();
+}
+
+Error ksc::StreamedOutput::truncate(uint64_t size) {
+  if (Error error = writeAll(*stream, ""))
+    return error;
+  if (fd < 0)
+    return createStringError("the output is written through");
+  if (std::error_code ec = sys::fs::resize_file(fd, size))
+    return errorCodeToError(ec);
+  stream->seek(size);
+  return Error::success();
+}
+
+Expected<std::unique_ptr<MemoryBuffer>> ksc::StreamedOutput::readPartial() {
+  Expected<uint64_t> size = flush();
+  if (!size)
+    return size.takeError();
+  if (fd < 0)
+    return MemoryBuffer::getMemBuffer("", "", /*RequiresNullTerminator=*/false);
+  ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
+      MemoryBuffer::getOpenFileSlice(sys::fs::convertFDToNativeFile(fd), temp,
+                                     *size, /*Offset=*/0);
+  if (!buffer)
+    return errorCodeToError(buffer.getError());
+  return std::move(*buffer);
+}
+
 Error ksc::StreamedOutput::commit() {
   if (Error error = writeAll(*stream, ""))
     return error;
   if (owned) {
+    // Closed first: closing reports the last write errors.
     owned->close();
     if (owned->has_error()) {
       std::error_code error = owned->error();
@@ -169,7 +248,7 @@ Error ksc::StreamedOutput::commit() {
     }
   }
   if (!temp.empty()) {
-    if (std::error_code ec = sys::fs::rename(temp, path))
+    if (std::error_code ec = sys::fs::rename(temp, destination))
       return errorCodeToError(ec);
     sys::DontRemoveFileOnSignal(temp);
   }

@@ -6,6 +6,7 @@
 
 #include "ksc/Synth/Dataset.h"
 #include "ksc/Config.h"
+#include "ksc/Support/Json.h"
 #include "ksc/Support/Paths.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -279,13 +280,22 @@ json::Object Stats::toJSON(json::Object extra) const {
   return result;
 }
 
+/// The non-negative integer `value` holds, if it holds one.
+static std::optional<uint64_t> getCount(const json::Value *value) {
+  std::optional<int64_t> count = value ? getAsInt64(*value) : std::nullopt;
+  if (!count || *count < 0)
+    return std::nullopt;
+  return uint64_t(*count);
+}
+
 bool Stats::fromJSON(const json::Value &value, Stats &stats) {
   const json::Object *object = value.getAsObject();
   if (!object)
     return false;
-  std::optional<int64_t> records = object->getInteger("records");
-  std::optional<int64_t> duplicates = object->getInteger("duplicates_dropped");
-  std::optional<int64_t> failures = object->getInteger("failures");
+  std::optional<uint64_t> records = getCount(object->get("records"));
+  std::optional<uint64_t> duplicates =
+      getCount(object->get("duplicates_dropped"));
+  std::optional<uint64_t> failures = getCount(object->get("failures"));
   if (!records || !duplicates || !failures)
     return false;
   stats.records = *records;
@@ -294,18 +304,18 @@ bool Stats::fromJSON(const json::Value &value, Stats &stats) {
   if (const json::Object *perCategory =
           object->getObject("records_per_category"))
     for (const auto &[name, count] : *perCategory)
-      stats.recordsPerCategory[name.str()] = count.getAsInteger().value_or(0);
+      stats.recordsPerCategory[name.str()] = getCount(&count).value_or(0);
   if (const json::Object *byReason = object->getObject("failures_by_reason"))
     for (const auto &[reason, count] : *byReason)
-      stats.failuresByReason[reason.str()] = count.getAsInteger().value_or(0);
+      stats.failuresByReason[reason.str()] = getCount(&count).value_or(0);
   if (const json::Array *list = object->getArray("failed"))
     for (const json::Value &entry : *list) {
       const json::Object *failure = entry.getAsObject();
       if (!failure || stats.failed.size() >= kMaxListedFailures)
         continue;
       Failure item;
-      item.id = failure->getInteger("id").value_or(0);
-      item.seed = failure->getInteger("seed").value_or(0);
+      item.id = getCount(failure->get("id")).value_or(0);
+      item.seed = getCount(failure->get("seed")).value_or(0);
       item.category =
           parseCategory(failure->getString("category").value_or(""))
               .value_or(Category::Arithmetic);

@@ -112,12 +112,33 @@ bool synth::replayRecord(const FrontendSession &session, uint64_t seed,
   return false;
 }
 
-void synth::generateDataset(const FrontendSession &session,
-                            const GenerateOptions &options, raw_ostream &out,
-                            Stats &stats) {
-  auto start = std::chrono::steady_clock::now();
-  auto [begin, end] =
+/// Stops the workers of generateDataset: every id they would take next is
+/// past the end, and none waits for the writer.
+static void stopWorkers(std::atomic<uint64_t> &next, uint64_t end,
+                        std::mutex &mutex, uint64_t &written,
+                        std::condition_variable &consumed) {
+  next.store(end);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    written = end;
+  }
+  consumed.notify_all();
+}
+
+Error synth::generateDataset(const FrontendSession &session,
+                             const GenerateOptions &options, raw_ostream &out,
+                             RunState &state) {
+  using Clock = std::chrono::steady_clock;
+  auto start = Clock::now();
+  // The time of the earlier runs this one continues.
+  double earlierSeconds = state.stats.wallSeconds;
+  auto elapsed = [&] {
+    return earlierSeconds +
+           std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  auto [shardBegin, end] =
       shardRange(options.count, options.shardIndex, options.shardCount);
+  uint64_t begin = std::max(state.nextId, shardBegin);
   unsigned jobs = std::max(1u, options.jobs);
   // How far workers may run ahead of the writer.
   const uint64_t window = 64 * jobs;
@@ -151,7 +172,7 @@ void synth::generateDataset(const FrontendSession &session,
       Record record;
       Failure failure;
       if (makeRecord(compiler, id, seed, options, record, failure, seconds)) {
-        auto start = std::chrono::steady_clock::now();
+        auto start = Clock::now();
         outcome.fingerprint = normalizer.fingerprint(record.kernel.source);
         addStageTime(seconds, "normalize", start);
         outcome.record = std::move(record);
@@ -169,8 +190,10 @@ void synth::generateDataset(const FrontendSession &session,
   for (unsigned i = 0; i < jobs; ++i)
     workers.emplace_back(std::optional<unsigned>(kStackSize), work);
 
-  FingerprintSet seen;
+  Stats &stats = state.stats;
   ProgressBar progress(options.progress, end - begin);
+  auto checkpointed = Clock::now();
+  Error error = Error::success();
   for (uint64_t id = begin; id < end; ++id) {
     Outcome outcome;
     {
@@ -183,20 +206,31 @@ void synth::generateDataset(const FrontendSession &session,
     consumed.notify_all();
     if (outcome.failure) {
       stats.addFailure(*outcome.failure);
-    } else if (!seen.insert(outcome.fingerprint).second) {
+    } else if (!state.seen.insert(outcome.fingerprint).second) {
       ++stats.duplicates;
     } else {
       writeRecord(out, *outcome.record);
       ++stats.records;
       ++stats.recordsPerCategory[categoryName(outcome.record->category).str()];
     }
+    state.nextId = id + 1;
     progress.update(id + 1 - begin);
+    if (options.checkpoint &&
+        std::chrono::duration<double>(Clock::now() - checkpointed).count() >=
+            options.checkpointSeconds) {
+      stats.wallSeconds = elapsed();
+      if ((error = options.checkpoint(state))) {
+        stopWorkers(next, end, mutex, written, consumed);
+        break;
+      }
+      checkpointed = Clock::now();
+    }
   }
-  progress.update(end - begin, /*last=*/true);
+  if (!error)
+    progress.update(end - begin, /*last=*/true);
   for (llvm::thread &worker : workers)
     worker.join();
   mergeStageSeconds(stats.stageSeconds, workerSeconds);
-  stats.wallSeconds = std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - start)
-                          .count();
+  stats.wallSeconds = elapsed();
+  return error;
 }

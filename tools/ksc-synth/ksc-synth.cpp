@@ -3,7 +3,7 @@
 // Part of ksc.
 //
 //   ksc-synth --count=N --seed=S -o DATA.jsonl [--categories=...]
-//             [--forms=...] [--jobs=J] [--shard=i/n]
+//             [--forms=...] [--jobs=J] [--shard=i/n] [--resume]
 //   ksc-synth --replay=SEED
 //   ksc-synth validate DATA.jsonl [--full]
 //   ksc-synth merge -o ALL.jsonl SHARD.jsonl...
@@ -18,6 +18,7 @@
 #include "ksc/Driver/Driver.h"
 #include "ksc/Support/Output.h"
 #include "ksc/Support/Signals.h"
+#include "ksc/Synth/Checkpoint.h"
 #include "ksc/Synth/Generate.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -28,6 +29,8 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <csignal>
 
 using namespace llvm;
 using namespace ksc;
@@ -99,6 +102,21 @@ cl::opt<uint64_t>
            cl::desc("Make the one record of this record seed (a failure's "
                     "seed in the statistics) and print it, or its error"),
            cl::value_desc("SEED"), cl::cat(synthCategory));
+cl::opt<bool> resume(
+    "resume",
+    cl::desc("Continue the interrupted run of the same options into the -o "
+             "file from its last checkpoint (start if there is none)"),
+    cl::cat(synthCategory));
+cl::opt<double> checkpointSeconds(
+    "checkpoint-seconds",
+    cl::desc("Seconds between checkpoints of a run into a file (default 5; "
+             "0: after every id)"),
+    cl::init(5), cl::Hidden, cl::cat(synthCategory));
+cl::opt<uint64_t> interruptAfter(
+    "interrupt-after",
+    cl::desc("For testing --resume: stop as SIGTERM does at the first "
+             "checkpoint at or after id N"),
+    cl::value_desc("N"), cl::Hidden, cl::cat(synthCategory));
 cl::opt<bool> quiet("quiet",
                     cl::desc("No progress bar or summary on stderr (the bar "
                              "shows only on a terminal anyway)"),
@@ -202,6 +220,104 @@ static bool writeStats(const Stats &stats, json::Object settings) {
                              .str());
 }
 
+/// What the records of a run depend on: a run resumes only the checkpoint
+/// of a run with the same. Its statistics start with them.
+static json::Object runSettings(const GenerateOptions &options) {
+  auto [begin, end] =
+      shardRange(options.count, options.shardIndex, options.shardCount);
+  json::Array categoryNames, formNames;
+  for (Category category : options.categories.empty()
+                               ? allCategories()
+                               : ArrayRef<Category>(options.categories))
+    categoryNames.push_back(categoryName(category));
+  for (Form form : allForms())
+    if (options.forms.contains(form))
+      formNames.push_back(formName(form));
+  return json::Object{
+      {"ksc_version", KSC_VERSION},
+      {"seed", int64_t(options.seed)},
+      {"count", int64_t(options.count)},
+      {"shard", std::to_string(options.shardIndex) + "/" +
+                    std::to_string(options.shardCount)},
+      {"ids", json::Array{int64_t(begin), int64_t(end)}},
+      {"categories", std::move(categoryNames)},
+      {"forms", std::move(formNames)},
+      {"max_depth", int64_t(options.generator.maxDepth)},
+      {"max_statements", int64_t(options.generator.maxStatements)},
+  };
+}
+
+/// The summary on stderr and the exit status of a complete run.
+static int report(const Stats &stats) {
+  if (!quiet)
+    errs() << formatv(
+        "ksc-synth: {0} records ({1} duplicates dropped, {2} "
+        "failures) in {3:f1} s, {4:f0} records/s\n",
+        stats.records, stats.duplicates, stats.failures, stats.wallSeconds,
+        stats.wallSeconds > 0 ? stats.records / stats.wallSeconds : 0.0);
+  if (stats.failures) {
+    errs() << "ksc-synth: error: " << stats.failures
+           << " generated kernels did not compile (a bug in the generator "
+              "or in ksc); reproduce one with:\n";
+    for (const Failure &failure : ArrayRef(stats.failed).take_front(5))
+      errs() << "  ksc-synth --replay=" << failure.seed << "   # "
+             << failure.reason << ", id " << failure.id << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+/// Makes the dataset of `options` into the -o file: streamed (a dataset may
+/// be larger than memory), put in place whole when complete, and, into a
+/// file, checkpointed so that an interrupted run can be resumed
+/// (Checkpoint.h).
+static int makeDataset(const FrontendSession &session,
+                       GenerateOptions &options) {
+  Expected<std::unique_ptr<StreamedOutput>> output =
+      StreamedOutput::createResumable(outputFile);
+  if (!output)
+    return fail("cannot write '" + outputFile +
+                "': " + toString(output.takeError()));
+  bool resumable = !(*output)->partialPath().empty();
+  if (resume && !resumable)
+    return fail("--resume needs -o FILE, a file: standard output, FIFOs and "
+                "devices are written through, and cannot be resumed");
+  json::Object settings = runSettings(options);
+  auto [begin, end] =
+      shardRange(options.count, options.shardIndex, options.shardCount);
+  RunState state;
+  state.nextId = begin;
+  std::optional<Checkpointer> checkpointer;
+  if (resumable) {
+    checkpointer.emplace(**output, settings);
+    if (Error error = checkpointer->start(resume, begin, end, state,
+                                          quiet ? nulls() : errs()))
+      return fail(toString(std::move(error)));
+    options.checkpointSeconds = checkpointSeconds;
+    options.checkpoint = [&](const RunState &now) -> Error {
+      if (Error error = checkpointer->write(now))
+        return error;
+      if (interruptAfter.getNumOccurrences() && now.nextId >= interruptAfter)
+        ::raise(SIGTERM);
+      return Error::success();
+    };
+  }
+  options.progress = !quiet && sys::Process::StandardErrIsDisplayed();
+  if (Error error = generateDataset(session, options, (*output)->os(), state))
+    return fail("cannot write '" + outputFile +
+                "': " + toString(std::move(error)));
+  if (checkpointer)
+    if (Error error = checkpointer->finish())
+      return fail(toString(std::move(error)));
+  if (Error error = (*output)->commit())
+    return fail("cannot write '" + outputFile +
+                "': " + toString(std::move(error)));
+  settings["jobs"] = int64_t(options.jobs);
+  if (!writeStats(state.stats, std::move(settings)))
+    return 1;
+  return report(state.stats);
+}
+
 static int generate() {
   GenerateOptions options;
   options.count = countOption;
@@ -249,6 +365,8 @@ static int generate() {
     return 1;
 
   if (replay.getNumOccurrences()) {
+    if (resume)
+      return fail("--resume continues a dataset, not a --replay");
     Record record;
     if (!replayRecord(*session, replay, options, record, error)) {
       errs() << "ksc-synth: replay of seed " << replay.getValue()
@@ -261,62 +379,7 @@ static int generate() {
     return writeFile(outputFile, line) ? 0 : 1;
   }
 
-  // Streamed (a dataset may be larger than memory), and put in place whole
-  // when complete.
-  Expected<std::unique_ptr<StreamedOutput>> output =
-      StreamedOutput::create(outputFile);
-  if (!output)
-    return fail("cannot write '" + outputFile +
-                "': " + toString(output.takeError()));
-  Stats stats;
-  options.progress = !quiet && sys::Process::StandardErrIsDisplayed();
-  generateDataset(*session, options, (*output)->os(), stats);
-  if (Error error = (*output)->commit())
-    return fail("cannot write '" + outputFile +
-                "': " + toString(std::move(error)));
-
-  auto [begin, end] =
-      shardRange(options.count, options.shardIndex, options.shardCount);
-  json::Array categoryNames, formNames;
-  for (Category category : options.categories.empty()
-                               ? allCategories()
-                               : ArrayRef<Category>(options.categories))
-    categoryNames.push_back(categoryName(category));
-  for (Form form : allForms())
-    if (options.forms.contains(form))
-      formNames.push_back(formName(form));
-  json::Object settings{
-      {"ksc_version", KSC_VERSION},
-      {"seed", int64_t(options.seed)},
-      {"count", int64_t(options.count)},
-      {"shard", std::to_string(options.shardIndex) + "/" +
-                    std::to_string(options.shardCount)},
-      {"ids", json::Array{int64_t(begin), int64_t(end)}},
-      {"categories", std::move(categoryNames)},
-      {"forms", std::move(formNames)},
-      {"max_depth", int64_t(options.generator.maxDepth)},
-      {"max_statements", int64_t(options.generator.maxStatements)},
-      {"jobs", int64_t(options.jobs)},
-  };
-  if (!writeStats(stats, std::move(settings)))
-    return 1;
-
-  if (!quiet)
-    errs() << formatv(
-        "ksc-synth: {0} records ({1} duplicates dropped, {2} "
-        "failures) in {3:f1} s, {4:f0} records/s\n",
-        stats.records, stats.duplicates, stats.failures, stats.wallSeconds,
-        stats.wallSeconds > 0 ? stats.records / stats.wallSeconds : 0.0);
-  if (stats.failures) {
-    errs() << "ksc-synth: error: " << stats.failures
-           << " generated kernels did not compile (a bug in the generator "
-              "or in ksc); reproduce one with:\n";
-    for (const Failure &failure : ArrayRef(stats.failed).take_front(5))
-      errs() << "  ksc-synth --replay=" << failure.seed << "   # "
-             << failure.reason << ", id " << failure.id << "\n";
-    return 1;
-  }
-  return 0;
+  return makeDataset(*session, options);
 }
 
 static int merge() {

@@ -8,6 +8,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <memory>
@@ -43,23 +44,52 @@ llvm::Error writeFileIfChanged(llvm::StringRef path, llvm::StringRef contents);
 /// file next to it (`NAME.partial-XXXXXX`, removed if the process is
 /// interrupted) that commit() renames into place, so that an interrupted
 /// or failed run leaves the previous file, or none, never part of one.
+///
+/// A resumable output (createResumable) is written instead into
+/// `NAME.partial`, a fixed name, which is kept when the process is
+/// interrupted or fails, so that a later run can continue it: opened as it
+/// is, positioned at its end, and locked (an advisory lock) while it is
+/// written, so that a second process writing the same output is an error
+/// rather than a mixed file.
 class StreamedOutput {
 public:
   static llvm::Expected<std::unique_ptr<StreamedOutput>>
   create(llvm::StringRef path);
-  /// Removes the temporary file unless committed.
+  static llvm::Expected<std::unique_ptr<StreamedOutput>>
+  createResumable(llvm::StringRef path);
+  /// Removes the temporary file unless committed, or resumable and not
+  /// empty.
   ~StreamedOutput();
 
   llvm::raw_ostream &os() { return *stream; }
+  /// The file the output is put in place as (a symbolic link resolved);
+  /// empty for standard output.
+  llvm::StringRef path() const { return destination; }
+  /// The file being written until commit(): the temporary file; empty
+  /// when the output is written through.
+  llvm::StringRef partialPath() const { return temp; }
+  /// Flushes the stream; the length of the file written so far, or the
+  /// stream's error.
+  llvm::Expected<uint64_t> flush();
+  /// Cuts the partial file to its first `size` bytes and goes on writing
+  /// after them.
+  llvm::Error truncate(uint64_t size);
+  /// The partial file's contents as they are now (flushed); empty for an
+  /// output written through. Read through the locked descriptor: an
+  /// advisory lock is released when the process closes any descriptor of
+  /// the file.
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> readPartial();
   /// Flushes the stream and puts the file in place; an error of the
   /// stream or of the renaming.
   llvm::Error commit();
 
 private:
   StreamedOutput() = default;
-  std::string path, temp;
+  std::string destination, temp;
   std::unique_ptr<llvm::raw_fd_ostream> owned;
   llvm::raw_fd_ostream *stream = nullptr;
+  int fd = -1;
+  bool resumable = false;
   bool committed = false;
 };
 

@@ -8,7 +8,11 @@
 
 #include "ksc/Synth/Dataset.h"
 
+#include <functional>
+
 namespace ksc::synth {
+
+struct RunState;
 
 struct GenerateOptions {
   /// The size of the id space: ids 0 .. count-1 (before sharding).
@@ -24,14 +28,30 @@ struct GenerateOptions {
   FormsOptions compile;
   /// A progress bar on standard error.
   bool progress = false;
+  /// Called by the writer with the run's state after the records before
+  /// its `nextId` are written to the output, every `checkpointSeconds`
+  /// seconds (after every id when 0); an error stops the run (Checkpoint.h).
+  std::function<llvm::Error(const RunState &)> checkpoint;
+  double checkpointSeconds = 5;
 };
 
-/// Generates and compiles the records of the options' shard and writes
-/// them, in id order and without duplicates, to `out`; counts what it made
-/// in `stats`.
-void generateDataset(const FrontendSession &session,
-                     const GenerateOptions &options, llvm::raw_ostream &out,
-                     Stats &stats);
+/// How far a run has come: the next id it makes, what the records before
+/// it counted, and the fingerprints of their sources (for duplicates). A
+/// run starts at its shard's first id, or where an interrupted run's
+/// checkpoint says it stopped (Checkpoint.h).
+struct RunState {
+  uint64_t nextId = 0;
+  Stats stats;
+  FingerprintSet seen;
+};
+
+/// Generates and compiles the records of the options' shard from
+/// `state.nextId` on and writes them, in id order and without duplicates,
+/// to `out`, counting them in `state`; the error of options.checkpoint if
+/// it failed.
+llvm::Error generateDataset(const FrontendSession &session,
+                            const GenerateOptions &options,
+                            llvm::raw_ostream &out, RunState &state);
 
 /// Makes the one record of `seed` (a record seed); false with `error` if it
 /// does not compile.
