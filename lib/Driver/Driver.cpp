@@ -5,6 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "ksc/Driver/Driver.h"
+#include "ksc/Conversion/Passes.h"
+#include "ksc/Dialect/Ks/IR/KsOps.h"
+#include "ksc/Dialect/Ks/Transforms/Passes.h"
 #include "ksc/InitAll.h"
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"

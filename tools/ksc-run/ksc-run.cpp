@@ -36,6 +36,7 @@
 
 #include "ksc/Config.h"
 #include "ksc/Driver/Driver.h"
+#include "ksc/Dialect/Ks/IR/KsOps.h"
 #include "ksc/InitAll.h"
 #include "ksc/Runner/Bundle.h"
 #include "ksc/Runner/Cuda.h"

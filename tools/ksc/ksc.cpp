@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ksc/Config.h"
+#include "ksc/Dialect/Ks/Transforms/Passes.h"
 #include "ksc/Driver/Driver.h"
 #include "ksc/InitAll.h"
 #include "ksc/Support/Output.h"

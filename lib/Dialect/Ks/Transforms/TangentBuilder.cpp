@@ -22,6 +22,7 @@
 #include "ksc/Dialect/Ks/IR/SourceNames.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace ksc;

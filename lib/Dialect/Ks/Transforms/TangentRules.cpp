@@ -17,6 +17,7 @@
 #include "AD.h"
 #include "RuleMath.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/TypeSwitch.h"
 
