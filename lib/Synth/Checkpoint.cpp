@@ -45,8 +45,9 @@ static Expected<std::optional<json::Object>> readCheckpoint(StringRef path) {
   return *object;
 }
 
-/// The setting in which `a` and `b` first differ (in `a`'s key order), as
-/// "NAME: A in the checkpoint, B now"; empty when they are equal.
+/// The first setting, in name order, in which `checkpoint` and `now`
+/// differ, as "'NAME' is A in the checkpoint and B in this run"; empty when
+/// they are equal.
 static std::string firstDifference(const json::Object &checkpoint,
                                    const json::Object &now) {
   auto show = [](const json::Value *value) {
