@@ -5,7 +5,7 @@ For a refactoring that must not change ksc's output: snapshot before,
 snapshot after, compare.
 
     utils/snapshot-outputs.py BUILD_DIR OUT_DIR [--modes=cpp,ptx,...]
-    diff -r BEFORE_DIR AFTER_DIR
+    diff -r -x synth.stats.json BEFORE_DIR AFTER_DIR
 
 Every .kdsl file under test/ and examples/ is compiled in each mode (the
 C++, CUDA C++ and PTX of the kernels, with and without derivatives, and the
@@ -13,7 +13,8 @@ ks IR); OUT_DIR/<file>.<mode> holds ksc's exit status, its diagnostics and
 its output, so that a changed error message shows up as well as changed
 code. Files that ksc rejects (the diagnostic tests) are snapshots too.
 OUT_DIR/synth.jsonl is a ksc-synth dataset of every form (--synth-count
-kernels, 0 for none), which must not change either.
+kernels, 0 for none), which must not change either (its statistics,
+synth.stats.json, hold timings: compare their counts).
 """
 
 import argparse

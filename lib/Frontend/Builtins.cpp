@@ -1,17 +1,17 @@
 //===- Builtins.cpp - The builtin functions of the kernel language ----===//
 //
-// Part of ksc. Maps the math functions the prelude (include/ksc/dsl.h)
-// declares to IR (tid, the atomics and the random-number builtins, which
-// write their state argument, are built in CodeGenCall.cpp). To add a
-// builtin: declare it in dsl.h, add a row to the table
-// below, a row to the Builtins table of docs/language.md, and tests in
-// test/Frontend/builtins.kdsl, test/Target/Cpp/math.kdsl and test/Run.
+// Part of ksc. Builds the calls of the builtins that include/ksc/Frontend/
+// Builtins.def, the table of the builtins, builds with an operation
+// (KSC_BUILTIN_OP) or with a function of this file (KSC_BUILTIN_FN). tid,
+// identity, the atomics and the random-number builtins, which write their
+// state argument, are built in CodeGenCall.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Builtins.h"
 
 #include "ksc/Dialect/Ks/IR/KsOps.h"
+#include "ksc/Frontend/Builtins.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -248,7 +248,10 @@ Value quatInverseBuiltin(OpBuilder &b, Location loc, ValueRange args) {
 
 /// Warp's normalize of a quaternion: l = length(q); l > 0 ? q * (1 / l) :
 /// the identity (0, 0, 0, 1).
-Value quatNormalizeBuiltin(OpBuilder &b, Location loc, ValueRange args) {
+} // namespace
+
+Value frontend::buildQuatNormalize(OpBuilder &b, Location loc,
+                                   ValueRange args) {
   Value q = args[0];
   auto type = cast<VectorType>(q.getType());
   Type element = type.getElementType();
@@ -263,75 +266,22 @@ Value quatNormalizeBuiltin(OpBuilder &b, Location loc, ValueRange args) {
                                  buildQuatIdentity(b, loc, type));
 }
 
+namespace {
+
 Value quatToMatrixBuiltin(OpBuilder &b, Location loc, ValueRange args) {
   auto type = cast<VectorType>(args[0].getType());
   return ks::QuatToMatrixOp::create(
       b, loc, VectorType::get({3, 3}, type.getElementType()), args[0]);
 }
 
+/// The builtins Builtins.def builds with an operation or a function here.
 const llvm::StringMap<Handler> &builtinTable() {
   static const llvm::StringMap<Handler> table = {
-      // Trigonometric and hyperbolic.
-      {"sin", build<math::SinOp>},
-      {"cos", build<math::CosOp>},
-      {"tan", build<math::TanOp>},
-      {"asin", clampedToUnit<math::AsinOp>},
-      {"acos", clampedToUnit<math::AcosOp>},
-      {"atan", build<math::AtanOp>},
-      {"atan2", build<math::Atan2Op>},
-      {"sinh", build<math::SinhOp>},
-      {"cosh", build<math::CoshOp>},
-      {"tanh", build<math::TanhOp>},
-      // Exponentials, logarithms, powers and roots.
-      {"exp", build<math::ExpOp>},
-      {"exp2", build<math::Exp2Op>},
-      {"log", build<math::LogOp>},
-      {"log2", build<math::Log2Op>},
-      {"log10", build<math::Log10Op>},
-      {"pow", build<math::PowFOp>},
-      {"sqrt", build<math::SqrtOp>},
-      {"cbrt", build<math::CbrtOp>},
-      {"erf", build<math::ErfOp>},
-      // Rounding and remainder.
-      {"floor", build<math::FloorOp>},
-      {"ceil", build<math::CeilOp>},
-      {"round", build<math::RoundOp>},
-      {"trunc", build<math::TruncOp>},
-      {"fmod", build<arith::RemFOp>},
-      // Classification.
-      {"isfinite", build<math::IsFiniteOp>},
-      {"isnan", build<math::IsNaNOp>},
-      {"isinf", build<math::IsInfOp>},
-      // Comparisons and interpolation.
-      {"abs", build<math::AbsFOp, math::AbsIOp>},
-      {"min", build<arith::MinNumFOp, arith::MinSIOp>},
-      {"max", build<arith::MaxNumFOp, arith::MaxSIOp>},
-      {"clamp", clampBuiltin},
-      {"sign", signBuiltin},
-      {"step", stepBuiltin},
-      {"lerp", lerpBuiltin},
-      {"smoothstep", smoothstepBuiltin},
-      // Vectors and matrices.
-      {"dot", buildBinary<ks::DotOp>},
-      {"cross", buildBinary<ks::CrossOp>},
-      {"length", lengthBuiltin},
-      {"length_sq", lengthSqBuiltin},
-      {"normalize", normalizeBuiltin},
-      {"outer", outerBuiltin},
-      {"cw_mul", build<arith::MulFOp, arith::MulIOp>},
-      {"cw_div", build<arith::DivFOp, arith::DivSIOp>},
-      {"transpose", transposeBuiltin},
-      {"determinant", buildUnary<ks::DeterminantOp>},
-      {"inverse", buildUnary<ks::InverseOp>},
-      {"trace", traceBuiltin},
-      {"diag", diagBuiltin},
-      // Quaternions.
-      {"quat_from_axis_angle", quatFromAxisAngleBuiltin},
-      {"quat_inverse", quatInverseBuiltin},
-      {"quat_normalize", quatNormalizeBuiltin},
-      {"quat_rotate", buildBinary<ks::QuatRotateOp>},
-      {"quat_rotate_inv", buildBinary<ks::QuatRotateInvOp>},
-      {"quat_to_matrix", quatToMatrixBuiltin},
+#define KSC_BUILTIN_OP(NAME, GROUP, ARITY, OPERANDS, DOMAIN, FLOAT_OP, INT_OP) \
+  {#NAME, build<FLOAT_OP, INT_OP>},
+#define KSC_BUILTIN_FN(NAME, GROUP, ARITY, OPERANDS, DOMAIN, HANDLER)         \
+  {#NAME, HANDLER},
+#include "ksc/Frontend/Builtins.def"
   };
   return table;
 }
@@ -339,9 +289,8 @@ const llvm::StringMap<Handler> &builtinTable() {
 /// The overloads for uint32_t of the builtins that have one.
 const llvm::StringMap<Handler> &unsignedBuiltinTable() {
   static const llvm::StringMap<Handler> table = {
-      {"min", build<arith::MinNumFOp, arith::MinUIOp>},
-      {"max", build<arith::MaxNumFOp, arith::MaxUIOp>},
-      {"clamp", clampUnsignedBuiltin},
+#define KSC_UNSIGNED_OVERLOAD(NAME, HANDLER) {#NAME, HANDLER},
+#include "ksc/Frontend/Builtins.def"
   };
   return table;
 }
@@ -359,8 +308,8 @@ bool frontend::isBuiltin(llvm::StringRef name) {
 }
 
 bool frontend::isRandomBuiltin(llvm::StringRef name) {
-  return name == "rand_init" || name == "randi" || name == "randf" ||
-         name == "randn";
+  const BuiltinInfo *info = lookupBuiltin(name);
+  return info && info->group == BuiltinGroup::Random;
 }
 
 FailureOr<Value> frontend::buildBuiltin(llvm::StringRef name, OpBuilder &b,

@@ -8,7 +8,11 @@
 
 #include "ksc/Dialect/Ks/IR/KsOps.h"
 
+#include "ksc/Frontend/Frontend.h"
+
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <optional>
 
@@ -35,6 +39,21 @@ mlir::FailureOr<mlir::Value> buildBuiltin(llvm::StringRef name,
                                           mlir::Location loc,
                                           mlir::ValueRange args,
                                           bool isUnsigned = false);
+
+/// Builds Warp's normalize of a quaternion, `args` = {q}: q / length(q),
+/// the identity when the length is 0.
+mlir::Value buildQuatNormalize(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::ValueRange args);
+
+/// The functions the prelude declares in namespace ksc: name -> the numbers
+/// of parameters of its overloads.
+using PreludeFunctions = llvm::StringMap<llvm::SmallSet<unsigned, 4>>;
+
+/// Parses the prelude (with `options`' -I and -D) and collects its
+/// functions into `functions`; false after errors, reported as
+/// `options.diagnostics` says.
+bool collectPreludeFunctions(const FrontendOptions &options,
+                             PreludeFunctions &functions);
 
 /// The identity quaternion (0, 0, 0, 1) of quaternion type `type`
 /// (`vector<4xT>`).

@@ -173,9 +173,8 @@ FunctionBuilder::emitBuiltinCall(const CallExpr *expr,
   if (name == "quat_identity")
     return emitQuatIdentity(expr);
   // Warp's normalize of a zero quaternion is the identity, not zero.
-  if (name == "normalize" && expr->getNumArgs() == 1 &&
-      ModuleBuilder::isQuatType(expr->getArg(0)->getType()))
-    name = "quat_normalize";
+  bool quatNormalize = name == "normalize" && expr->getNumArgs() == 1 &&
+                       ModuleBuilder::isQuatType(expr->getArg(0)->getType());
   if (std::optional<ks::AtomicKind> kind = getAtomicBuiltinKind(name))
     return emitAtomicCall(expr, *kind);
   if (isRandomBuiltin(name))
@@ -194,7 +193,8 @@ FunctionBuilder::emitBuiltinCall(const CallExpr *expr,
   bool isUnsigned = callee->getNumParams() != 0 &&
                     ModuleBuilder::isUnsigned32(callee->getParamDecl(0)->getType());
   mlir::FailureOr<mlir::Value> result =
-      buildBuiltin(name, b, loc, args, isUnsigned);
+      quatNormalize ? buildQuatNormalize(b, loc, args)
+                    : buildBuiltin(name, b, loc, args, isUnsigned);
   if (mlir::failed(result))
     mb.error(expr->getExprLoc(), "builtin '" + name +
                                      "' is not supported yet for these "

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ksc/Frontend/Frontend.h"
+#include "ksc/Frontend/Builtins.h"
 #include "Builtins.h"
 #include "CodeGen.h"
 #include "Session.h"
@@ -158,9 +159,6 @@ public:
   }
 
 private:
-  /// The builtins that take float and double vectors but not int ones.
-  static constexpr llvm::StringLiteral kFloatVectorBuiltins[] = {
-      "length", "normalize", "cross", "outer", "diag"};
   /// Integer types of the C and C++ libraries the prelude does not declare.
   static constexpr llvm::StringLiteral kLibraryIntegerTypes[] = {
       "size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t"};
@@ -239,12 +237,15 @@ private:
                  "randf and randn take the state as a uint32_t variable they "
                  "advance (uint32_t s = rand_init(seed); float r = randf(s);), "
                  "then int or float bounds";
-      else if (llvm::is_contained(kFloatVectorBuiltins, name))
+      else if (const ksc::BuiltinInfo *info = ksc::lookupBuiltin(name);
+               info && info->group == ksc::BuiltinGroup::Vector &&
+               info->takes(ksc::builtin::Vec) &&
+               !info->takes(ksc::builtin::IntVec))
         advice = name + " takes " +
-                 (name == "cross" ? "two 3-vectors" : "vectors") +
+                 (info->takes(ksc::builtin::Vec3) ? "two 3-vectors"
+                                                  : "vectors") +
                  " of float or double (vec3, vec3d)" +
-                 (name == "length" || name == "normalize" ? " or a quaternion"
-                                                          : "") +
+                 (info->takes(ksc::builtin::Quat) ? " or a quaternion" : "") +
                  ", not int vectors: convert the components first, as in "
                  "vec3(float(v.x), float(v.y), float(v.z))";
       else if (ksc::frontend::isBuiltin(name))
@@ -540,6 +541,64 @@ FrontendResult ksc::importKdslSource(mlir::MLIRContext &context,
   memory->addFile(name, /*ModificationTime=*/0,
                   llvm::MemoryBuffer::getMemBufferCopy(source, name));
   return runFrontend(context, name, overlay, options);
+}
+
+namespace {
+/// Records the functions the prelude declares in namespace ksc (not in
+/// ksc::detail, not operators) with their numbers of parameters.
+class PreludeFunctionCollector : public ASTConsumer {
+public:
+  explicit PreludeFunctionCollector(ksc::frontend::PreludeFunctions &functions)
+      : functions(functions) {}
+
+  void HandleTranslationUnit(ASTContext &ast) override {
+    for (Decl *decl : ast.getTranslationUnitDecl()->decls()) {
+      auto *ns = dyn_cast<NamespaceDecl>(decl);
+      if (!ns || ns->getName() != "ksc")
+        continue;
+      for (Decl *member : ns->decls()) {
+        const FunctionDecl *function = member->getAsFunction();
+        if (function && function->getDeclName().isIdentifier())
+          functions[function->getName()].insert(function->getNumParams());
+      }
+    }
+  }
+
+private:
+  ksc::frontend::PreludeFunctions &functions;
+};
+
+class PreludeFunctionAction : public ASTFrontendAction {
+public:
+  explicit PreludeFunctionAction(ksc::frontend::PreludeFunctions &functions)
+      : functions(functions) {}
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &,
+                                                 StringRef) override {
+    return std::make_unique<PreludeFunctionCollector>(functions);
+  }
+
+private:
+  ksc::frontend::PreludeFunctions &functions;
+};
+} // namespace
+
+bool ksc::frontend::collectPreludeFunctions(const ksc::FrontendOptions &options,
+                                       PreludeFunctions &functions) {
+  if (findPrelude().empty())
+    return false;
+  constexpr StringRef name = "prelude-functions.kdsl";
+  auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
+      llvm::vfs::getRealFileSystem());
+  overlay->pushOverlay(memory);
+  memory->addFile(name, /*ModificationTime=*/0,
+                  llvm::MemoryBuffer::getMemBufferCopy("", name));
+  ksc::FrontendOptions prelude = options;
+  prelude.preludePch.clear();
+  prelude.verifyDiagnostics = false;
+  return runClang(kdslArguments(prelude, name),
+                  std::make_unique<PreludeFunctionAction>(functions), overlay,
+                  prelude);
 }
 
 FrontendSession::FrontendSession(std::unique_ptr<Impl> impl)

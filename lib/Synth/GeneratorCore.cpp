@@ -8,6 +8,8 @@
 
 #include "GeneratorImpl.h"
 
+#include "ksc/Frontend/Builtins.h"
+
 #include <cassert>
 
 using namespace ksc::synth;
@@ -116,31 +118,17 @@ Ty detail::matOfDim(unsigned n) {
 // Builder: lines, names, environment, literals
 //===----------------------------------------------------------------------===//
 
-// Names that must never be taken by a variable or a function: builtins,
-// types and keywords a word list might otherwise produce.
+// Names that must never be taken by a variable or a function: the builtins
+// (ksc::getBuiltins()), and types and keywords a word list might otherwise
+// produce.
 static const char *const kReserved[] = {
-    "i",          "tid",         "min",      "max",        "abs",
-    "sign",       "step",        "dot",      "cross",      "length",
-    "normalize",  "exp",         "log",      "sin",        "cos",
-    "tan",        "pow",         "sqrt",     "lerp",       "clamp",
-    "identity",   "diag",        "outer",    "trace",      "transpose",
-    "inverse",    "determinant", "array",    "vec2",       "vec3",
-    "vec4",       "mat22",       "mat33",    "mat44",      "int",
-    "float",      "double",      "bool",     "do",         "if",
-    "for",        "while",       "round",    "floor",      "ceil",
-    "trunc",      "erf",         "fmod",     "smoothstep", "rand_init",
-    "randf",      "randn",       "randi",    "atomic_add", "atomic_min",
-    "atomic_max", "atomic_sub",  "quat",     "signed",     "unsigned",
-    "main",       "std",         "ksc",      "delete",     "new",
-    "this",       "char",        "short",    "long",       "auto",
-    "case",       "default",     "union",    "enum",       "struct",
-    "class",      "template",    "typename", "return",     "break",
-    "continue",   "switch",      "goto",     "true",       "false",
-    "const",      "static",      "register", "volatile",   "sizeof",
-    "cbrt",       "sinh",        "cosh",     "tanh",       "asin",
-    "acos",       "atan",        "atan2",    "exp2",       "log2",
-    "log10",      "isnan",       "isinf",    "isfinite",   "cw_mul",
-    "cw_div",     "length_sq"};
+    "i", "array", "vec2", "vec3", "vec4", "mat22", "mat33", "mat44", "int",
+    "float", "double", "bool", "do", "if", "for", "while", "quat", "signed",
+    "unsigned", "main", "std", "ksc", "delete", "new", "this", "char",
+    "short", "long", "auto", "case", "default", "union", "enum", "struct",
+    "class", "template", "typename", "return", "break", "continue", "switch",
+    "goto", "true", "false", "const", "static", "register", "volatile",
+    "sizeof"};
 
 Builder::Builder(Rng &rng, const GeneratorOptions &options)
     : rng(rng), opts(options) {
@@ -150,6 +138,8 @@ Builder::Builder(Rng &rng, const GeneratorOptions &options)
     opts.maxStatements = 1;
   for (const char *word : kReserved)
     used.insert(word);
+  for (const BuiltinInfo &builtin : getBuiltins())
+    used.insert(builtin.name);
   pushScope();
 }
 

@@ -86,6 +86,9 @@ Expr Builder::differentOrLiteral(const Expr &other,
 }
 
 Expr Builder::call(llvm::StringRef fn, llvm::ArrayRef<Expr> args, double mag) {
+  // A builtin (a row of include/ksc/Frontend/Builtins.def), a type or a
+  // function of the kernel.
+  assert(used.contains(fn) && "a call of an unknown function");
   std::string text = fn.str() + "(";
   bool active = false;
   for (size_t k = 0; k < args.size(); ++k) {

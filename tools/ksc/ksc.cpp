@@ -14,6 +14,7 @@
 #include "ksc/Config.h"
 #include "ksc/Dialect/Ks/Transforms/Passes.h"
 #include "ksc/Driver/Driver.h"
+#include "ksc/Frontend/Builtins.h"
 #include "ksc/InitAll.h"
 #include "ksc/Support/Output.h"
 #include "ksc/Support/Paths.h"
@@ -233,6 +234,11 @@ cl::opt<bool>
     printIncludeDir("print-include-dir",
                     cl::desc("Print the directory holding ksc/dsl.h and exit"),
                     cl::cat(kscCategory));
+cl::opt<bool> printBuiltinTable(
+    "print-builtins",
+    cl::desc("Print the kernel language's builtin functions as JSON (name, "
+             "group, arity, operands, domain of the derivative) and exit"),
+    cl::cat(kscCategory));
 } // namespace
 
 static void printVersion(raw_ostream &os) {
@@ -480,7 +486,7 @@ static int compile(int argc, char **argv) {
     outs() << getPreludeIncludeDir() << "\n";
     return 0;
   }
-  if (inputFile.empty()) {
+  if (inputFile.empty() && !printBuiltinTable) {
     errs() << "ksc: error: no input file (see ksc --help)\n";
     return 1;
   }
@@ -506,6 +512,8 @@ static int compile(int argc, char **argv) {
     }
   frontendOptions.includeDirs = includeDirs;
   frontendOptions.defines = defines;
+  if (printBuiltinTable)
+    return printBuiltins(outs(), errs(), frontendOptions) ? 0 : 1;
   if (verifyDiagnostics && (dependencyFile || !emitHeader.empty())) {
     errs() << "ksc: error: --verify-diagnostics writes no files (-MD, "
               "--emit-header)\n";
