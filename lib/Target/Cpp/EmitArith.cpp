@@ -190,397 +190,453 @@ std::pair<Expr, Expr> Emitter::comparisonOperands(Operation *op) {
   return {valueExpr(lhs), valueExpr(rhs)};
 }
 
-FailureOr<Expr> Emitter::buildArithExpr(Operation &op) {
-  Location loc = op.getLoc();
-  Value result0 = op.getResult(0);
-  Type resultType = result0.getType();
-  auto typeOf = [&](Type type) -> FailureOr<std::string> {
-    return typeName(type, loc);
-  };
-  auto isBool = [&](Value v) { return v.getType().isSignlessInteger(1); };
-  auto isI32 = [&](Value v) { return v.getType().isSignlessInteger(32); };
-  auto withUnsigned = [](Expr expr, bool isUnsigned) {
+namespace {
+/// Prints one arith operation as a C++ expression, with a method per op
+/// family. i32 values live in int or uint32_t variables (Signedness.cpp):
+/// each printer converts its operands to the type the operation needs.
+class ArithPrinter {
+public:
+  ArithPrinter(Emitter &e, Operation &op)
+      : e(e), op(op), loc(op.getLoc()), result0(op.getResult(0)),
+        resultType(result0.getType()) {}
+
+  FailureOr<Expr> print();
+
+private:
+  FailureOr<std::string> typeOf(Type type) { return e.typeName(type, loc); }
+  /// The type to convert an i32 result to (`int` or `uint32_t`).
+  FailureOr<std::string> resultTypeName() {
+    return typeOf(e.cppType(result0));
+  }
+  static bool isBool(Value v) { return v.getType().isSignlessInteger(1); }
+  static bool isI32(Value v) { return v.getType().isSignlessInteger(32); }
+  static Expr withUnsigned(Expr expr, bool isUnsigned) {
     expr.isUnsigned = isUnsigned;
     return expr;
-  };
-  // An i32 operation done in uint32_t (`u`) or int: the operands converted,
-  // the result of that type.
-  auto i32Binary = [&](StringRef cppOp, int prec, Value lhs, Value rhs,
-                       bool u) {
-    return withUnsigned(binary(cppOp, prec, operandAs(lhs, u),
-                               operandAs(rhs, u)),
-                        u);
-  };
-  // An operation of another width on the unsigned view of its operands
-  // (`uint64_t(a) / uint64_t(b)`), converted back to the signed result
-  // type.
-  auto unsignedBinary = [&](StringRef cppOp, int prec, Value lhs,
-                            Value rhs) -> FailureOr<Expr> {
-    std::string utype = unsignedName(lhs.getType());
-    Expr result = binary(cppOp, prec, castTo(utype, valueExpr(lhs)),
-                         castTo(utype, valueExpr(rhs)));
-    if (resultType.isSignlessInteger(1))
-      return result;
-    FailureOr<std::string> type = typeOf(resultType);
-    if (failed(type))
-      return failure();
-    return castTo(*type, result);
-  };
-  // +, - and *: signed without overflow (nsw), or wrapping, which C++ only
-  // has for unsigned types.
-  auto wrapping = [&](Operation *o, StringRef cppOp) -> FailureOr<Expr> {
-    Value lhs = o->getOperand(0), rhs = o->getOperand(1);
-    bool nsw =
-        cast<arith::ArithIntegerOverflowFlagsInterface>(o).hasNoSignedWrap();
-    bool negation = isa<arith::SubIOp>(o) && isConstantInt(lhs, 0);
-    // Vectors of ints: the runtime's component-wise operators.
-    if (isa<VectorType>(lhs.getType()))
-      return negation ? unary("-", rhs) : binary(cppOp, cppOp == "*" ? kMul : kAdd, lhs, rhs);
-    if (isI32(lhs)) {
-      if (negation)
-        return withUnsigned(unary("-", operandAs(rhs, !nsw)), !nsw);
-      return i32Binary(cppOp, cppOp == "*" ? kMul : kAdd, lhs, rhs, !nsw);
-    }
-    if (nsw) {
-      if (negation)
-        return unary("-", rhs);
-      return binary(cppOp, cppOp == "*" ? kMul : kAdd, lhs, rhs);
-    }
-    if (negation) {
-      FailureOr<std::string> type = typeOf(resultType);
-      if (failed(type))
-        return failure();
-      return castTo(*type,
-                    unary("-", castTo(unsignedName(resultType),
-                                      valueExpr(rhs))));
-    }
-    return unsignedBinary(cppOp, cppOp == "*" ? kMul : kAdd, lhs, rhs);
-  };
-  // Bitwise operations and shifts left work on either type: on uint32_t if
-  // the result is declared one or an operand is one.
-  auto bitwiseIsUnsigned = [&](ValueRange operands) {
-    return isUnsigned(result0) ||
+  }
+  /// An i32 operation done in uint32_t (`u`) or int: the operands
+  /// converted, the result of that type.
+  Expr i32Binary(StringRef cppOp, int prec, Value lhs, Value rhs, bool u) {
+    return withUnsigned(
+        e.binary(cppOp, prec, e.operandAs(lhs, u), e.operandAs(rhs, u)), u);
+  }
+  FailureOr<Expr> unsignedBinary(StringRef cppOp, int prec, Value lhs,
+                                 Value rhs);
+  FailureOr<Expr> wrapping(Operation *o, StringRef cppOp);
+  /// Bitwise operations and shifts left work on either type: on uint32_t
+  /// if the result is declared one or an operand is one.
+  bool bitwiseIsUnsigned(ValueRange operands) {
+    return e.isUnsigned(result0) ||
            llvm::any_of(operands, [&](Value v) {
-             return !matchPattern(v, m_Constant()) && valueExpr(v).isUnsigned;
+             return !matchPattern(v, m_Constant()) &&
+                    e.valueExpr(v).isUnsigned;
            });
-  };
-  // The type to convert an i32 result to (`int` or `uint32_t`).
-  auto resultTypeName = [&]() { return typeOf(cppType(result0)); };
+  }
 
+  FailureOr<Expr> printMul(Value lhs, Value rhs);
+  FailureOr<Expr> printDivRem(Value lhs, Value rhs);
+  FailureOr<Expr> printAndOr(Value lhs, Value rhs);
+  FailureOr<Expr> printXOr(arith::XOrIOp o);
+  FailureOr<Expr> printShift(Operation *o);
+  FailureOr<Expr> printCmpI(arith::CmpIOp o);
+  FailureOr<Expr> printCmpF(arith::CmpFOp o);
+  FailureOr<Expr> printSelect(arith::SelectOp o);
+  FailureOr<Expr> printIntMinMax(Value lhs, Value rhs);
+  FailureOr<Expr> printIntCast(Operation *o);
+  FailureOr<Expr> printFloatCast(Operation *o);
+
+  Emitter &e;
+  Operation &op;
+  Location loc;
+  Value result0;
+  Type resultType;
+};
+} // namespace
+
+FailureOr<Expr> Emitter::buildArithExpr(Operation &op) {
+  return ArithPrinter(*this, op).print();
+}
+
+FailureOr<Expr> ArithPrinter::print() {
   return llvm::TypeSwitch<Operation *, FailureOr<Expr>>(&op)
       .Case([&](arith::ConstantOp c) {
-        return literal(c.getValue(), loc, isUnsigned(result0));
+        return e.literal(c.getValue(), loc, e.isUnsigned(result0));
       })
       .Case([&](arith::AddFOp o) {
-        return binary("+", kAdd, o.getLhs(), o.getRhs());
+        return e.binary("+", kAdd, o.getLhs(), o.getRhs());
       })
       .Case([&](arith::AddIOp o) -> FailureOr<Expr> {
         if (isBool(o.getLhs()))
-          return binary("!=", kEq, o.getLhs(), o.getRhs());
+          return e.binary("!=", kEq, o.getLhs(), o.getRhs());
         return wrapping(o, "+");
       })
       .Case<arith::SubFOp>(
-          [&](auto o) { return binary("-", kAdd, o.getLhs(), o.getRhs()); })
+          [&](auto o) { return e.binary("-", kAdd, o.getLhs(), o.getRhs()); })
       .Case([&](arith::SubIOp o) -> FailureOr<Expr> {
         if (isBool(o.getLhs()))
-          return binary("!=", kEq, o.getLhs(), o.getRhs());
+          return e.binary("!=", kEq, o.getLhs(), o.getRhs());
         return wrapping(o, "-");
       })
-      .Case<arith::MulFOp, arith::MulIOp>([&](auto o) -> FailureOr<Expr> {
-        if (isBool(o.getLhs()))
-          return binary("&&", kLogAnd, o.getLhs(), o.getRhs());
-        // Vectors and matrices: scaled by a scalar, or component-wise.
-        if (isa<VectorType>(resultType)) {
-          if (std::optional<Expr> s = scalarOperand(o.getRhs()))
-            return binary("*", kMul, valueExpr(o.getLhs()), *s);
-          if (std::optional<Expr> s = scalarOperand(o.getLhs()))
-            return binary("*", kMul, *s, valueExpr(o.getRhs()));
-          return call("ksc::cw_mul", {o.getLhs(), o.getRhs()});
-        }
-        if (isa<arith::MulIOp>(op))
-          return wrapping(&op, "*");
-        return binary("*", kMul, o.getLhs(), o.getRhs());
-      })
-      .Case<arith::DivFOp, arith::DivSIOp, arith::RemSIOp>(
-          [&](auto o) -> FailureOr<Expr> {
-        StringRef cppOp = isa<arith::RemSIOp>(op) ? "%" : "/";
-        // Vectors and matrices: divided by a scalar, or component-wise.
-        if (isa<VectorType>(resultType) && cppOp == "/") {
-          if (std::optional<Expr> s = scalarOperand(o.getRhs()))
-            return binary("/", kMul, valueExpr(o.getLhs()), *s);
-          return call("ksc::cw_div", {o.getLhs(), o.getRhs()});
-        }
-        if (isI32(o.getLhs()))
-          return i32Binary(cppOp, kMul, o.getLhs(), o.getRhs(), false);
-        return binary(cppOp, kMul, o.getLhs(), o.getRhs());
-      })
-      .Case<arith::DivUIOp, arith::RemUIOp>([&](auto o) -> FailureOr<Expr> {
-        StringRef cppOp = isa<arith::DivUIOp>(op) ? "/" : "%";
-        if (isI32(o.getLhs()))
-          return i32Binary(cppOp, kMul, o.getLhs(), o.getRhs(), true);
-        return unsignedBinary(cppOp, kMul, o.getLhs(), o.getRhs());
-      })
+      .Case<arith::MulFOp, arith::MulIOp>(
+          [&](auto o) { return printMul(o.getLhs(), o.getRhs()); })
+      .Case<arith::DivFOp, arith::DivSIOp, arith::RemSIOp, arith::DivUIOp,
+            arith::RemUIOp>(
+          [&](auto o) { return printDivRem(o.getLhs(), o.getRhs()); })
       // A component index is used as the int it was.
-      .Case([&](arith::IndexCastOp o) { return valueExpr(o.getIn()); })
+      .Case([&](arith::IndexCastOp o) { return e.valueExpr(o.getIn()); })
       .Case([&](arith::RemFOp o) {
-        return call("std::fmod", {o.getLhs(), o.getRhs()});
+        return e.call("std::fmod", {o.getLhs(), o.getRhs()});
       })
-      .Case([&](arith::NegFOp o) { return unary("-", o.getOperand()); })
-      .Case<arith::AndIOp, arith::OrIOp>([&](auto o) -> FailureOr<Expr> {
-        bool isAnd = isa<arith::AndIOp>(op);
-        if (isBool(o.getLhs()))
-          return isAnd ? binary("&&", kLogAnd, o.getLhs(), o.getRhs())
-                       : binary("||", kLogOr, o.getLhs(), o.getRhs());
-        StringRef cppOp = isAnd ? "&" : "|";
-        int prec = isAnd ? kBitAnd : kBitOr;
-        if (isI32(o.getLhs()))
-          return i32Binary(cppOp, prec, o.getLhs(), o.getRhs(),
-                           bitwiseIsUnsigned(o->getOperands()));
-        return binary(cppOp, prec, o.getLhs(), o.getRhs());
-      })
-      .Case([&](arith::XOrIOp o) -> FailureOr<Expr> {
-        bool u = isI32(o.getLhs()) && bitwiseIsUnsigned(o->getOperands());
-        for (auto [a, b] : {std::pair(o.getLhs(), o.getRhs()),
-                            std::pair(o.getRhs(), o.getLhs())})
-          if (isConstantInt(b, -1) || (isBool(a) && isConstantInt(b, 1))) {
-            if (isBool(a))
-              return unary("!", a);
-            return withUnsigned(unary("~", operandAs(a, u)), u);
-          }
-        if (isBool(o.getLhs()))
-          return binary("!=", kEq, o.getLhs(), o.getRhs());
-        if (isI32(o.getLhs()))
-          return i32Binary("^", kBitXor, o.getLhs(), o.getRhs(), u);
-        return binary("^", kBitXor, o.getLhs(), o.getRhs());
-      })
-      .Case([&](arith::ShLIOp o) -> FailureOr<Expr> {
-        // The shift amount keeps its type, as in C++.
-        if (isI32(o.getLhs())) {
-          bool u = bitwiseIsUnsigned(o.getLhs());
-          return withUnsigned(binary("<<", kShift, operandAs(o.getLhs(), u),
-                                     valueExpr(o.getRhs())),
-                              u);
-        }
-        return binary("<<", kShift, o.getLhs(), o.getRhs());
-      })
-      .Case([&](arith::ShRSIOp o) -> FailureOr<Expr> {
-        if (isI32(o.getLhs()))
-          return binary(">>", kShift, operandAs(o.getLhs(), false),
-                        valueExpr(o.getRhs()));
-        return binary(">>", kShift, o.getLhs(), o.getRhs());
-      })
-      .Case([&](arith::ShRUIOp o) -> FailureOr<Expr> {
-        // A logical shift: >> of an unsigned type.
-        if (isI32(o.getLhs()))
-          return withUnsigned(binary(">>", kShift, operandAs(o.getLhs(), true),
-                                     valueExpr(o.getRhs())),
-                              true);
-        return unsignedBinary(">>", kShift, o.getLhs(), o.getRhs());
-      })
-      .Case([&](arith::CmpIOp o) -> FailureOr<Expr> {
-        using P = arith::CmpIPredicate;
-        // A signed i1 is -1 or 0; C++ promotes bool to 1 or 0.
-        if (isBool(o.getLhs()) &&
-            llvm::is_contained({P::slt, P::sle, P::sgt, P::sge},
-                               o.getPredicate())) {
-          StringRef op = o.getPredicate() == P::slt   ? "<"
-                         : o.getPredicate() == P::sle ? "<="
-                         : o.getPredicate() == P::sgt ? ">"
-                                                      : ">=";
-          return binary(op, kRel, unary("-", o.getLhs()),
-                        unary("-", o.getRhs()));
-        }
-        auto [lhs, rhs] = comparisonOperands(o);
-        switch (o.getPredicate()) {
-        case P::eq:
-          return binary("==", kEq, lhs, rhs);
-        case P::ne:
-          return binary("!=", kEq, lhs, rhs);
-        case P::slt:
-        case P::ult:
-          return binary("<", kRel, lhs, rhs);
-        case P::sle:
-        case P::ule:
-          return binary("<=", kRel, lhs, rhs);
-        case P::sgt:
-        case P::ugt:
-          return binary(">", kRel, lhs, rhs);
-        case P::sge:
-        case P::uge:
-          return binary(">=", kRel, lhs, rhs);
-        }
-        llvm_unreachable("unknown cmpi predicate");
-      })
-      .Case([&](arith::CmpFOp o) -> FailureOr<Expr> {
-        using P = arith::CmpFPredicate;
-        Value a = o.getLhs(), b = o.getRhs();
-        // Unordered predicates are the negations of ordered ones.
-        auto negated = [&](StringRef cppOp, int prec) {
-          Expr inner = binary(cppOp, prec, a, b);
-          Expr result("!(" + inner.text + ")", kUnary);
-          result.merge(inner);
-          return result;
-        };
-        switch (o.getPredicate()) {
-        case P::AlwaysFalse:
-          return Expr("false", kPrimary);
-        case P::AlwaysTrue:
-          return Expr("true", kPrimary);
-        case P::OEQ:
-          return binary("==", kEq, a, b);
-        case P::OGT:
-          return binary(">", kRel, a, b);
-        case P::OGE:
-          return binary(">=", kRel, a, b);
-        case P::OLT:
-          return binary("<", kRel, a, b);
-        case P::OLE:
-          return binary("<=", kRel, a, b);
-        case P::UNE:
-          return binary("!=", kEq, a, b);
-        case P::UGT:
-          return negated("<=", kRel);
-        case P::UGE:
-          return negated("<", kRel);
-        case P::ULT:
-          return negated(">=", kRel);
-        case P::ULE:
-          return negated(">", kRel);
-        case P::ONE:
-          return call("ksc::ordered_not_equal", {a, b});
-        case P::UEQ:
-          return call("ksc::unordered_or_equal", {a, b});
-        case P::ORD:
-          return call("ksc::ordered", {a, b});
-        case P::UNO:
-          return call("ksc::unordered", {a, b});
-        }
-        llvm_unreachable("unknown cmpf predicate");
-      })
-      .Case([&](arith::SelectOp o) -> FailureOr<Expr> {
-        Value c = o.getCondition(), t = o.getTrueValue(), f = o.getFalseValue();
-        // Selects between booleans read better as logic.
-        if (isBool(t)) {
-          if (isConstantInt(t, 1))
-            return binary("||", kLogOr, c, f);
-          if (isConstantInt(f, 0))
-            return binary("&&", kLogAnd, c, t);
-          if (isConstantInt(t, 0))
-            return binary("&&", kLogAnd, negate(c), valueExpr(f));
-          if (isConstantInt(f, 1))
-            return binary("||", kLogOr, negate(c), valueExpr(t));
-        }
-        if (isI32(t)) {
-          // Both operands of the type of the result.
-          bool u = isUnsigned(result0);
-          return withUnsigned(
-              ternary(valueExpr(c), operandAs(t, u), operandAs(f, u)), u);
-        }
-        return ternary(valueExpr(c), valueExpr(t), valueExpr(f));
-      })
+      .Case([&](arith::NegFOp o) { return e.unary("-", o.getOperand()); })
+      .Case<arith::AndIOp, arith::OrIOp>(
+          [&](auto o) { return printAndOr(o.getLhs(), o.getRhs()); })
+      .Case([&](arith::XOrIOp o) { return printXOr(o); })
+      .Case<arith::ShLIOp, arith::ShRSIOp, arith::ShRUIOp>(
+          [&](auto o) { return printShift(o); })
+      .Case([&](arith::CmpIOp o) { return printCmpI(o); })
+      .Case([&](arith::CmpFOp o) { return printCmpF(o); })
+      .Case([&](arith::SelectOp o) { return printSelect(o); })
       .Case<arith::MinSIOp, arith::MaxSIOp, arith::MinUIOp, arith::MaxUIOp>(
-          [&](auto o) -> FailureOr<Expr> {
-            // CUDA's ::min and ::max are the device overloads (std::min
-            // is a constexpr host function there).
-            bool isMin = isa<arith::MinSIOp, arith::MinUIOp>(op);
-            StringRef callee = isCuda() ? (isMin ? "::min" : "::max")
-                                        : (isMin ? "std::min" : "std::max");
-            bool u = isa<arith::MinUIOp, arith::MaxUIOp>(op);
-            if (isI32(o.getLhs()))
-              return withUnsigned(call(callee, {operandAs(o.getLhs(), u),
-                                                operandAs(o.getRhs(), u)}),
-                                  u);
-            if (!u)
-              return call(callee, {o.getLhs(), o.getRhs()});
-            std::string utype = unsignedName(resultType);
-            FailureOr<std::string> type = typeOf(resultType);
-            if (failed(type))
-              return failure();
-            return castTo(*type, call(callee, {castTo(utype, valueExpr(o.getLhs())),
-                                               castTo(utype, valueExpr(o.getRhs()))}));
-          })
+          [&](auto o) { return printIntMinMax(o.getLhs(), o.getRhs()); })
       .Case<arith::MinNumFOp, arith::MaxNumFOp>([&](auto o) {
-        return call(isa<arith::MinNumFOp>(op) ? "std::fmin" : "std::fmax",
-                    {o.getLhs(), o.getRhs()});
+        return e.call(isa<arith::MinNumFOp>(op) ? "std::fmin" : "std::fmax",
+                      {o.getLhs(), o.getRhs()});
       })
       .Case<arith::MinimumFOp, arith::MaximumFOp>([&](auto o) {
-        return call(isa<arith::MinimumFOp>(op) ? "ksc::minimum"
-                                               : "ksc::maximum",
-                    {o.getLhs(), o.getRhs()});
+        return e.call(isa<arith::MinimumFOp>(op) ? "ksc::minimum"
+                                                 : "ksc::maximum",
+                      {o.getLhs(), o.getRhs()});
       })
-      .Case([&](arith::ExtSIOp o) -> FailureOr<Expr> {
-        FailureOr<std::string> type = resultTypeName();
-        if (failed(type))
-          return failure();
-        if (isBool(o.getIn())) {
-          // Sign-extending a bool gives -1 for true.
-          Expr in = valueExpr(o.getIn());
-          Expr result("-" + castTo(*type, in).text, kUnary);
-          result.merge(in);
-          return withUnsigned(result, isUnsigned(result0));
-        }
-        return castTo(*type, operandAs(o.getIn(), false));
-      })
-      .Case<arith::ExtUIOp, arith::UIToFPOp>([&](auto o) -> FailureOr<Expr> {
-        FailureOr<std::string> type = resultTypeName();
-        if (failed(type))
-          return failure();
-        Expr in = valueExpr(o.getIn());
-        if (isI32(o.getIn()))
-          in = operandAs(o.getIn(), true);
-        else if (!isBool(o.getIn()))
-          in = castTo(unsignedName(o.getIn().getType()), in);
-        return withUnsigned(castTo(*type, in), isUnsigned(result0));
-      })
-      .Case([&](arith::FPToUIOp o) -> FailureOr<Expr> {
-        if (isI32(result0))
-          return withUnsigned(castTo("uint32_t", valueExpr(o.getIn())), true);
-        FailureOr<std::string> type = typeOf(resultType);
-        if (failed(type))
-          return failure();
-        return castTo(*type,
-                      castTo(unsignedName(resultType), valueExpr(o.getIn())));
-      })
-      .Case([&](arith::TruncIOp o) -> FailureOr<Expr> {
-        if (resultType.isSignlessInteger(1)) {
-          Expr in = valueExpr(o.getIn());
-          Expr result("(" + operand(in, kBitAnd + 1) + " & 1) != 0", kEq);
-          result.merge(in);
-          return result;
-        }
-        FailureOr<std::string> type = resultTypeName();
-        if (failed(type))
-          return failure();
-        return withUnsigned(castTo(*type, valueExpr(o.getIn())),
-                            isUnsigned(result0));
-      })
-      .Case<arith::SIToFPOp>([&](auto o) -> FailureOr<Expr> {
-        FailureOr<std::string> type = typeOf(resultType);
-        if (failed(type))
-          return failure();
-        return castTo(*type, operandAs(o.getIn(), false));
-      })
-      .Case<arith::ExtFOp, arith::TruncFOp, arith::FPToSIOp>(
-          [&](auto o) -> FailureOr<Expr> {
-            FailureOr<std::string> type = typeOf(resultType);
-            if (failed(type))
-              return failure();
-            return castTo(*type, valueExpr(o.getIn()));
-          })
-      .Case([&](arith::BitcastOp o) -> FailureOr<Expr> {
-        FailureOr<std::string> type = typeOf(resultType);
-        if (failed(type))
-          return failure();
-        Expr in = valueExpr(o.getIn());
-        Expr result("ksc::bit_cast<" + *type + ">(" + in.text + ")", kPostfix);
-        result.merge(in);
-        return result;
-      })
+      .Case<arith::ExtSIOp, arith::ExtUIOp, arith::UIToFPOp, arith::FPToUIOp,
+            arith::TruncIOp>([&](auto o) { return printIntCast(o); })
+      .Case<arith::SIToFPOp, arith::ExtFOp, arith::TruncFOp, arith::FPToSIOp,
+            arith::BitcastOp>([&](auto o) { return printFloatCast(o); })
       .Default([&](Operation *) -> FailureOr<Expr> {
         return op.emitError("cannot emit '")
                << op.getName() << "' as C++ (not supported by the C++ "
                << "emitter)";
       });
+}
+
+/// An operation of another width on the unsigned view of its operands
+/// (`uint64_t(a) / uint64_t(b)`), converted back to the signed result type.
+FailureOr<Expr> ArithPrinter::unsignedBinary(StringRef cppOp, int prec,
+                                             Value lhs, Value rhs) {
+  std::string utype = unsignedName(lhs.getType());
+  Expr result = e.binary(cppOp, prec, Emitter::castTo(utype, e.valueExpr(lhs)),
+                         Emitter::castTo(utype, e.valueExpr(rhs)));
+  if (resultType.isSignlessInteger(1))
+    return result;
+  FailureOr<std::string> type = typeOf(resultType);
+  if (failed(type))
+    return failure();
+  return Emitter::castTo(*type, result);
+}
+
+/// +, - and *: signed without overflow (nsw), or wrapping, which C++ only
+/// has for unsigned types.
+FailureOr<Expr> ArithPrinter::wrapping(Operation *o, StringRef cppOp) {
+  Value lhs = o->getOperand(0), rhs = o->getOperand(1);
+  bool nsw =
+      cast<arith::ArithIntegerOverflowFlagsInterface>(o).hasNoSignedWrap();
+  bool negation = isa<arith::SubIOp>(o) && isConstantInt(lhs, 0);
+  int prec = cppOp == "*" ? kMul : kAdd;
+  // Vectors of ints: the runtime's component-wise operators.
+  if (isa<VectorType>(lhs.getType()))
+    return negation ? e.unary("-", rhs) : e.binary(cppOp, prec, lhs, rhs);
+  if (isI32(lhs)) {
+    if (negation)
+      return withUnsigned(e.unary("-", e.operandAs(rhs, !nsw)), !nsw);
+    return i32Binary(cppOp, prec, lhs, rhs, !nsw);
+  }
+  if (nsw) {
+    if (negation)
+      return e.unary("-", rhs);
+    return e.binary(cppOp, prec, lhs, rhs);
+  }
+  if (negation) {
+    FailureOr<std::string> type = typeOf(resultType);
+    if (failed(type))
+      return failure();
+    return Emitter::castTo(
+        *type, e.unary("-", Emitter::castTo(unsignedName(resultType),
+                                            e.valueExpr(rhs))));
+  }
+  return unsignedBinary(cppOp, prec, lhs, rhs);
+}
+
+FailureOr<Expr> ArithPrinter::printMul(Value lhs, Value rhs) {
+  if (isBool(lhs))
+    return e.binary("&&", kLogAnd, lhs, rhs);
+  // Vectors and matrices: scaled by a scalar, or component-wise.
+  if (isa<VectorType>(resultType)) {
+    if (std::optional<Expr> s = e.scalarOperand(rhs))
+      return e.binary("*", kMul, e.valueExpr(lhs), *s);
+    if (std::optional<Expr> s = e.scalarOperand(lhs))
+      return e.binary("*", kMul, *s, e.valueExpr(rhs));
+    return e.call("ksc::cw_mul", {lhs, rhs});
+  }
+  if (isa<arith::MulIOp>(op))
+    return wrapping(&op, "*");
+  return e.binary("*", kMul, lhs, rhs);
+}
+
+FailureOr<Expr> ArithPrinter::printDivRem(Value lhs, Value rhs) {
+  if (isa<arith::DivUIOp, arith::RemUIOp>(op)) {
+    StringRef cppOp = isa<arith::DivUIOp>(op) ? "/" : "%";
+    if (isI32(lhs))
+      return i32Binary(cppOp, kMul, lhs, rhs, true);
+    return unsignedBinary(cppOp, kMul, lhs, rhs);
+  }
+  StringRef cppOp = isa<arith::RemSIOp>(op) ? "%" : "/";
+  // Vectors and matrices: divided by a scalar, or component-wise.
+  if (isa<VectorType>(resultType) && cppOp == "/") {
+    if (std::optional<Expr> s = e.scalarOperand(rhs))
+      return e.binary("/", kMul, e.valueExpr(lhs), *s);
+    return e.call("ksc::cw_div", {lhs, rhs});
+  }
+  if (isI32(lhs))
+    return i32Binary(cppOp, kMul, lhs, rhs, false);
+  return e.binary(cppOp, kMul, lhs, rhs);
+}
+
+FailureOr<Expr> ArithPrinter::printAndOr(Value lhs, Value rhs) {
+  bool isAnd = isa<arith::AndIOp>(op);
+  if (isBool(lhs))
+    return isAnd ? e.binary("&&", kLogAnd, lhs, rhs)
+                 : e.binary("||", kLogOr, lhs, rhs);
+  StringRef cppOp = isAnd ? "&" : "|";
+  int prec = isAnd ? kBitAnd : kBitOr;
+  if (isI32(lhs))
+    return i32Binary(cppOp, prec, lhs, rhs,
+                     bitwiseIsUnsigned(op.getOperands()));
+  return e.binary(cppOp, prec, lhs, rhs);
+}
+
+FailureOr<Expr> ArithPrinter::printXOr(arith::XOrIOp o) {
+  bool u = isI32(o.getLhs()) && bitwiseIsUnsigned(o->getOperands());
+  for (auto [a, b] : {std::pair(o.getLhs(), o.getRhs()),
+                      std::pair(o.getRhs(), o.getLhs())})
+    if (isConstantInt(b, -1) || (isBool(a) && isConstantInt(b, 1))) {
+      if (isBool(a))
+        return e.unary("!", a);
+      return withUnsigned(e.unary("~", e.operandAs(a, u)), u);
+    }
+  if (isBool(o.getLhs()))
+    return e.binary("!=", kEq, o.getLhs(), o.getRhs());
+  if (isI32(o.getLhs()))
+    return i32Binary("^", kBitXor, o.getLhs(), o.getRhs(), u);
+  return e.binary("^", kBitXor, o.getLhs(), o.getRhs());
+}
+
+/// The shift amount keeps its type, as in C++.
+FailureOr<Expr> ArithPrinter::printShift(Operation *o) {
+  Value lhs = o->getOperand(0), rhs = o->getOperand(1);
+  if (isa<arith::ShLIOp>(o)) {
+    if (isI32(lhs)) {
+      bool u = bitwiseIsUnsigned(lhs);
+      return withUnsigned(e.binary("<<", kShift, e.operandAs(lhs, u),
+                                   e.valueExpr(rhs)),
+                          u);
+    }
+    return e.binary("<<", kShift, lhs, rhs);
+  }
+  if (isa<arith::ShRSIOp>(o)) {
+    if (isI32(lhs))
+      return e.binary(">>", kShift, e.operandAs(lhs, false), e.valueExpr(rhs));
+    return e.binary(">>", kShift, lhs, rhs);
+  }
+  // A logical shift: >> of an unsigned type.
+  if (isI32(lhs))
+    return withUnsigned(
+        e.binary(">>", kShift, e.operandAs(lhs, true), e.valueExpr(rhs)),
+        true);
+  return unsignedBinary(">>", kShift, lhs, rhs);
+}
+
+FailureOr<Expr> ArithPrinter::printCmpI(arith::CmpIOp o) {
+  using P = arith::CmpIPredicate;
+  // A signed i1 is -1 or 0; C++ promotes bool to 1 or 0.
+  if (isBool(o.getLhs()) &&
+      llvm::is_contained({P::slt, P::sle, P::sgt, P::sge}, o.getPredicate())) {
+    StringRef cppOp = o.getPredicate() == P::slt   ? "<"
+                      : o.getPredicate() == P::sle ? "<="
+                      : o.getPredicate() == P::sgt ? ">"
+                                                   : ">=";
+    return e.binary(cppOp, kRel, e.unary("-", o.getLhs()),
+                    e.unary("-", o.getRhs()));
+  }
+  auto [lhs, rhs] = e.comparisonOperands(o);
+  switch (o.getPredicate()) {
+  case P::eq:
+    return e.binary("==", kEq, lhs, rhs);
+  case P::ne:
+    return e.binary("!=", kEq, lhs, rhs);
+  case P::slt:
+  case P::ult:
+    return e.binary("<", kRel, lhs, rhs);
+  case P::sle:
+  case P::ule:
+    return e.binary("<=", kRel, lhs, rhs);
+  case P::sgt:
+  case P::ugt:
+    return e.binary(">", kRel, lhs, rhs);
+  case P::sge:
+  case P::uge:
+    return e.binary(">=", kRel, lhs, rhs);
+  }
+  llvm_unreachable("unknown cmpi predicate");
+}
+
+FailureOr<Expr> ArithPrinter::printCmpF(arith::CmpFOp o) {
+  using P = arith::CmpFPredicate;
+  Value a = o.getLhs(), b = o.getRhs();
+  // Unordered predicates are the negations of ordered ones.
+  auto negated = [&](StringRef cppOp, int prec) {
+    Expr inner = e.binary(cppOp, prec, a, b);
+    Expr result("!(" + inner.text + ")", kUnary);
+    result.merge(inner);
+    return result;
+  };
+  switch (o.getPredicate()) {
+  case P::AlwaysFalse:
+    return Expr("false", kPrimary);
+  case P::AlwaysTrue:
+    return Expr("true", kPrimary);
+  case P::OEQ:
+    return e.binary("==", kEq, a, b);
+  case P::OGT:
+    return e.binary(">", kRel, a, b);
+  case P::OGE:
+    return e.binary(">=", kRel, a, b);
+  case P::OLT:
+    return e.binary("<", kRel, a, b);
+  case P::OLE:
+    return e.binary("<=", kRel, a, b);
+  case P::UNE:
+    return e.binary("!=", kEq, a, b);
+  case P::UGT:
+    return negated("<=", kRel);
+  case P::UGE:
+    return negated("<", kRel);
+  case P::ULT:
+    return negated(">=", kRel);
+  case P::ULE:
+    return negated(">", kRel);
+  case P::ONE:
+    return e.call("ksc::ordered_not_equal", {a, b});
+  case P::UEQ:
+    return e.call("ksc::unordered_or_equal", {a, b});
+  case P::ORD:
+    return e.call("ksc::ordered", {a, b});
+  case P::UNO:
+    return e.call("ksc::unordered", {a, b});
+  }
+  llvm_unreachable("unknown cmpf predicate");
+}
+
+FailureOr<Expr> ArithPrinter::printSelect(arith::SelectOp o) {
+  Value c = o.getCondition(), t = o.getTrueValue(), f = o.getFalseValue();
+  // Selects between booleans read better as logic.
+  if (isBool(t)) {
+    if (isConstantInt(t, 1))
+      return e.binary("||", kLogOr, c, f);
+    if (isConstantInt(f, 0))
+      return e.binary("&&", kLogAnd, c, t);
+    if (isConstantInt(t, 0))
+      return e.binary("&&", kLogAnd, e.negate(c), e.valueExpr(f));
+    if (isConstantInt(f, 1))
+      return e.binary("||", kLogOr, e.negate(c), e.valueExpr(t));
+  }
+  if (isI32(t)) {
+    // Both operands of the type of the result.
+    bool u = e.isUnsigned(result0);
+    return withUnsigned(
+        e.ternary(e.valueExpr(c), e.operandAs(t, u), e.operandAs(f, u)), u);
+  }
+  return e.ternary(e.valueExpr(c), e.valueExpr(t), e.valueExpr(f));
+}
+
+FailureOr<Expr> ArithPrinter::printIntMinMax(Value lhs, Value rhs) {
+  // CUDA's ::min and ::max are the device overloads (std::min is a
+  // constexpr host function there).
+  bool isMin = isa<arith::MinSIOp, arith::MinUIOp>(op);
+  StringRef callee = e.isCuda() ? (isMin ? "::min" : "::max")
+                                : (isMin ? "std::min" : "std::max");
+  bool u = isa<arith::MinUIOp, arith::MaxUIOp>(op);
+  if (isI32(lhs))
+    return withUnsigned(
+        e.call(callee, {e.operandAs(lhs, u), e.operandAs(rhs, u)}), u);
+  if (!u)
+    return e.call(callee, {lhs, rhs});
+  std::string utype = unsignedName(resultType);
+  FailureOr<std::string> type = typeOf(resultType);
+  if (failed(type))
+    return failure();
+  return Emitter::castTo(
+      *type, e.call(callee, {Emitter::castTo(utype, e.valueExpr(lhs)),
+                             Emitter::castTo(utype, e.valueExpr(rhs))}));
+}
+
+/// Conversions from and to integers whose signedness matters.
+FailureOr<Expr> ArithPrinter::printIntCast(Operation *o) {
+  Value in = o->getOperand(0);
+  if (isa<arith::FPToUIOp>(o)) {
+    if (isI32(result0))
+      return withUnsigned(Emitter::castTo("uint32_t", e.valueExpr(in)), true);
+    FailureOr<std::string> type = typeOf(resultType);
+    if (failed(type))
+      return failure();
+    return Emitter::castTo(
+        *type, Emitter::castTo(unsignedName(resultType), e.valueExpr(in)));
+  }
+  if (isa<arith::TruncIOp>(o) && resultType.isSignlessInteger(1)) {
+    Expr value = e.valueExpr(in);
+    Expr result("(" + Emitter::operand(value, kBitAnd + 1) + " & 1) != 0",
+                kEq);
+    result.merge(value);
+    return result;
+  }
+  FailureOr<std::string> type = resultTypeName();
+  if (failed(type))
+    return failure();
+  if (isa<arith::TruncIOp>(o))
+    return withUnsigned(Emitter::castTo(*type, e.valueExpr(in)),
+                        e.isUnsigned(result0));
+  if (isa<arith::ExtSIOp>(o)) {
+    if (isBool(in)) {
+      // Sign-extending a bool gives -1 for true.
+      Expr value = e.valueExpr(in);
+      Expr result("-" + Emitter::castTo(*type, value).text, kUnary);
+      result.merge(value);
+      return withUnsigned(result, e.isUnsigned(result0));
+    }
+    return Emitter::castTo(*type, e.operandAs(in, false));
+  }
+  // extui, uitofp.
+  Expr value = e.valueExpr(in);
+  if (isI32(in))
+    value = e.operandAs(in, true);
+  else if (!isBool(in))
+    value = Emitter::castTo(unsignedName(in.getType()), value);
+  return withUnsigned(Emitter::castTo(*type, value), e.isUnsigned(result0));
+}
+
+/// Conversions to and between floats, and bit casts.
+FailureOr<Expr> ArithPrinter::printFloatCast(Operation *o) {
+  Value in = o->getOperand(0);
+  FailureOr<std::string> type = typeOf(resultType);
+  if (failed(type))
+    return failure();
+  if (isa<arith::SIToFPOp>(o))
+    return Emitter::castTo(*type, e.operandAs(in, false));
+  if (isa<arith::BitcastOp>(o)) {
+    Expr value = e.valueExpr(in);
+    Expr result("ksc::bit_cast<" + *type + ">(" + value.text + ")", kPostfix);
+    result.merge(value);
+    return result;
+  }
+  return Emitter::castTo(*type, e.valueExpr(in));
 }
 
 //===----------------------------------------------------------------------===//
