@@ -16,6 +16,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/StmtVisitor.h"
 
 using namespace clang;
 using namespace ksc;
@@ -393,229 +394,288 @@ bool FunctionBuilder::isSafeToSpeculate(const Expr *expr) {
   return safe;
 }
 
+namespace {
+/// Emits the value of an expression, one method per class of Clang
+/// expression the kernel language has; every other class reaches VisitStmt,
+/// which rejects it with a located diagnostic that says why.
+class RValueEmitter
+    : public ConstStmtVisitor<RValueEmitter, mlir::FailureOr<mlir::Value>> {
+public:
+  explicit RValueEmitter(FunctionBuilder &fb) : fb(fb) {}
+
+  // Wrappers of the value.
+  mlir::FailureOr<mlir::Value> VisitParenExpr(const ParenExpr *e) {
+    return fb.emitRValue(e->getSubExpr());
+  }
+  mlir::FailureOr<mlir::Value> VisitFullExpr(const FullExpr *e) {
+    return fb.emitRValue(e->getSubExpr());
+  }
+  mlir::FailureOr<mlir::Value>
+  VisitMaterializeTemporaryExpr(const MaterializeTemporaryExpr *e) {
+    return fb.emitRValue(e->getSubExpr());
+  }
+  mlir::FailureOr<mlir::Value>
+  VisitCXXBindTemporaryExpr(const CXXBindTemporaryExpr *e) {
+    return fb.emitRValue(e->getSubExpr());
+  }
+  mlir::FailureOr<mlir::Value>
+  VisitCXXDefaultArgExpr(const CXXDefaultArgExpr *e) {
+    return fb.emitRValue(e->getExpr());
+  }
+  /// A template's value parameter (`N`) in an instantiation.
+  mlir::FailureOr<mlir::Value>
+  VisitSubstNonTypeTemplateParmExpr(const SubstNonTypeTemplateParmExpr *e) {
+    return fb.emitRValue(e->getReplacement());
+  }
+
+  mlir::FailureOr<mlir::Value> VisitCastExpr(const CastExpr *cast);
+  mlir::FailureOr<mlir::Value> VisitUnaryOperator(const UnaryOperator *e) {
+    return fb.emitUnary(e);
+  }
+  mlir::FailureOr<mlir::Value> VisitBinaryOperator(const BinaryOperator *e) {
+    return fb.emitBinary(e);
+  }
+  mlir::FailureOr<mlir::Value>
+  VisitConditionalOperator(const ConditionalOperator *e) {
+    return fb.emitConditional(e);
+  }
+  mlir::FailureOr<mlir::Value>
+  VisitCXXOperatorCallExpr(const CXXOperatorCallExpr *call);
+  mlir::FailureOr<mlir::Value>
+  VisitCXXMemberCallExpr(const CXXMemberCallExpr *member) {
+    if (isArrayShapeCall(member))
+      return fb.emitArrayShape(member);
+    return fb.exprError(member, "member functions are not supported in "
+                                "kernel code (arrays support a[i], a(i, j) "
+                                "and a.shape(d))");
+  }
+  mlir::FailureOr<mlir::Value> VisitCallExpr(const CallExpr *call) {
+    return fb.emitCall(call);
+  }
+  /// `int()`: a zero.
+  mlir::FailureOr<mlir::Value>
+  VisitCXXScalarValueInitExpr(const CXXScalarValueInitExpr *init) {
+    return zeroOf(init, "'T()'");
+  }
+  /// A field left out of a brace initializer (`{pos}`, `{.mass = m}`).
+  mlir::FailureOr<mlir::Value>
+  VisitImplicitValueInitExpr(const ImplicitValueInitExpr *init) {
+    return zeroOf(init, "the field");
+  }
+  mlir::FailureOr<mlir::Value> VisitCXXConstructExpr(const CXXConstructExpr *e);
+  mlir::FailureOr<mlir::Value> VisitInitListExpr(const InitListExpr *list);
+  mlir::FailureOr<mlir::Value> VisitDeclRefExpr(const DeclRefExpr *ref) {
+    if (isa<EnumConstantDecl>(ref->getDecl()))
+      return fb.exprError(ref, "enums are not supported in kernel code; use "
+                               "constexpr int constants");
+    if (isa<FunctionDecl>(ref->getDecl()))
+      return fb.exprError(ref, "functions can only be called in kernel code");
+    return VisitStmt(ref);
+  }
+  mlir::FailureOr<mlir::Value>
+  VisitArraySubscriptExpr(const ArraySubscriptExpr *e) {
+    return fb.exprError(e, "C arrays and pointers are not supported in "
+                           "kernel code; use array<T>");
+  }
+  mlir::FailureOr<mlir::Value>
+  VisitCharacterLiteral(const CharacterLiteral *e) {
+    return fb.exprError(e, "character literals are not supported: the "
+                           "kernel language has no char type; write the "
+                           "character's code as an int (65 for 'A')");
+  }
+
+  /// Everything else is outside the language.
+  mlir::FailureOr<mlir::Value> VisitStmt(const Stmt *stmt) {
+    auto *expr = cast<Expr>(stmt);
+    return fb.exprError(expr, unsupportedReason(expr));
+  }
+
+private:
+  mlir::FailureOr<mlir::Value> zeroOf(const Expr *expr, llvm::StringRef what) {
+    mlir::FailureOr<mlir::Type> type =
+        fb.mb.convertType(expr->getType(), expr->getExprLoc(), what);
+    if (mlir::failed(type))
+      return mlir::failure();
+    return fb.zero(*type, fb.mb.loc(expr->getExprLoc()));
+  }
+  mlir::FailureOr<mlir::Value> emitArrayAssign(const CXXOperatorCallExpr *call);
+  static llvm::StringRef unsupportedReason(const Expr *expr);
+
+  FunctionBuilder &fb;
+};
+} // namespace
+
 mlir::FailureOr<mlir::Value> FunctionBuilder::emitRValue(const Expr *expr) {
   mlir::FailureOr<mlir::Value> constant = tryEmitConstant(expr);
   if (mlir::failed(constant) || *constant)
     return constant;
-  mlir::Location loc = mb.loc(expr->getExprLoc());
-
   if (expr->isGLValue() && isStorage(expr)) {
     mlir::FailureOr<LValue> lvalue = emitLValue(expr);
     if (mlir::failed(lvalue))
       return mlir::failure();
-    return load(*lvalue, loc);
+    return load(*lvalue, mb.loc(expr->getExprLoc()));
   }
-  if (auto *paren = dyn_cast<ParenExpr>(expr))
-    return emitRValue(paren->getSubExpr());
-  if (auto *full = dyn_cast<FullExpr>(expr))
-    return emitRValue(full->getSubExpr());
-  if (auto *temp = dyn_cast<MaterializeTemporaryExpr>(expr))
-    return emitRValue(temp->getSubExpr());
-  if (auto *bind = dyn_cast<CXXBindTemporaryExpr>(expr))
-    return emitRValue(bind->getSubExpr());
-  if (auto *def = dyn_cast<CXXDefaultArgExpr>(expr))
-    return emitRValue(def->getExpr());
-  // A template's value parameter (`N`) in an instantiation.
-  if (auto *subst = dyn_cast<SubstNonTypeTemplateParmExpr>(expr))
-    return emitRValue(subst->getReplacement());
-  if (auto *cast = dyn_cast<CastExpr>(expr)) {
-    if (isa<CXXReinterpretCastExpr, CXXConstCastExpr, CXXDynamicCastExpr>(
-            cast)) {
-      mb.error(expr->getExprLoc(),
-               isa<CXXDynamicCastExpr>(cast)
-                   ? "dynamic_cast is not supported in kernel code; there "
-                     "are no classes (convert scalars with static_cast)"
-                   : "reinterpret_cast and const_cast are not supported in "
-                     "kernel code; convert scalars with static_cast");
-      return mlir::failure();
-    }
-    const Expr *sub = cast->getSubExpr();
-    if (cast->getCastKind() == CK_LValueToRValue)
-      return emitRValue(sub);
-    if (cast->getCastKind() == CK_ToVoid) {
-      if (mlir::failed(emitRValue(sub)))
-        return mlir::failure();
-      return mlir::Value();
-    }
-    mlir::FailureOr<mlir::Value> value = emitRValue(sub);
-    if (mlir::failed(value))
-      return mlir::failure();
-    return emitCast(*value, sub->getType(), cast->getType(),
-                    cast->getCastKind(), cast);
-  }
-  if (auto *unary = dyn_cast<UnaryOperator>(expr))
-    return emitUnary(unary);
-  if (auto *binary = dyn_cast<BinaryOperator>(expr))
-    return emitBinary(binary);
-  if (auto *cond = dyn_cast<ConditionalOperator>(expr))
-    return emitConditional(cond);
-  if (auto *call = dyn_cast<CXXOperatorCallExpr>(expr)) {
-    auto *method = dyn_cast_or_null<CXXMethodDecl>(call->getCalleeDecl());
-    if (method && method->getParent()->isLambda())
-      return exprError(expr, "lambdas are not supported in kernel code; "
-                             "write a KSC_FUNC device function instead");
-    if (const FunctionDecl *callee = call->getDirectCallee();
-        callee && mb.isPreludeDecl(callee) &&
-        llvm::any_of(call->arguments(), [](const Expr *arg) {
-          return ModuleBuilder::isSmallValueType(arg->getType());
-        }))
-      return emitVectorOperator(call);
-    if (ModuleBuilder::isStructType(call->getArg(0)->getType()))
-      return emitStructAssign(call);
-    // `a = b` for arrays: `a` now views what `b` views.
-    if (call->getOperator() == OO_Equal &&
-        ModuleBuilder::isArrayType(call->getArg(0)->getType())) {
-      mlir::FailureOr<mlir::Value> value = emitRValue(call->getArg(1));
-      if (mlir::failed(value))
-        return mlir::failure();
-      // `a[i] = b` assigns to a temporary view: emitArrayElement explains.
-      if (auto *slice = dyn_cast<CXXOperatorCallExpr>(
-              stripTemporaries(call->getArg(0))))
-        if (ModuleBuilder::isArrayType(slice->getArg(0)->getType()) &&
-            mlir::failed(emitArrayElement(slice)))
-          return mlir::failure();
-      mlir::FailureOr<LValue> target = emitLValue(call->getArg(0));
-      if (mlir::failed(target))
-        return mlir::failure();
-      if (!target->var)
-        return exprError(expr, "only array variables can be assigned");
-      store(*target, *value, loc);
-      return *value;
-    }
-    // A subscript of a multi-dimensional array with fewer indices than
-    // dimensions (`a[i]` of a 2-D array) is a view: an array value.
-    if ((call->getOperator() == OO_Subscript ||
-         call->getOperator() == OO_Call) &&
-        ModuleBuilder::isArrayType(call->getArg(0)->getType()) &&
-        ModuleBuilder::isArrayType(call->getType()))
-      return emitArraySlice(call);
-    return exprError(expr, "overloaded operators are not supported in "
-                           "kernel code; call a KSC_FUNC instead");
-  }
-  if (auto *member = dyn_cast<CXXMemberCallExpr>(expr)) {
-    if (isArrayShapeCall(member))
-      return emitArrayShape(member);
-    return exprError(expr, "member functions are not supported in kernel "
-                           "code (arrays support a[i], a(i, j) and "
-                           "a.shape(d))");
-  }
-  if (auto *init = dyn_cast<CXXScalarValueInitExpr>(expr)) {
-    // `int()`: a zero.
-    mlir::FailureOr<mlir::Type> type =
-        mb.convertType(init->getType(), init->getExprLoc(), "'T()'");
-    if (mlir::failed(type))
-      return mlir::failure();
-    return zero(*type, loc);
-  }
-  if (auto *ref = dyn_cast<DeclRefExpr>(expr)) {
-    if (isa<EnumConstantDecl>(ref->getDecl()))
-      return exprError(expr, "enums are not supported in kernel code; use "
-                             "constexpr int constants");
-    if (isa<FunctionDecl>(ref->getDecl()))
-      return exprError(expr, "functions can only be called in kernel code");
-  }
-  if (isa<ArraySubscriptExpr>(expr))
-    return exprError(expr, "C arrays and pointers are not supported in "
-                           "kernel code; use array<T>");
-  if (isa<CharacterLiteral>(expr))
-    return exprError(expr, "character literals are not supported: the "
-                           "kernel language has no char type; write the "
-                           "character's code as an int (65 for 'A')");
-  if (auto *call = dyn_cast<CallExpr>(expr))
-    return emitCall(call);
-  if (auto *construct = dyn_cast<CXXConstructExpr>(expr)) {
-    if (ModuleBuilder::isSmallValueType(construct->getType()))
-      return emitVectorConstruct(construct);
-    if (ModuleBuilder::isStructType(construct->getType()))
-      return emitStructConstruct(construct);
-    // Copies of arrays, and array<T> -> array<const T>.
-    if (ModuleBuilder::isArrayType(construct->getType()) &&
-        construct->getNumArgs() == 1 &&
-        ModuleBuilder::isArrayType(construct->getArg(0)->getType())) {
-      mlir::FailureOr<mlir::Value> array = emitRValue(construct->getArg(0));
-      if (mlir::failed(array))
-        return mlir::failure();
-      mlir::FailureOr<mlir::Type> type = mb.convertType(
-          construct->getType(), construct->getExprLoc(), "the array");
-      if (mlir::failed(type))
-        return mlir::failure();
-      if (array->getType() != *type)
-        return ks::AsConstOp::create(b, loc, *array).getResult();
-      return *array;
-    }
-    mb.error(expr->getExprLoc(), "constructing objects is not supported in "
-                                 "kernel code");
+  return RValueEmitter(*this).Visit(expr);
+}
+
+mlir::FailureOr<mlir::Value> RValueEmitter::VisitCastExpr(const CastExpr *cast) {
+  if (isa<CXXReinterpretCastExpr, CXXConstCastExpr, CXXDynamicCastExpr>(
+          cast)) {
+    fb.mb.error(cast->getExprLoc(),
+                isa<CXXDynamicCastExpr>(cast)
+                    ? "dynamic_cast is not supported in kernel code; there "
+                      "are no classes (convert scalars with static_cast)"
+                    : "reinterpret_cast and const_cast are not supported in "
+                      "kernel code; convert scalars with static_cast");
     return mlir::failure();
   }
+  const Expr *sub = cast->getSubExpr();
+  if (cast->getCastKind() == CK_LValueToRValue)
+    return fb.emitRValue(sub);
+  if (cast->getCastKind() == CK_ToVoid) {
+    if (mlir::failed(fb.emitRValue(sub)))
+      return mlir::failure();
+    return mlir::Value();
+  }
+  mlir::FailureOr<mlir::Value> value = fb.emitRValue(sub);
+  if (mlir::failed(value))
+    return mlir::failure();
+  return fb.emitCast(*value, sub->getType(), cast->getType(),
+                     cast->getCastKind(), cast);
+}
 
-  if (auto *list = dyn_cast<InitListExpr>(expr);
-      list && ModuleBuilder::isStructType(expr->getType()))
-    return emitStructInit(list);
-  // A field left out of a brace initializer (`{pos}`, `{.mass = m}`).
-  if (isa<ImplicitValueInitExpr>(expr)) {
-    mlir::FailureOr<mlir::Type> type =
-        mb.convertType(expr->getType(), expr->getExprLoc(), "the field");
+mlir::FailureOr<mlir::Value>
+RValueEmitter::VisitCXXOperatorCallExpr(const CXXOperatorCallExpr *call) {
+  auto *method = dyn_cast_or_null<CXXMethodDecl>(call->getCalleeDecl());
+  if (method && method->getParent()->isLambda())
+    return fb.exprError(call, "lambdas are not supported in kernel code; "
+                              "write a KSC_FUNC device function instead");
+  if (const FunctionDecl *callee = call->getDirectCallee();
+      callee && fb.mb.isPreludeDecl(callee) &&
+      llvm::any_of(call->arguments(), [](const Expr *arg) {
+        return ModuleBuilder::isSmallValueType(arg->getType());
+      }))
+    return fb.emitVectorOperator(call);
+  if (ModuleBuilder::isStructType(call->getArg(0)->getType()))
+    return fb.emitStructAssign(call);
+  if (call->getOperator() == OO_Equal &&
+      ModuleBuilder::isArrayType(call->getArg(0)->getType()))
+    return emitArrayAssign(call);
+  // A subscript of a multi-dimensional array with fewer indices than
+  // dimensions (`a[i]` of a 2-D array) is a view: an array value.
+  if ((call->getOperator() == OO_Subscript ||
+       call->getOperator() == OO_Call) &&
+      ModuleBuilder::isArrayType(call->getArg(0)->getType()) &&
+      ModuleBuilder::isArrayType(call->getType()))
+    return fb.emitArraySlice(call);
+  return fb.exprError(call, "overloaded operators are not supported in "
+                            "kernel code; call a KSC_FUNC instead");
+}
+
+/// `a = b` for arrays: `a` now views what `b` views.
+mlir::FailureOr<mlir::Value>
+RValueEmitter::emitArrayAssign(const CXXOperatorCallExpr *call) {
+  mlir::FailureOr<mlir::Value> value = fb.emitRValue(call->getArg(1));
+  if (mlir::failed(value))
+    return mlir::failure();
+  // `a[i] = b` assigns to a temporary view: emitArrayElement explains.
+  if (auto *slice =
+          dyn_cast<CXXOperatorCallExpr>(stripTemporaries(call->getArg(0))))
+    if (ModuleBuilder::isArrayType(slice->getArg(0)->getType()) &&
+        mlir::failed(fb.emitArrayElement(slice)))
+      return mlir::failure();
+  mlir::FailureOr<FunctionBuilder::LValue> target =
+      fb.emitLValue(call->getArg(0));
+  if (mlir::failed(target))
+    return mlir::failure();
+  if (!target->var)
+    return fb.exprError(call, "only array variables can be assigned");
+  fb.store(*target, *value, fb.mb.loc(call->getExprLoc()));
+  return *value;
+}
+
+mlir::FailureOr<mlir::Value>
+RValueEmitter::VisitCXXConstructExpr(const CXXConstructExpr *construct) {
+  if (ModuleBuilder::isSmallValueType(construct->getType()))
+    return fb.emitVectorConstruct(construct);
+  if (ModuleBuilder::isStructType(construct->getType()))
+    return fb.emitStructConstruct(construct);
+  // Copies of arrays, and array<T> -> array<const T>.
+  if (ModuleBuilder::isArrayType(construct->getType()) &&
+      construct->getNumArgs() == 1 &&
+      ModuleBuilder::isArrayType(construct->getArg(0)->getType())) {
+    mlir::FailureOr<mlir::Value> array = fb.emitRValue(construct->getArg(0));
+    if (mlir::failed(array))
+      return mlir::failure();
+    mlir::FailureOr<mlir::Type> type = fb.mb.convertType(
+        construct->getType(), construct->getExprLoc(), "the array");
     if (mlir::failed(type))
       return mlir::failure();
-    return zero(*type, loc);
+    if (array->getType() != *type)
+      return ks::AsConstOp::create(fb.b, fb.mb.loc(construct->getExprLoc()),
+                                   *array)
+          .getResult();
+    return *array;
   }
+  fb.mb.error(construct->getExprLoc(), "constructing objects is not "
+                                       "supported in kernel code");
+  return mlir::failure();
+}
+
+mlir::FailureOr<mlir::Value>
+RValueEmitter::VisitInitListExpr(const InitListExpr *list) {
+  if (ModuleBuilder::isStructType(list->getType()))
+    return fb.emitStructInit(list);
   // `int y{6}`, `return {x};`: one value in braces is that value.
-  if (auto *list = dyn_cast<InitListExpr>(expr);
-      list && expr->getType()->isArithmeticType() && list->getNumInits() <= 1) {
+  if (list->getType()->isArithmeticType() && list->getNumInits() <= 1) {
     if (list->getNumInits() == 1)
-      return emitRValue(list->getInit(0));
-    mlir::FailureOr<mlir::Type> type =
-        mb.convertType(expr->getType(), expr->getExprLoc(), "'{}'");
-    if (mlir::failed(type))
-      return mlir::failure();
-    return zero(*type, loc);
+      return fb.emitRValue(list->getInit(0));
+    return zeroOf(list, "'{}'");
   }
+  return VisitStmt(list);
+}
 
-  // Everything else is outside the language.
-  llvm::StringRef what;
+/// Why `expr`, of a class of expression the kernel language does not have,
+/// is rejected.
+llvm::StringRef RValueEmitter::unsupportedReason(const Expr *expr) {
   if (isa<CXXThrowExpr>(expr))
-    what = "exceptions are not supported in kernel code; check for errors "
+    return "exceptions are not supported in kernel code; check for errors "
            "with if and report them through an output array";
-  else if (isa<CXXNewExpr, CXXDeleteExpr>(expr))
-    what = "dynamic memory (new and delete) is not supported in kernel "
+  if (isa<CXXNewExpr, CXXDeleteExpr>(expr))
+    return "dynamic memory (new and delete) is not supported in kernel "
            "code; allocate on the host and pass the memory as an array<T>";
-  else if (isa<LambdaExpr>(expr))
-    what = "lambdas are not supported in kernel code; write a KSC_FUNC "
+  if (isa<LambdaExpr>(expr))
+    return "lambdas are not supported in kernel code; write a KSC_FUNC "
            "device function instead";
-  else if (isa<StringLiteral, PredefinedExpr>(expr))
-    what = "string literals are not supported in kernel code: there is no "
+  if (isa<StringLiteral, PredefinedExpr>(expr))
+    return "string literals are not supported in kernel code: there is no "
            "char or string type; compute with numbers";
-  else if (isa<CXXNullPtrLiteralExpr, GNUNullExpr>(expr))
-    what = "pointers are not supported in kernel code; pass arrays as "
+  if (isa<CXXNullPtrLiteralExpr, GNUNullExpr>(expr))
+    return "pointers are not supported in kernel code; pass arrays as "
            "array<T> and values by value";
-  else if (isa<MemberExpr>(expr))
-    what = "member access is not supported in kernel code yet";
-  else if (isa<CXXThisExpr>(expr))
-    what = "'this' is not supported in kernel code";
-  else if (isa<InitListExpr, CXXStdInitializerListExpr>(expr))
-    what = "initializer lists are not supported in kernel code";
-  else if (isa<CXXTypeidExpr>(expr))
-    what = "typeid is not supported in kernel code";
-  else if (isa<StmtExpr>(expr))
-    what = "statement expressions are not supported in kernel code; use a "
+  if (isa<MemberExpr>(expr))
+    return "member access is not supported in kernel code yet";
+  if (isa<CXXThisExpr>(expr))
+    return "'this' is not supported in kernel code";
+  if (isa<InitListExpr, CXXStdInitializerListExpr>(expr))
+    return "initializer lists are not supported in kernel code";
+  if (isa<CXXTypeidExpr>(expr))
+    return "typeid is not supported in kernel code";
+  if (isa<StmtExpr>(expr))
+    return "statement expressions are not supported in kernel code; use a "
            "KSC_FUNC device function";
-  else if (isa<BinaryConditionalOperator>(expr))
-    what = "'?:' with an omitted operand (a GNU extension) is not supported "
+  if (isa<BinaryConditionalOperator>(expr))
+    return "'?:' with an omitted operand (a GNU extension) is not supported "
            "in kernel code; write both operands (x ? x : y)";
-  else if (isa<GenericSelectionExpr>(expr))
-    what = "_Generic is not supported in kernel code";
-  else if (isa<ChooseExpr>(expr))
-    what = "__builtin_choose_expr is not supported in kernel code";
-  else if (isa<AtomicExpr>(expr))
-    what = "atomic builtins are not supported in kernel code";
-  else if (isa<ExtVectorElementExpr>(expr))
-    what = "vector extensions are not supported in kernel code";
-  else if (isa<UnaryExprOrTypeTraitExpr>(expr))
-    what = "sizeof of a variable-length type is not supported in kernel code";
-  else if (isa<CXXConstCastExpr, CXXReinterpretCastExpr, CXXDynamicCastExpr>(
-               expr))
-    what = "this cast is not supported in kernel code";
-  if (what.empty())
-    what = "this expression is not supported in kernel code";
-  return exprError(expr, what);
+  if (isa<GenericSelectionExpr>(expr))
+    return "_Generic is not supported in kernel code";
+  if (isa<ChooseExpr>(expr))
+    return "__builtin_choose_expr is not supported in kernel code";
+  if (isa<AtomicExpr>(expr))
+    return "atomic builtins are not supported in kernel code";
+  if (isa<ExtVectorElementExpr>(expr))
+    return "vector extensions are not supported in kernel code";
+  if (isa<UnaryExprOrTypeTraitExpr>(expr))
+    return "sizeof of a variable-length type is not supported in kernel code";
+  return "this expression is not supported in kernel code";
 }
