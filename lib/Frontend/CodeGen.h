@@ -153,6 +153,17 @@ private:
   /// function's name by default; made unique).
   void declareFunction(const clang::FunctionDecl *decl, FunctionKind kind,
                        std::string symbolBase = "");
+  /// The types and names of `decl`'s parameters; false after errors.
+  bool convertParameters(const clang::FunctionDecl *decl, FunctionKind kind,
+                         llvm::SmallVectorImpl<mlir::Type> &inputs,
+                         llvm::SmallVectorImpl<llvm::StringRef> &argNames);
+  /// Appends the type of `decl`'s result, if any; false after errors.
+  bool convertResult(const clang::FunctionDecl *decl, FunctionKind kind,
+                     llvm::SmallVectorImpl<mlir::Type> &results);
+  /// Whether `decl`'s name may be its function's: a kernel shares it with
+  /// no other function and no function takes its launcher's name. Reports
+  /// the conflict otherwise.
+  bool checkFunctionName(const clang::FunctionDecl *decl, FunctionKind kind);
   void handleFunctionTemplate(const clang::FunctionTemplateDecl *tmpl);
   std::string templateArgumentsSuffix(const clang::FunctionDecl *spec);
   void checkRecursion();

@@ -493,24 +493,11 @@ void ModuleBuilder::handleFunctionTemplate(const FunctionTemplateDecl *tmpl) {
   }
 }
 
-void ModuleBuilder::declareFunction(const FunctionDecl *decl,
-                                    FunctionKind kind,
-                                    std::string symbolBase) {
-  std::string name = decl->getNameAsString();
-  if (!decl->getDeclName().isIdentifier()) {
-    error(decl->getLocation(), "operator overloading is not supported; "
-                               "write a KSC_FUNC with a name instead");
-    return;
-  }
-  if (decl->isVariadic()) {
-    error(decl->getLocation(),
-          "variadic functions are not supported; give the function a fixed "
-          "list of parameters (overloads are allowed)");
-    return;
-  }
+bool ModuleBuilder::convertParameters(
+    const FunctionDecl *decl, FunctionKind kind,
+    llvm::SmallVectorImpl<mlir::Type> &inputs,
+    llvm::SmallVectorImpl<llvm::StringRef> &argNames) {
   bool ok = true;
-  llvm::SmallVector<mlir::Type> inputs;
-  llvm::SmallVector<llvm::StringRef> argNames;
   for (const ParmVarDecl *param : decl->parameters()) {
     QualType type = param->getType();
     std::string what = "parameter '" + param->getNameAsString() + "'";
@@ -558,41 +545,40 @@ void ModuleBuilder::declareFunction(const FunctionDecl *decl,
     inputs.push_back(*converted);
     argNames.push_back(param->getName());
   }
-  llvm::SmallVector<mlir::Type> results;
-  QualType returnType = decl->getReturnType();
-  if (kind == FunctionKind::Kernel) {
-    if (!returnType->isVoidType()) {
-      error(decl->getReturnTypeSourceRange().getBegin(),
-            "a kernel must return void; write results to arrays");
-      ok = false;
-    }
-  } else if (!returnType->isVoidType()) {
-    mlir::FailureOr<mlir::Type> converted =
-        convertType(returnType, decl->getReturnTypeSourceRange().getBegin(),
-                    "the result of '" + name + "'");
-    if (mlir::failed(converted))
-      ok = false;
-    else if (isa<ks::ArrayType>(*converted)) {
-      error(decl->getReturnTypeSourceRange().getBegin(),
-            "functions cannot return arrays; pass the array to the "
-            "function as a parameter instead");
-      ok = false;
-    } else
-      results.push_back(*converted);
-  }
-  // In-out parameters return their final values after the result.
-  llvm::SmallVector<unsigned> inoutArgs;
-  for (auto [index, param] : llvm::enumerate(decl->parameters()))
-    if (isInoutParam(param) && index < inputs.size()) {
-      inoutArgs.push_back(index);
-      results.push_back(inputs[index]);
-    }
-  if (!ok)
-    return;
+  return ok;
+}
 
+bool ModuleBuilder::convertResult(const FunctionDecl *decl, FunctionKind kind,
+                                  llvm::SmallVectorImpl<mlir::Type> &results) {
+  QualType returnType = decl->getReturnType();
+  if (returnType->isVoidType())
+    return true;
+  if (kind == FunctionKind::Kernel) {
+    error(decl->getReturnTypeSourceRange().getBegin(),
+          "a kernel must return void; write results to arrays");
+    return false;
+  }
+  mlir::FailureOr<mlir::Type> converted =
+      convertType(returnType, decl->getReturnTypeSourceRange().getBegin(),
+                  "the result of '" + decl->getNameAsString() + "'");
+  if (mlir::failed(converted))
+    return false;
+  if (isa<ks::ArrayType>(*converted)) {
+    error(decl->getReturnTypeSourceRange().getBegin(),
+          "functions cannot return arrays; pass the array to the "
+          "function as a parameter instead");
+    return false;
+  }
+  results.push_back(*converted);
+  return true;
+}
+
+bool ModuleBuilder::checkFunctionName(const FunctionDecl *decl,
+                                      FunctionKind kind) {
   // C++ overloads share a name; symbols cannot. Device functions are
   // renamed; a kernel is an entry point found by its name, so no other
   // function may share it.
+  std::string name = decl->getNameAsString();
   for (const NamedDecl *found :
        decl->getDeclContext()->lookup(decl->getDeclName())) {
     auto *other = dyn_cast<FunctionDecl>(found);
@@ -610,21 +596,53 @@ void ModuleBuilder::declareFunction(const FunctionDecl *decl,
                 "needs a name of its own");
       note(other->getCanonicalDecl()->getLocation(),
            "the other function named '" + name + "'");
-      return;
+      return false;
     }
   }
-  if (kind == FunctionKind::Kernel) {
-    // The launcher of kernel `k` is `launch_k`.
-    for (const NamedDecl *other :
-         decl->getDeclContext()->lookup(&ast.Idents.get("launch_" + name)))
-      if (isa<FunctionDecl>(other)) {
-        error(other->getLocation(),
-              "the name 'launch_" + name +
-                  "' is reserved for the launcher of kernel '" + name +
-                  "'; rename the function");
-        return;
-      }
+  if (kind != FunctionKind::Kernel)
+    return true;
+  // The launcher of kernel `k` is `launch_k`.
+  for (const NamedDecl *other :
+       decl->getDeclContext()->lookup(&ast.Idents.get("launch_" + name)))
+    if (isa<FunctionDecl>(other)) {
+      error(other->getLocation(),
+            "the name 'launch_" + name +
+                "' is reserved for the launcher of kernel '" + name +
+                "'; rename the function");
+      return false;
+    }
+  return true;
+}
+
+void ModuleBuilder::declareFunction(const FunctionDecl *decl,
+                                    FunctionKind kind,
+                                    std::string symbolBase) {
+  std::string name = decl->getNameAsString();
+  if (!decl->getDeclName().isIdentifier()) {
+    error(decl->getLocation(), "operator overloading is not supported; "
+                               "write a KSC_FUNC with a name instead");
+    return;
   }
+  if (decl->isVariadic()) {
+    error(decl->getLocation(),
+          "variadic functions are not supported; give the function a fixed "
+          "list of parameters (overloads are allowed)");
+    return;
+  }
+  llvm::SmallVector<mlir::Type> inputs;
+  llvm::SmallVector<llvm::StringRef> argNames;
+  bool ok = convertParameters(decl, kind, inputs, argNames);
+  llvm::SmallVector<mlir::Type> results;
+  ok = convertResult(decl, kind, results) && ok;
+  // In-out parameters return their final values after the result.
+  llvm::SmallVector<unsigned> inoutArgs;
+  for (auto [index, param] : llvm::enumerate(decl->parameters()))
+    if (isInoutParam(param) && index < inputs.size()) {
+      inoutArgs.push_back(index);
+      results.push_back(inputs[index]);
+    }
+  if (!ok || !checkFunctionName(decl, kind))
+    return;
   if (symbolBase.empty())
     symbolBase = name;
   std::string symbol = symbolBase;
@@ -647,7 +665,7 @@ void ModuleBuilder::declareFunction(const FunctionDecl *decl,
     if (isUnsigned32(param->getType()))
       function.setArgAttr(index, ks::kUnsignedAttr, builder.getUnitAttr());
   unsigned direct = results.size() - inoutArgs.size();
-  if (direct == 1 && isUnsigned32(returnType))
+  if (direct == 1 && isUnsigned32(decl->getReturnType()))
     function.setResultAttr(0, ks::kUnsignedAttr, builder.getUnitAttr());
   for (auto [k, index] : llvm::enumerate(inoutArgs))
     if (isUnsigned32(decl->getParamDecl(index)->getType()))

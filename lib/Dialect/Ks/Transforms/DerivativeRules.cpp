@@ -305,19 +305,34 @@ static std::pair<Value, Value> rotateAdjoint(OpBuilder &b, Location loc,
   return {dq, dv};
 }
 
-/// The rules of vector and linear-algebra operations.
-static LogicalResult applyVectorRule(ad::RuleContext &ctx) {
+/// The adjoint of q in m = quat_to_matrix(q) for the adjoint dm: column j
+/// of m is quat_rotate(q, e_j), so the adjoints of the three add up.
+static Value quatToMatrixAdjoint(OpBuilder &b, Location loc, Value q,
+                                 Value dm) {
+  auto quatType = cast<VectorType>(q.getType());
+  auto vec3 = VectorType::get({3}, quatType.getElementType());
+  Value columns =
+      vector::TransposeOp::create(b, loc, dm, ArrayRef<int64_t>{1, 0});
+  Value sum;
+  for (int64_t j = 0; j < 3; ++j) {
+    Type element = vec3.getElementType();
+    SmallVector<Attribute> unit(3, b.getFloatAttr(element, 0));
+    unit[j] = b.getFloatAttr(element, 1);
+    Value e =
+        arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vec3, unit));
+    Value column = vector::ExtractOp::create(b, loc, columns, j);
+    Value dq = rotateAdjoint(b, loc, q, e, column, 1.0).first;
+    sum = sum ? arith::AddFOp::create(b, loc, sum, dq).getResult() : dq;
+  }
+  return sum;
+}
+
+/// The rules of the vector dialect's operations, which move components.
+static LogicalResult applyShuffleRule(ad::RuleContext &ctx) {
   OpBuilder &b = ctx.b;
   Location loc = ctx.loc;
   Value dy = ctx.resultAdjoints.empty() ? Value() : ctx.resultAdjoints[0];
   auto &out = ctx.operandAdjoints;
-  Math m{b, loc, dy ? dy.getType() : Type()};
-  auto transpose = [&](Value matrix) -> Value {
-    return vector::TransposeOp::create(b, loc, matrix, ArrayRef<int64_t>{1, 0});
-  };
-  auto broadcastTo = [&](Value scalar, Type type) -> Value {
-    return vector::BroadcastOp::create(b, loc, type, scalar);
-  };
   return llvm::TypeSwitch<Operation *, LogicalResult>(ctx.op)
       .Case([&](vector::BroadcastOp op) {
         Value source = ctx.operands[0];
@@ -365,9 +380,27 @@ static LogicalResult applyVectorRule(ad::RuleContext &ctx) {
         return success();
       })
       .Case([&](vector::TransposeOp op) {
-        out[0] = transpose(dy);
+        out[0] = vector::TransposeOp::create(b, loc, dy,
+                                             ArrayRef<int64_t>{1, 0});
         return success();
       })
+      .Default([](Operation *) { return failure(); });
+}
+
+/// The rules of ks's linear algebra and quaternion operations.
+static LogicalResult applyLinearAlgebraRule(ad::RuleContext &ctx) {
+  OpBuilder &b = ctx.b;
+  Location loc = ctx.loc;
+  Value dy = ctx.resultAdjoints.empty() ? Value() : ctx.resultAdjoints[0];
+  auto &out = ctx.operandAdjoints;
+  Math m{b, loc, dy ? dy.getType() : Type()};
+  auto transpose = [&](Value matrix) -> Value {
+    return vector::TransposeOp::create(b, loc, matrix, ArrayRef<int64_t>{1, 0});
+  };
+  auto broadcastTo = [&](Value scalar, Type type) -> Value {
+    return vector::BroadcastOp::create(b, loc, type, scalar);
+  };
+  return llvm::TypeSwitch<Operation *, LogicalResult>(ctx.op)
       .Case([&](DotOp op) {
         Type type = ctx.operands[0].getType();
         Value spread = broadcastTo(dy, type);
@@ -446,23 +479,7 @@ static LogicalResult applyVectorRule(ad::RuleContext &ctx) {
         return success();
       })
       .Case([&](QuatToMatrixOp op) {
-        // Column j is quat_rotate(q, e_j): add the adjoints of the three.
-        Value q = ctx.operands[0];
-        auto quatType = cast<VectorType>(q.getType());
-        auto vec3 = VectorType::get({3}, quatType.getElementType());
-        Value columns = transpose(dy);
-        Value sum;
-        for (int64_t j = 0; j < 3; ++j) {
-          Type element = vec3.getElementType();
-          SmallVector<Attribute> unit(3, b.getFloatAttr(element, 0));
-          unit[j] = b.getFloatAttr(element, 1);
-          Value e = arith::ConstantOp::create(
-              b, loc, DenseElementsAttr::get(vec3, unit));
-          Value column = vector::ExtractOp::create(b, loc, columns, j);
-          Value dq = rotateAdjoint(b, loc, q, e, column, 1.0).first;
-          sum = sum ? arith::AddFOp::create(b, loc, sum, dq).getResult() : dq;
-        }
-        out[0] = sum;
+        out[0] = quatToMatrixAdjoint(b, loc, ctx.operands[0], dy);
         return success();
       })
       .Default([](Operation *) { return failure(); });
@@ -531,5 +548,7 @@ LogicalResult ad::applyDerivativeRule(RuleContext &ctx) {
     ctx.operandAdjoints[0] = m.mul(dy, m.mul(n, lower));
     return success();
   }
-  return applyVectorRule(ctx);
+  if (ctx.op->getDialect()->getNamespace() == "vector")
+    return applyShuffleRule(ctx);
+  return applyLinearAlgebraRule(ctx);
 }
