@@ -498,202 +498,224 @@ Expr Builder::expr(Ty ty, unsigned depth) {
     return boolExpr(depth);
   if (depth == 0 || rng.chance(20))
     return leaf(ty);
-  unsigned sub = depth - 1;
   std::vector<const FuncInfo *> fs;
   for (const FuncInfo &f : funcs)
     if (f.result == ty && !(f.hasLoop && loopLevel > 0))
       fs.push_back(&f);
+  if (isReal(ty))
+    return realExpr(ty, depth, fs);
+  if (isVec(ty))
+    return vecExpr(ty, depth, fs);
+  return matExpr(ty, depth);
+}
 
-  if (isReal(ty)) {
-    // Weights of: + -, *, guarded /, unary -, math, ?:, int cast, real cast,
-    // vector, matrix, call.
-    unsigned w[11] = {30,
-                      22,
-                      8,
-                      3,
-                      feat.math ? 30u : 4u,
-                      feat.ternary ? 10u : 0u,
-                      feat.casts && feat.ints ? 5u : 0u,
-                      feat.casts ? 2u : 0u,
-                      feat.vectors ? 16u : 0u,
-                      feat.matrices ? 14u : 0u,
-                      fs.empty() ? 0u : 25u};
-    if (ty != Ty::Float)
-      w[8] = w[9] = 0;
-    switch (rng.weighted(w)) {
-    case 0: {
-      Expr a = expr(ty, sub);
-      Expr b = differentOrLiteral(a, [&] { return expr(ty, sub); }, ty);
-      return arith(*this, ty, a, rng.chance(60) ? '+' : '-', b);
-    }
-    case 1: {
-      Expr a = expr(ty, sub);
-      Expr b = expr(ty, sub);
-      return arith(*this, ty, a, '*', b);
-    }
-    case 2: {
-      Expr a = expr(ty, sub);
-      Expr b = limit(expr(ty, sub), ty, 1e3);
-      Expr one = atom(realLit(ty, 100), 1);
-      Expr den;
-      unsigned form = rng.below(3);
-      if (form == 0)
-        den = binary(one, "+", binary(b, "*", b, PMul), PAdd);
-      else if (form == 1)
-        den = binary(one, "+", call("abs", {b}, b.mag), PAdd);
-      else
-        den = atom(realLit(ty, rng.range(2, 8) * 50), 1);
-      Expr e = binary(a, "/", paren(den, PPrimary), PMul);
-      e.mag = a.mag;
-      return e;
-    }
-    case 3: {
-      Expr a = paren(expr(ty, sub), PPrimary);
-      a.text = "-" + a.text;
-      a.prec = PUnary;
-      return a;
-    }
-    case 4:
-      return mathCall(ty, depth);
-    case 5: {
-      Expr c = boolExpr(sub);
-      Expr a = expr(ty, sub);
-      Expr b = expr(ty, sub);
-      Expr e;
-      e.text = paren(c, POr).text + " ? " + paren(a, POr).text + " : " +
-               paren(b, POr).text;
-      e.prec = PTernary;
-      e.mag = std::max(a.mag, b.mag);
-      e.active = a.active || b.active;
-      return e;
-    }
-    case 6: {
-      Expr k = intExpr(sub);
-      return call(tyName(ty), {k}, k.mag);
-    }
-    case 7: {
-      Ty other = ty == Ty::Float ? Ty::Double : Ty::Float;
-      Expr x = expr(other, sub);
-      return call(tyName(ty), {x}, x.mag);
-    }
-    case 8: {
-      Ty v = vecOfDim(unsigned(rng.range(2, 4)));
-      Expr a = limit(expr(v, sub), v, 1e3);
-      unsigned n = dimOf(v);
-      switch (rng.below(4)) {
-      case 0: {
-        Expr b = limit(expr(v, sub), v, 1e3);
-        return call("dot", {a, b}, n * a.mag * b.mag);
-      }
-      case 1:
-        return call("length", {a}, 2 * a.mag);
-      case 2:
-        return call("length_sq", {a}, n * a.mag * a.mag);
-      default: {
-        static const char *const comps[] = {"x", "y", "z", "w"};
-        Expr p = paren(a, PPrimary);
-        if (rng.chance(70))
-          return atom(p.text + "." + comps[rng.below(n)], a.mag, a.active);
-        return atom(p.text + "[" + std::to_string(rng.below(n)) + "]", a.mag,
-                    a.active);
-      }
-      }
-    }
-    case 9: {
-      Ty m = matOfDim(unsigned(rng.range(2, 4)));
-      unsigned n = dimOf(m);
-      Expr a = limit(expr(m, sub), m, 10);
-      switch (rng.below(3)) {
-      case 0:
-        return call("determinant", {a}, 24 * std::pow(a.mag, n));
-      case 1:
-        return call("trace", {a}, n * a.mag);
-      default: {
-        Expr p = paren(a, PPrimary);
-        unsigned r = rng.below(n);
-        unsigned c = rng.below(n);
-        if (rng.chance(50))
-          return atom(p.text + "[" + std::to_string(r) + "][" +
-                          std::to_string(c) + "]",
-                      a.mag, a.active);
-        return atom(p.text + "(" + std::to_string(r) + ", " +
-                        std::to_string(c) + ")",
-                    a.mag, a.active);
-      }
-      }
-    }
-    default:
-      return funcCall(*rng.pick(llvm::ArrayRef<const FuncInfo *>(fs)), depth);
-    }
+Expr Builder::realExpr(Ty ty, unsigned depth,
+                       llvm::ArrayRef<const FuncInfo *> fs) {
+  unsigned sub = depth - 1;
+  // Weights of: + -, *, guarded /, unary -, math, ?:, int cast, real cast,
+  // vector, matrix, call.
+  unsigned w[11] = {30,
+                    22,
+                    8,
+                    3,
+                    feat.math ? 30u : 4u,
+                    feat.ternary ? 10u : 0u,
+                    feat.casts && feat.ints ? 5u : 0u,
+                    feat.casts ? 2u : 0u,
+                    feat.vectors ? 16u : 0u,
+                    feat.matrices ? 14u : 0u,
+                    fs.empty() ? 0u : 25u};
+  if (ty != Ty::Float)
+    w[8] = w[9] = 0;
+  switch (rng.weighted(w)) {
+  case 0: {
+    Expr a = expr(ty, sub);
+    Expr b = differentOrLiteral(a, [&] { return expr(ty, sub); }, ty);
+    return arith(*this, ty, a, rng.chance(60) ? '+' : '-', b);
   }
-
-  if (isVec(ty)) {
-    unsigned n = dimOf(ty);
-    unsigned pick = rng.below(fs.empty() ? 9 : 11);
-    switch (pick) {
-    case 0:
-    case 1: {
-      Expr a = expr(ty, sub);
-      Expr b = differentFrom(a, [&] { return expr(ty, sub); });
-      return arith(*this, ty, a, rng.chance(60) ? '+' : '-', b);
-    }
-    case 2:
-    case 3: {
-      Expr a = expr(ty, sub);
-      Expr s = expr(Ty::Float, sub);
-      if (a.mag * s.mag > kMaxMag)
-        s = limit(s, Ty::Float, 1);
-      if (a.mag * s.mag > kMaxMag)
-        a = limit(a, ty, 1);
-      Expr e =
-          rng.chance(70) ? binary(a, "*", s, PMul) : binary(s, "*", a, PMul);
-      e.mag = a.mag * s.mag;
-      return e;
-    }
-    case 4:
-      return call("normalize", {expr(ty, sub)}, 1);
-    case 5: {
-      if (n == 3) {
-        Expr a = limit(expr(ty, sub), ty, 1e3);
-        Expr b = limit(expr(ty, sub), ty, 1e3);
-        return call("cross", {a, b}, 2 * a.mag * b.mag);
-      }
-      Expr a = expr(ty, sub);
-      Expr b = limit(expr(ty, sub), ty, 1e3);
-      a = limit(a, ty, 1e3);
-      return call("cw_mul", {a, b}, a.mag * b.mag);
-    }
-    case 6: {
-      Ty m = matOfDim(n);
-      Expr a = limit(expr(m, sub), m, 1e3);
-      Expr v = limit(expr(ty, sub), ty, 1e3);
-      Expr e =
-          rng.chance(75) ? binary(a, "*", v, PMul) : binary(v, "*", a, PMul);
-      e.mag = n * a.mag * v.mag;
-      return e;
-    }
-    case 7: {
-      Expr a = paren(expr(ty, sub), PPrimary);
-      a.text = "-" + a.text;
-      a.prec = PUnary;
-      return a;
-    }
-    case 8: {
-      std::vector<Expr> comps;
-      double mag = 0;
-      for (unsigned k = 0; k < n; ++k) {
-        Expr c = expr(Ty::Float, sub > 0 ? sub - 1 : 0);
-        mag = std::max(mag, c.mag);
-        comps.push_back(c);
-      }
-      return call(tyName(ty), comps, mag);
-    }
-    default:
-      return funcCall(*rng.pick(llvm::ArrayRef<const FuncInfo *>(fs)), depth);
-    }
+  case 1: {
+    Expr a = expr(ty, sub);
+    Expr b = expr(ty, sub);
+    return arith(*this, ty, a, '*', b);
   }
+  case 2:
+    return guardedDivision(ty, sub);
+  case 3: {
+    Expr a = paren(expr(ty, sub), PPrimary);
+    a.text = "-" + a.text;
+    a.prec = PUnary;
+    return a;
+  }
+  case 4:
+    return mathCall(ty, depth);
+  case 5:
+    return conditional(ty, sub);
+  case 6: {
+    Expr k = intExpr(sub);
+    return call(tyName(ty), {k}, k.mag);
+  }
+  case 7: {
+    Ty other = ty == Ty::Float ? Ty::Double : Ty::Float;
+    Expr x = expr(other, sub);
+    return call(tyName(ty), {x}, x.mag);
+  }
+  case 8:
+    return vectorReduction(sub);
+  case 9:
+    return matrixReduction(sub);
+  default:
+    return funcCall(*rng.pick(fs), depth);
+  }
+}
 
-  // Matrices.
+Expr Builder::guardedDivision(Ty ty, unsigned sub) {
+  Expr a = expr(ty, sub);
+  Expr b = limit(expr(ty, sub), ty, 1e3);
+  Expr one = atom(realLit(ty, 100), 1);
+  Expr den;
+  unsigned form = rng.below(3);
+  if (form == 0)
+    den = binary(one, "+", binary(b, "*", b, PMul), PAdd);
+  else if (form == 1)
+    den = binary(one, "+", call("abs", {b}, b.mag), PAdd);
+  else
+    den = atom(realLit(ty, rng.range(2, 8) * 50), 1);
+  Expr e = binary(a, "/", paren(den, PPrimary), PMul);
+  e.mag = a.mag;
+  return e;
+}
+
+Expr Builder::conditional(Ty ty, unsigned sub) {
+  Expr c = boolExpr(sub);
+  Expr a = expr(ty, sub);
+  Expr b = expr(ty, sub);
+  Expr e;
+  e.text = paren(c, POr).text + " ? " + paren(a, POr).text + " : " +
+           paren(b, POr).text;
+  e.prec = PTernary;
+  e.mag = std::max(a.mag, b.mag);
+  e.active = a.active || b.active;
+  return e;
+}
+
+Expr Builder::vectorReduction(unsigned sub) {
+  Ty v = vecOfDim(unsigned(rng.range(2, 4)));
+  Expr a = limit(expr(v, sub), v, 1e3);
+  unsigned n = dimOf(v);
+  switch (rng.below(4)) {
+  case 0: {
+    Expr b = limit(expr(v, sub), v, 1e3);
+    return call("dot", {a, b}, n * a.mag * b.mag);
+  }
+  case 1:
+    return call("length", {a}, 2 * a.mag);
+  case 2:
+    return call("length_sq", {a}, n * a.mag * a.mag);
+  default: {
+    static const char *const comps[] = {"x", "y", "z", "w"};
+    Expr p = paren(a, PPrimary);
+    if (rng.chance(70))
+      return atom(p.text + "." + comps[rng.below(n)], a.mag, a.active);
+    return atom(p.text + "[" + std::to_string(rng.below(n)) + "]", a.mag,
+                a.active);
+  }
+  }
+}
+
+Expr Builder::matrixReduction(unsigned sub) {
+  Ty m = matOfDim(unsigned(rng.range(2, 4)));
+  unsigned n = dimOf(m);
+  Expr a = limit(expr(m, sub), m, 10);
+  switch (rng.below(3)) {
+  case 0:
+    return call("determinant", {a}, 24 * std::pow(a.mag, n));
+  case 1:
+    return call("trace", {a}, n * a.mag);
+  default: {
+    Expr p = paren(a, PPrimary);
+    unsigned r = rng.below(n);
+    unsigned c = rng.below(n);
+    if (rng.chance(50))
+      return atom(p.text + "[" + std::to_string(r) + "][" +
+                      std::to_string(c) + "]",
+                  a.mag, a.active);
+    return atom(p.text + "(" + std::to_string(r) + ", " + std::to_string(c) +
+                    ")",
+                a.mag, a.active);
+  }
+  }
+}
+
+Expr Builder::vecExpr(Ty ty, unsigned depth,
+                      llvm::ArrayRef<const FuncInfo *> fs) {
+  unsigned sub = depth - 1;
+  unsigned n = dimOf(ty);
+  unsigned pick = rng.below(fs.empty() ? 9 : 11);
+  switch (pick) {
+  case 0:
+  case 1: {
+    Expr a = expr(ty, sub);
+    Expr b = differentFrom(a, [&] { return expr(ty, sub); });
+    return arith(*this, ty, a, rng.chance(60) ? '+' : '-', b);
+  }
+  case 2:
+  case 3: {
+    Expr a = expr(ty, sub);
+    Expr s = expr(Ty::Float, sub);
+    if (a.mag * s.mag > kMaxMag)
+      s = limit(s, Ty::Float, 1);
+    if (a.mag * s.mag > kMaxMag)
+      a = limit(a, ty, 1);
+    Expr e =
+        rng.chance(70) ? binary(a, "*", s, PMul) : binary(s, "*", a, PMul);
+    e.mag = a.mag * s.mag;
+    return e;
+  }
+  case 4:
+    return call("normalize", {expr(ty, sub)}, 1);
+  case 5: {
+    if (n == 3) {
+      Expr a = limit(expr(ty, sub), ty, 1e3);
+      Expr b = limit(expr(ty, sub), ty, 1e3);
+      return call("cross", {a, b}, 2 * a.mag * b.mag);
+    }
+    Expr a = expr(ty, sub);
+    Expr b = limit(expr(ty, sub), ty, 1e3);
+    a = limit(a, ty, 1e3);
+    return call("cw_mul", {a, b}, a.mag * b.mag);
+  }
+  case 6: {
+    Ty m = matOfDim(n);
+    Expr a = limit(expr(m, sub), m, 1e3);
+    Expr v = limit(expr(ty, sub), ty, 1e3);
+    Expr e =
+        rng.chance(75) ? binary(a, "*", v, PMul) : binary(v, "*", a, PMul);
+    e.mag = n * a.mag * v.mag;
+    return e;
+  }
+  case 7: {
+    Expr a = paren(expr(ty, sub), PPrimary);
+    a.text = "-" + a.text;
+    a.prec = PUnary;
+    return a;
+  }
+  case 8: {
+    std::vector<Expr> comps;
+    double mag = 0;
+    for (unsigned k = 0; k < n; ++k) {
+      Expr c = expr(Ty::Float, sub > 0 ? sub - 1 : 0);
+      mag = std::max(mag, c.mag);
+      comps.push_back(c);
+    }
+    return call(tyName(ty), comps, mag);
+  }
+  default:
+    return funcCall(*rng.pick(fs), depth);
+  }
+}
+
+Expr Builder::matExpr(Ty ty, unsigned depth) {
+  unsigned sub = depth - 1;
   unsigned n = dimOf(ty);
   switch (rng.below(7)) {
   case 0:

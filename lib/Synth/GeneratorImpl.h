@@ -235,6 +235,20 @@ public:
 
   // Expressions.
   Expr expr(Ty ty, unsigned depth);
+  /// expr's cases for float and double, vectors and matrices; `fs` are the
+  /// functions of the kernel expr may call.
+  Expr realExpr(Ty ty, unsigned depth,
+                llvm::ArrayRef<const FuncInfo *> fs);
+  Expr vecExpr(Ty ty, unsigned depth, llvm::ArrayRef<const FuncInfo *> fs);
+  Expr matExpr(Ty ty, unsigned depth);
+  /// a / den with a den that cannot be 0 (1 + b * b, 1 + abs(b), a constant).
+  Expr guardedDivision(Ty ty, unsigned sub);
+  /// c ? a : b.
+  Expr conditional(Ty ty, unsigned sub);
+  /// A float from a vector (dot, length, a component) or from a matrix
+  /// (determinant, trace, an element).
+  Expr vectorReduction(unsigned sub);
+  Expr matrixReduction(unsigned sub);
   Expr leaf(Ty ty);
   Expr activeExpr(Ty ty, unsigned depth);
   Expr squash(const Expr &e, Ty ty);
