@@ -572,23 +572,3 @@ runner::parseArguments(const Signature &sig, const json::Value &inputs,
   return args;
 }
 
-//===----------------------------------------------------------------------===//
-// Random numbers
-//===----------------------------------------------------------------------===//
-
-uint64_t SplitMix64::next() {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-double SplitMix64::uniform() {
-  return static_cast<double>(next() >> 11) * 0x1.0p-53;
-}
-
-double SplitMix64::normal() {
-  double u1 = 1.0 - uniform(); // (0, 1]: log(u1) is finite.
-  double u2 = uniform();
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
-}

@@ -8,6 +8,7 @@
 #include "ksc/Config.h"
 #include "ksc/Support/Json.h"
 #include "ksc/Support/Paths.h"
+#include "ksc/Support/SplitMix64.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -18,16 +19,9 @@ using namespace llvm;
 using namespace ksc;
 using namespace ksc::synth;
 
-/// SplitMix64's output function: a bijective 64-bit mix.
-static uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 uint64_t synth::recordSeed(uint64_t seed, uint64_t id, Category category) {
-  uint64_t bits = mix(mix(seed) ^ id) >> 12; // 52 bits
+  uint64_t bits =
+      SplitMix64::mix(SplitMix64::mix(seed) ^ id) >> 12; // 52 bits
   return (bits & ~uint64_t(0xf)) | uint64_t(category);
 }
 

@@ -1,7 +1,7 @@
 //===- GeneratorCore.cpp - Random numbers, types, names, literals ---------===//
 //
-// Part of ksc. The machinery under the kernel generator's grammar: the
-// SplitMix64 generator, the types of the grammar, unique names from word
+// Part of ksc. The machinery under the kernel generator's grammar: draws
+// from the SplitMix64 generator, the types of the grammar, unique names from word
 // lists, literals and the environment of variables in scope.
 //
 //===----------------------------------------------------------------------===//
@@ -18,14 +18,6 @@ using namespace ksc::synth::detail;
 //===----------------------------------------------------------------------===//
 // Rng
 //===----------------------------------------------------------------------===//
-
-uint64_t Rng::next() {
-  state += 0x9e3779b97f4a7c15ull;
-  uint64_t z = state;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 unsigned Rng::below(unsigned n) {
   assert(n > 0 && "empty range");

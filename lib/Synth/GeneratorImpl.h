@@ -17,6 +17,7 @@
 #ifndef KSC_LIB_SYNTH_GENERATORIMPL_H
 #define KSC_LIB_SYNTH_GENERATORIMPL_H
 
+#include "ksc/Support/SplitMix64.h"
 #include "ksc/Synth/Generator.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -30,12 +31,12 @@
 
 namespace ksc::synth::detail {
 
-/// SplitMix64: small, fast and the same on every machine. Every draw is a
-/// statement of its own in the callers, never two in one argument list.
+/// Draws from SplitMix64. Every draw is a statement of its own in the
+/// callers, never two in one argument list.
 class Rng {
 public:
-  explicit Rng(uint64_t seed) : state(seed) {}
-  uint64_t next();
+  explicit Rng(uint64_t seed) : bits(seed) {}
+  uint64_t next() { return bits.next(); }
   /// Uniform in [0, n); n > 0.
   unsigned below(unsigned n);
   /// Uniform in [lo, hi].
@@ -50,7 +51,7 @@ public:
   unsigned weighted(llvm::ArrayRef<unsigned> weights);
 
 private:
-  uint64_t state;
+  SplitMix64 bits;
 };
 
 enum class Ty {

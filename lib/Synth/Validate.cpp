@@ -10,6 +10,7 @@
 
 #include "ksc/Config.h"
 #include "ksc/Runner/Runner.h"
+#include "ksc/Support/SplitMix64.h"
 #include "ksc/Synth/Generate.h"
 #include "ksc/Target/PTX/PtxEmitter.h"
 
@@ -191,7 +192,7 @@ void Validator::runTool(StringRef program, ArrayRef<std::string> args,
 /// A value for an argument of type `type` in ksc-run's JSON, for a launch
 /// of `n` threads; nullopt for types the sample does not fill in.
 static std::optional<json::Value> inputFor(StringRef type, unsigned n,
-                                           runner::SplitMix64 &random) {
+                                           SplitMix64 &random) {
   auto real = [&] { return (random.next() % 4001) / 1000.0 - 2.0; };
   auto integer = [&] { return int64_t(random.next() % 4); };
   auto scalar = [&](StringRef element) -> std::optional<json::Value> {
@@ -257,7 +258,7 @@ void Validator::checkGradient(const json::Object &record, unsigned line,
   // kernel fails only if it fails with two different random inputs.
   std::vector<std::string> attemptErrors;
   for (unsigned attempt = 0; attempt < 2; ++attempt) {
-    runner::SplitMix64 random(seed + attempt);
+    SplitMix64 random(seed + attempt);
     json::Object inputs;
     for (const json::Value &argument : *record.getArray("arguments")) {
       const json::Object *object = argument.getAsObject();

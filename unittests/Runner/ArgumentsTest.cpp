@@ -117,7 +117,7 @@ TEST(ArgumentsTest, GeneratesRandomInputsDeterministically) {
     EXPECT_LT(u, 4.0);
   }
   // The first value is low + (high - low) * uniform() of SplitMix64(3).
-  SplitMix64 rng(3);
+  ksc::SplitMix64 rng(3);
   EXPECT_EQ(element<double>(first[0], 0), -2.0 + 6.0 * rng.uniform());
   EXPECT_EQ(parse(sig, R"({"u": {"random": "zipf", "shape": [2]}, "g": []})"),
             "argument 'u' (array<double>): \"random\" must be \"uniform\" or "
@@ -297,7 +297,7 @@ TEST(ArgumentsTest, GeneratesRandomStructsFieldByField) {
             "");
   ASSERT_EQ(args[0].bytes.size(), 60u);
   // One draw per number in field order: pos.x, pos.y, pos.z, mass, active.
-  SplitMix64 rng(5);
+  ksc::SplitMix64 rng(5);
   for (int i = 0; i < 3; ++i) {
     for (int k = 0; k < 4; ++k)
       EXPECT_EQ(element<float>(args[0], 5 * i + k),

@@ -1,16 +1,16 @@
-//===- SplitMix64Test.cpp - Tests of ksc-run's input generator --------===//
+//===- SplitMix64Test.cpp - Tests of the tools' random numbers --------===//
 //
 // Part of ksc.
 //
 //===----------------------------------------------------------------------===//
 
-#include "ksc/Runner/Runner.h"
+#include "ksc/Support/SplitMix64.h"
 
 #include "gtest/gtest.h"
 
 #include <cmath>
 
-using namespace ksc::runner;
+using ksc::SplitMix64;
 
 // The first outputs of SplitMix64 from seed 0, as published with the
 // algorithm (Vigna's splitmix64.c, and Java's SplittableRandom).

@@ -9,6 +9,8 @@
 #ifndef KSC_RUNNER_RUNNER_H
 #define KSC_RUNNER_RUNNER_H
 
+#include "ksc/Support/SplitMix64.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -154,21 +156,6 @@ void writeArrays(llvm::raw_ostream &os, llvm::ArrayRef<Argument> args);
 
 /// `value` with 6 significant digits, as messages print numbers.
 std::string formatValue(double value);
-
-/// The generator of `{"random": ...}` inputs: SplitMix64 (Steele, Lea and
-/// Flood 2014), so that the same seed gives the same data everywhere.
-class SplitMix64 {
-public:
-  explicit SplitMix64(uint64_t seed) : state(seed) {}
-  uint64_t next();
-  /// Uniform in [0, 1) with 53 random bits.
-  double uniform();
-  /// Standard normal (Box-Muller).
-  double normal();
-
-private:
-  uint64_t state;
-};
 
 struct HostCompiler {
   /// The C++ compiler to run; found on PATH when not a path.
