@@ -17,8 +17,7 @@
 
 namespace ksc::conversion {
 
-/// The attribute that marks a kernel's launcher and names the kernel.
-inline constexpr llvm::StringLiteral kLaunchOfAttr = "ks.launch_of";
+using ks::kLaunchOfAttr;
 
 /// The name of the public function that launches kernel `kernel`.
 std::string launcherName(llvm::StringRef kernel);

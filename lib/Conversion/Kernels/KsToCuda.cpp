@@ -27,7 +27,6 @@ using namespace ksc;
 using namespace ksc::conversion;
 
 /// The attribute of a CUDA launcher that says how it covers the grid.
-static constexpr llvm::StringLiteral kCudaLaunchAttr = "ks.cuda_launch";
 
 namespace {
 struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
@@ -51,7 +50,7 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
     rewriter.setInsertionPointAfter(thread.func);
     func::FuncOp launcher = createLauncher(rewriter, kernel);
     launcher->setAttr(
-        kCudaLaunchAttr,
+        ks::kCudaLaunchAttr,
         rewriter.getStringAttr(gridStride ? "grid-stride" : "guarded"));
     Block *body = launcher.addEntryBlock();
     rewriter.setInsertionPointToStart(body);

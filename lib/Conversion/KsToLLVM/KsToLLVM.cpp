@@ -8,7 +8,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "KsToLLVM.h"
-#include "../Kernels/KernelLowering.h"
 
 #include "ksc/Conversion/Passes.h"
 #include "ksc/Dialect/Ks/IR/KsOps.h"
@@ -205,7 +204,7 @@ static void dropKsAttributes(LLVM::LLVMFuncOp func) {
     if (DictionaryAttr attrs = func.getResultAttrDict(i))
       func.setResultAttrs(i, withoutKs(attrs));
   for (NamedAttribute attr : llvm::to_vector(func->getDiscardableAttrs()))
-    if (isKs(attr) && attr.getName() != kLaunchOfAttr)
+    if (isKs(attr) && attr.getName() != ks::kLaunchOfAttr)
       func->removeAttr(attr.getName());
 }
 
@@ -249,7 +248,7 @@ struct ConvertKsToLLVM
     // The kernel parameters' ks types, before conversion erases them.
     llvm::StringMap<SmallVector<Type>> launcherTypes;
     for (auto func : module.getOps<func::FuncOp>())
-      if (func->hasAttr(kLaunchOfAttr))
+      if (func->hasAttr(ks::kLaunchOfAttr))
         launcherTypes[func.getSymName()] =
             llvm::to_vector(func.getArgumentTypes());
 
@@ -302,7 +301,7 @@ struct ConvertKsToLLVM
     for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
       dropKsAttributes(func);
       hoistAllocas(func);
-      if (func->hasAttr(kLaunchOfAttr))
+      if (func->hasAttr(ks::kLaunchOfAttr))
         launchers.push_back(func);
       else if (!func.isExternal()) {
         func.setLinkage(LLVM::Linkage::Internal);
@@ -311,13 +310,13 @@ struct ConvertKsToLLVM
     }
     DenseMap<StringAttr, StringAttr> renames;
     for (LLVM::LLVMFuncOp launcher : launchers) {
-      auto kernel = cast<StringAttr>(launcher->getAttr(kLaunchOfAttr));
+      auto kernel = cast<StringAttr>(launcher->getAttr(ks::kLaunchOfAttr));
       if (symbols.lookup(kernel))
         renames[kernel] = StringAttr::get(ctx, kernel.getValue() + ".thread");
       setKernelParameters(launcher, launcherTypes.lookup(launcher.getName()),
                           converter);
       renames[launcher.getNameAttr()] = kernel;
-      launcher->removeAttr(kLaunchOfAttr);
+      launcher->removeAttr(ks::kLaunchOfAttr);
       launcher->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
                         UnitAttr::get(ctx));
       if (blockSize)

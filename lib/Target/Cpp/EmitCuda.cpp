@@ -32,10 +32,9 @@ using namespace mlir;
 using namespace ksc;
 using namespace ksc::cpp;
 
-static constexpr llvm::StringLiteral kCudaLaunchAttr = "ks.cuda_launch";
 
 bool Emitter::isGridStrideLauncher(func::FuncOp launcher) {
-  auto launch = launcher->getAttrOfType<StringAttr>(kCudaLaunchAttr);
+  auto launch = launcher->getAttrOfType<StringAttr>(ks::kCudaLaunchAttr);
   return launch && launch.getValue() == "grid-stride";
 }
 
@@ -74,7 +73,7 @@ std::string Emitter::cudaKernelQualifiers() {
 LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
   StringRef kernel =
       launcher->getAttrOfType<StringAttr>(kLaunchOfAttr).getValue();
-  if (!launcher->hasAttr(kCudaLaunchAttr))
+  if (!launcher->hasAttr(ks::kCudaLaunchAttr))
     return launcher.emitError("cannot emit the launcher of kernel '")
            << kernel << "' as CUDA C++; lower it with convert-ks-to-cuda";
   FunctionType type = launcher.getFunctionType();

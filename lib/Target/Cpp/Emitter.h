@@ -41,6 +41,7 @@
 #ifndef KSC_LIB_TARGET_CPP_EMITTER_H
 #define KSC_LIB_TARGET_CPP_EMITTER_H
 
+#include "ksc/Dialect/Ks/IR/KsDialect.h"
 #include "ksc/Dialect/Ks/IR/KsTypes.h"
 #include "ksc/Target/Cpp/CppEmitter.h"
 
@@ -56,9 +57,7 @@
 
 namespace ksc::cpp {
 
-/// The attribute of a launcher that names its kernel (convert-ks-to-cpu,
-/// convert-ks-to-cuda).
-inline constexpr llvm::StringLiteral kLaunchOfAttr = "ks.launch_of";
+using ks::kLaunchOfAttr;
 
 /// C++ operator precedence, higher binds tighter.
 enum Prec : int {

@@ -123,15 +123,12 @@ template <typename OpT> struct FunctionLike {
       return op.emitOpError()
              << "has " << names.size() << " argument names for "
              << type.getNumInputs() << " arguments";
-    // `ks.unsigned` marks i32 arguments and results as uint32_t.
+    // `ks.unsigned` marks i32 arguments and results as uint32_t (the
+    // dialect checks that it is a unit attribute, KsAttributes.cpp).
     auto checkUnsigned = [&](Attribute attr, Type type, StringRef what,
                              unsigned index) -> LogicalResult {
       if (!attr)
         return success();
-      if (!isa<UnitAttr>(attr))
-        return op.emitOpError("attribute '")
-               << kUnsignedAttr << "' of " << what << " " << index
-               << " must be a unit attribute";
       if (!type.isSignlessInteger(32))
         return op.emitOpError("attribute '")
                << kUnsignedAttr << "' marks " << what << " " << index
@@ -146,12 +143,6 @@ template <typename OpT> struct FunctionLike {
       if (failed(checkUnsigned(op.getResultAttr(i, kUnsignedAttr),
                                type.getResult(i), "result", i)))
         return failure();
-    if (Attribute names = op->getAttr(ksc::kUnsignedNamesAttr)) {
-      auto array = dyn_cast<ArrayAttr>(names);
-      if (!array || !llvm::all_of(array, llvm::IsaPred<StringAttr>))
-        return op.emitOpError("attribute '")
-               << ksc::kUnsignedNamesAttr << "' must be an array of strings";
-    }
     // FunctionOpInterface checks the entry block against the signature.
     return success();
   }
@@ -272,9 +263,6 @@ LogicalResult FuncOp::verify() {
               "argument after at most one result of its own";
   ArrayRef<Type> inoutResults = results.take_back(inout.size());
   for (auto [arg, result] : llvm::zip(inout, inoutResults)) {
-    if (!isa<UnitAttr>(getArgAttr(arg, kInoutAttr)))
-      return emitOpError("attribute '") << kInoutAttr << "' of argument "
-                                        << arg << " must be a unit attribute";
     // Results are scalars (checked above), so in-out arrays fail here.
     Type type = getFunctionType().getInput(arg);
     if (type != result)

@@ -70,6 +70,47 @@ def Ks_Dialect : Dialect {
   let extraClassDeclaration = [{
     void registerTypes();
   }];
+
+  // The attributes ks puts on operations of any dialect, checked by
+  // KsDialect::verifyOperationAttribute (operations) and
+  // verifyRegionArgAttribute / verifyRegionResultAttribute (arguments and
+  // results of kernels and functions). Their names are the k...Attr
+  // constants of KsDialect.h.
+  //
+  // - ks.adjoint_of, ks.adjoint_args: on an adjoint kernel (ks-reverse-ad),
+  //   the kernel it is the adjoint of, and per adjoint argument the index
+  //   of its primal one (-1 for the result seeds).
+  // - ks.tangent_of, ks.tangent_args, ks.tangent_width: the same for a
+  //   tangent kernel (ks-forward-ad), and its number of tangent directions
+  //   when it is more than one.
+  // - ks.names: on scf operations, the source name of each result ("" for
+  //   none).
+  // - ks.unsigned_names: on kernels and functions, the sorted source names
+  //   of their uint32_t local variables.
+  // - ks.launch_of: on a launcher (convert-ks-to-cpu, convert-ks-to-cuda),
+  //   the kernel it launches; ks.cuda_launch: how a CUDA launcher covers
+  //   the grid ("grid-stride" or "guarded", one thread per index).
+  // - ks.name (argument): the source name of an argument after lowering.
+  // - ks.inout (argument): an in-out (`T &`) argument of a device function.
+  // - ks.unsigned (argument, result): an i32 that is a uint32_t in the
+  //   source.
+  let discardableAttrs = (ins
+    "::mlir::FlatSymbolRefAttr":$adjoint_of,
+    "::mlir::DenseI64ArrayAttr":$adjoint_args,
+    "::mlir::FlatSymbolRefAttr":$tangent_of,
+    "::mlir::DenseI64ArrayAttr":$tangent_args,
+    "::mlir::IntegerAttr":$tangent_width,
+    "::mlir::ArrayAttr":$names,
+    "::mlir::ArrayAttr":$unsigned_names,
+    "::mlir::StringAttr":$launch_of,
+    "::mlir::StringAttr":$cuda_launch,
+    "::mlir::StringAttr":$name,
+    "::mlir::UnitAttr":$inout,
+    "::mlir::UnitAttr":$unsigned
+  );
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
 }
 
 class Ks_Op<string mnemonic, list<Trait> traits = []>

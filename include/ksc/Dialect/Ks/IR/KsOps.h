@@ -24,17 +24,6 @@
 #include "ksc/Dialect/Ks/IR/KsEnums.h.inc"
 
 namespace ksc::ks {
-/// The attributes of an adjoint kernel (`ks-reverse-ad`): the kernel it is
-/// the adjoint of, and per adjoint argument the index of its primal one.
-inline constexpr llvm::StringLiteral kAdjointOfAttr = "ks.adjoint_of";
-inline constexpr llvm::StringLiteral kAdjointArgsAttr = "ks.adjoint_args";
-/// The attributes of a tangent kernel (`ks-forward-ad`): the kernel it is
-/// the tangent of, per tangent argument the index of its primal one, and
-/// the number of tangent directions when it is more than one.
-inline constexpr llvm::StringLiteral kTangentOfAttr = "ks.tangent_of";
-inline constexpr llvm::StringLiteral kTangentArgsAttr = "ks.tangent_args";
-inline constexpr llvm::StringLiteral kTangentWidthAttr = "ks.tangent_width";
-
 /// The running thread's tape (`ks.tape_push`, `ks.tape_pop`), as a resource
 /// of memory effects: tape operations are ordered among themselves only.
 struct TapeResource : public mlir::SideEffects::Resource::Base<TapeResource> {
@@ -47,18 +36,16 @@ struct TapeResource : public mlir::SideEffects::Resource::Base<TapeResource> {
 
 namespace ksc::ks {
 
-/// The argument attribute (a unit attribute) that marks an in-out argument
-/// of a device function: a `T &` parameter in the source. Such a function
-/// returns the final value of each in-out argument, in argument order, after
-/// its own result (if any); callers write those values back.
-inline constexpr llvm::StringLiteral kInoutAttr = "ks.inout";
-
-/// The argument and result attribute (a unit attribute) that marks an `i32`
-/// argument or result of a kernel or function as a `uint32_t` of the source.
-/// The IR's integers are signless: the operations say how a value is read
-/// (`arith.divui`, `arith.uitofp`), and this attribute says how the
-/// parameter is declared in emitted code and how `ksc-run` reads it.
-inline constexpr llvm::StringLiteral kUnsignedAttr = "ks.unsigned";
+// kInoutAttr (KsDialect.h) marks an in-out argument of a device function:
+// a `T &` parameter in the source. Such a function returns the final value
+// of each in-out argument, in argument order, after its own result (if
+// any); callers write those values back.
+//
+// kUnsignedAttr marks an `i32` argument or result of a kernel or function
+// as a `uint32_t` of the source. The IR's integers are signless: the
+// operations say how a value is read (`arith.divui`, `arith.uitofp`), and
+// this attribute says how the parameter is declared in emitted code and how
+// `ksc-run` reads it.
 
 /// Whether argument `index` of `function` is marked `ks.unsigned`.
 bool isUnsignedArg(mlir::FunctionOpInterface function, unsigned index);

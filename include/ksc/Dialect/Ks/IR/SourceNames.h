@@ -9,26 +9,26 @@
 #ifndef KSC_DIALECT_KS_IR_SOURCENAMES_H
 #define KSC_DIALECT_KS_IR_SOURCENAMES_H
 
+#include "ksc/Dialect/Ks/IR/KsDialect.h"
+
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Value.h"
 #include <string>
 
 namespace ksc {
 
-/// The argument attribute that carries a source name after lowering.
-inline constexpr llvm::StringLiteral kNameAttr = "ks.name";
-
-/// The attribute of `scf` operations that lists the source names of their
-/// results ("" for a result without one).
-inline constexpr llvm::StringLiteral kNamesAttr = "ks.names";
-
-/// The attribute of kernels and functions (`ks.kernel`, `ks.func`, and the
-/// `func.func` they become) that lists the source names of their `uint32_t`
-/// local variables, sorted. Like the names themselves it is a hint for the
-/// emitters: a value named after one of them is declared `uint32_t`, one
-/// named after another variable `int`. A name that the function uses for an
-/// `int` and a `uint32_t` variable is not listed.
-inline constexpr llvm::StringLiteral kUnsignedNamesAttr = "ks.unsigned_names";
+// The attributes of source names (KsDialect.h): kNameAttr, the argument
+// attribute that carries a source name after lowering; kNamesAttr, on `scf`
+// operations, the source names of their results ("" for a result without
+// one); kUnsignedNamesAttr, on kernels and functions (`ks.kernel`,
+// `ks.func`, and the `func.func` they become), the sorted source names of
+// their `uint32_t` local variables. Like the names themselves it is a hint
+// for the emitters: a value named after one of them is declared `uint32_t`,
+// one named after another variable `int`. A name that the function uses for
+// an `int` and a `uint32_t` variable is not listed.
+using ks::kNameAttr;
+using ks::kNamesAttr;
+using ks::kUnsignedNamesAttr;
 
 /// The source name of `loc` if it is (or wraps, through call-site or fused
 /// locations) a `NameLoc`; "" otherwise.
