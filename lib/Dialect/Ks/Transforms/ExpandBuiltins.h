@@ -1,14 +1,14 @@
 //===- ExpandBuiltins.h - Patterns of ks-expand-builtins --------*- C++ -*-===//
 //
-// Part of ksc. Internal to lib/Conversion/KsToLLVM.
+// Part of ksc. Internal to lib/Dialect/Ks/Transforms.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KSC_LIB_CONVERSION_KSTOLLVM_EXPANDBUILTINS_H
-#define KSC_LIB_CONVERSION_KSTOLLVM_EXPANDBUILTINS_H
+#ifndef KSC_LIB_DIALECT_KS_TRANSFORMS_EXPANDBUILTINS_H
+#define KSC_LIB_DIALECT_KS_TRANSFORMS_EXPANDBUILTINS_H
 
 #include "mlir/IR/PatternMatch.h"
 
-namespace ksc::conversion {
+namespace ksc::ks {
 
 /// ks.dot, ks.cross, ks.outer, ks.matmul, ks.determinant, ks.inverse and
 /// the quaternion operations as arith and vector operations.
@@ -18,6 +18,6 @@ void populateExpandLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// operations.
 void populateExpandRandomPatterns(mlir::RewritePatternSet &patterns);
 
-} // namespace ksc::conversion
+} // namespace ksc::ks
 
-#endif // KSC_LIB_CONVERSION_KSTOLLVM_EXPANDBUILTINS_H
+#endif // KSC_LIB_DIALECT_KS_TRANSFORMS_EXPANDBUILTINS_H

@@ -1,7 +1,7 @@
 //===- ExpandLinalg.cpp - Linear algebra and quaternions as arith ---------===//
 //
 // Part of ksc. The vector, matrix and quaternion patterns of
-// `ks-expand-builtins` (include/ksc/Conversion/Passes.td): each computes
+// `ks-expand-builtins` (include/ksc/Dialect/Ks/Transforms/Passes.td): each computes
 // what the runtime's function of the same name computes
 // (runtime/ksc_runtime.h), in the same order of operations.
 //
@@ -364,7 +364,7 @@ struct QuatToMatrixExpansion : OpRewritePattern<ks::QuatToMatrixOp> {
 };
 } // namespace
 
-void ksc::conversion::populateExpandLinalgPatterns(
+void ksc::ks::populateExpandLinalgPatterns(
     RewritePatternSet &patterns) {
   patterns.add<DotExpansion, CrossExpansion, OuterExpansion, MatmulExpansion,
                DeterminantExpansion, InverseExpansion, QuatMulExpansion,

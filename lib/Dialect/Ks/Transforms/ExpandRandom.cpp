@@ -135,7 +135,7 @@ struct RandNExpansion : OpRewritePattern<ks::RandNOp> {
 };
 } // namespace
 
-void ksc::conversion::populateExpandRandomPatterns(
+void ksc::ks::populateExpandRandomPatterns(
     RewritePatternSet &patterns) {
   patterns
       .add<RandInitExpansion, RandIExpansion, RandFExpansion, RandNExpansion>(

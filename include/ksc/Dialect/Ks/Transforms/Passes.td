@@ -240,4 +240,50 @@ def KsForwardAD : Pass<"ks-forward-ad", "::mlir::ModuleOp"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def KsExpandBuiltins : Pass<"ks-expand-builtins", "::mlir::ModuleOp"> {
+  let summary = "Expand linear algebra, quaternion and random-number operations";
+  let description = [{
+    Rewrites the operations that the C++ emitters print as calls of the ksc
+    runtime into `arith`, `math` and `vector` operations, for targets that
+    have no runtime to call (PTX through LLVM). Every expansion computes
+    what the runtime computes in the same order of operations, so that the
+    results are the same bit for bit where the target rounds like the host:
+
+    * `ks.dot`, `ks.cross`, `ks.outer`, `ks.matmul`: products and sums in
+      index order (`ks.dot` of `vector<3xf32>` is `(a0 * b0 + a1 * b1) +
+      a2 * b2`);
+    * `ks.determinant` by cofactor expansion along the first row, starting
+      from 0; `ks.inverse` as the transposed cofactors divided by the
+      determinant, selected against the zero matrix when the determinant
+      is 0;
+    * `ks.quat_mul`, `ks.quat_rotate`, `ks.quat_rotate_inv`,
+      `ks.quat_to_matrix` with NVIDIA Warp's formulas;
+    * `ks.rand_init`, `ks.randi`, `ks.randf`, `ks.randn`: the PCG hash on
+      `i32` (`arith.muli`, `arith.shrui`, `arith.xori`) and Warp's
+      conversions to numbers (`randn` through `math.log`, `math.sqrt` and
+      `math.cos`).
+
+    ```mlir
+    %d = ks.dot %a, %b : vector<2xf32>
+    ```
+
+    becomes
+
+    ```mlir
+    %a0 = vector.extract %a[0] : f32 from vector<2xf32>
+    %b0 = vector.extract %b[0] : f32 from vector<2xf32>
+    %p0 = arith.mulf %a0, %b0 : f32
+    %a1 = vector.extract %a[1] : f32 from vector<2xf32>
+    %b1 = vector.extract %b[1] : f32 from vector<2xf32>
+    %p1 = arith.mulf %a1, %b1 : f32
+    %d = arith.addf %p0, %p1 : f32
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif // KSC_DIALECT_KS_TRANSFORMS_PASSES_TD
