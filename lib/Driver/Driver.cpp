@@ -15,7 +15,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
@@ -166,6 +168,8 @@ LogicalResult ksc::emitCpuCpp(ModuleOp module, std::string &out,
                               const CppEmitterOptions &emitter,
                               std::string *header) {
   PassManager pm(module->getContext());
+  if (failed(applyPassManagerOptions(pm)))
+    return failure();
   addCpuLoweringPasses(pm, pipeline);
   return emitLoweredCpp(module, pm, out, emitter, header);
 }
@@ -186,6 +190,8 @@ LogicalResult ksc::emitCudaCpp(ModuleOp module, std::string &out,
                                const CppEmitterOptions &emitter,
                                std::string *header) {
   PassManager pm(module->getContext());
+  if (failed(applyPassManagerOptions(pm)))
+    return failure();
   addCudaLoweringPasses(pm, pipeline);
   return emitLoweredCpp(module, pm, out, emitter, header);
 }
@@ -194,7 +200,7 @@ void ksc::addPtxLoweringPasses(OpPassManager &pm,
                                const CudaPipelineOptions &pipeline,
                                unsigned blockSize) {
   addCudaLoweringPasses(pm, pipeline);
-  pm.addPass(createKsExpandBuiltins());
+  pm.addPass(ks::createKsExpandBuiltins());
   pm.addPass(createSCFToControlFlowPass());
   ConvertKsToLLVMOptions lowering;
   lowering.blockSize = blockSize;
@@ -206,8 +212,24 @@ LogicalResult ksc::emitPtx(ModuleOp module, std::string &out,
                            const CudaPipelineOptions &pipeline,
                            const PtxOptions &options) {
   PassManager pm(module->getContext());
+  if (failed(applyPassManagerOptions(pm)))
+    return failure();
   addPtxLoweringPasses(pm, pipeline, options.blockSize);
   return emitLoweredPtx(module, pm, out, options);
+}
+
+void ksc::registerPassManagerOptions() {
+  // The passes by name, for --mlir-print-ir-after=PASS and the like.
+  registerAllPasses();
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+}
+
+LogicalResult ksc::applyPassManagerOptions(PassManager &pm) {
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  applyDefaultTimingPassManagerCLOptions(pm);
+  return success();
 }
 
 int ksc::runWithLargeStack(llvm::function_ref<int()> fn) {

@@ -465,6 +465,8 @@ static mlir::LogicalResult addDerivatives(mlir::ModuleOp module,
       k.erase();
   }
   mlir::PassManager pm(module.getContext());
+  if (mlir::failed(applyPassManagerOptions(pm)))
+    return mlir::failure();
   bool differentiate = false;
   if (grad == Grad::Hvp && !hasHvp) {
     // The passes make K_adj and its tangent kernel together.
@@ -596,6 +598,8 @@ static int compileOnlyAndPrint(mlir::ModuleOp module) {
         return 1;
     } else {
       mlir::PassManager pm(module.getContext());
+      if (mlir::failed(applyPassManagerOptions(pm)))
+        return 1;
       if (grad == Grad::Hvp)
         addHessianVectorPasses(pm, wrt);
       if (checkGrad || grad == Grad::Reverse)
@@ -881,6 +885,7 @@ static mlir::OwningOpRef<mlir::ModuleOp> loadInput(mlir::MLIRContext &context,
 
 static int runKernel(int argc, char **argv) {
   numThreadsOption();
+  registerPassManagerOptions();
   cl::HideUnrelatedOptions(runCategory);
   cl::SetVersionPrinter([](raw_ostream &os) {
     os << "ksc-run " << KSC_VERSION << " (LLVM " << KSC_LLVM_VERSION << ")\n";

@@ -423,6 +423,8 @@ static mlir::LogicalResult emitCode(mlir::ModuleOp module, std::string &output,
     // The ks-level passes the options ask for show in the IR.
     if (boundsCheck) {
       mlir::PassManager pm(module->getContext());
+      if (mlir::failed(applyPassManagerOptions(pm)))
+        return mlir::failure();
       pm.addPass(ks::createKsInsertBoundsChecks());
       if (mlir::failed(pm.run(module)))
         return mlir::failure();
@@ -468,6 +470,7 @@ static int compile(int argc, char **argv) {
   cl::SetVersionPrinter(printVersion);
   mlir::registerAsmPrinterCLOptions();
   mlir::registerMLIRContextCLOptions();
+  registerPassManagerOptions();
   cl::ParseCommandLineOptions(
       argc, argv,
       "ksc: ahead-of-time compiler for GPU-style kernels written in C++\n\n"
@@ -562,6 +565,8 @@ static int compile(int argc, char **argv) {
     return 1;
   }
   mlir::PassManager cleanup(&context);
+  if (mlir::failed(applyPassManagerOptions(cleanup)))
+    return 1;
   addKsCleanupPasses(cleanup, precision);
   if (width.getNumOccurrences() && grad != Grad::Forward && grad != Grad::All) {
     errs() << "ksc: error: --width needs --grad=forward or --grad=all\n";

@@ -165,6 +165,15 @@ mlir::LogicalResult emitLoweredPtx(mlir::OwningOpRef<mlir::ModuleOp> module,
 /// (Clang's parser and ksc recurse on the nesting) and returns its result.
 int runWithLargeStack(llvm::function_ref<int()> fn);
 
+/// Registers MLIR's pass-manager and timing options (--mlir-print-ir-after-all,
+/// --mlir-print-ir-after=PASS, --mlir-timing, ...) for a tool's command line,
+/// and ksc's passes by name (registerAllPasses) for them.
+void registerPassManagerOptions();
+/// Applies those options to `pm`, as every pass manager of ksc and ksc-run
+/// does; fails (after an error) when they are inconsistent. A no-op in a
+/// tool that did not register them.
+mlir::LogicalResult applyPassManagerOptions(mlir::PassManager &pm);
+
 /// Registers the pipelines above with the pass registry (for ksc-opt).
 void registerPipelines();
 
