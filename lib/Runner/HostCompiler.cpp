@@ -8,6 +8,7 @@
 #include "ksc/Runner/Executor.h"
 #include "ksc/Runner/Runner.h"
 #include "ksc/Support/Paths.h"
+#include "ksc/Support/Process.h"
 #include "ksc/Target/Cpp/CppEmitter.h"
 
 #include "ksc_runtime.h"
@@ -79,19 +80,11 @@ std::string cacheKey(StringRef program, ArrayRef<std::string> flags,
 }
 
 /// Runs `args` (the program first) with its output in `logPath`; returns
-/// whether it succeeded and the output.
+/// whether it succeeded and, in `log`, why it could not run and its output.
 bool runLogged(ArrayRef<StringRef> args, StringRef logPath, std::string &log) {
-  std::optional<StringRef> redirects[] = {std::nullopt, logPath, logPath};
-  std::string execError;
-  int status = sys::ExecuteAndWait(args[0], args, std::nullopt, redirects,
-                                   /*SecondsToWait=*/0, /*MemoryLimit=*/0,
-                                   &execError);
-  log = execError;
-  if (ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
-          MemoryBuffer::getFile(logPath))
-    log += (*buffer)->getBuffer().str();
-  sys::fs::remove(logPath);
-  return status == 0;
+  ProgramResult result = runProgram(args, logPath);
+  log = result.error + result.output;
+  return result.succeeded();
 }
 
 /// The compilers whose precompiled headers ksc-run knows how to use.

@@ -10,6 +10,7 @@
 
 #include "ksc/Config.h"
 #include "ksc/Runner/Runner.h"
+#include "ksc/Support/Process.h"
 #include "ksc/Support/SplitMix64.h"
 #include "ksc/Synth/Generate.h"
 #include "ksc/Target/PTX/PtxEmitter.h"
@@ -172,20 +173,12 @@ void Validator::runTool(StringRef program, ArrayRef<std::string> args,
   SmallVector<StringRef> argv{program};
   for (const std::string &arg : args)
     argv.push_back(arg);
-  std::string log = logPath();
-  std::optional<StringRef> redirects[] = {StringRef(""), StringRef(log),
-                                          StringRef(log)};
-  std::string execError;
-  int status = sys::ExecuteAndWait(program, argv, std::nullopt, redirects, 0, 0,
-                                   &execError);
-  if (status == 0)
+  ProgramResult result = runProgram(argv, logPath(), /*noInput=*/true);
+  if (result.succeeded())
     return;
-  std::string output;
-  if (ErrorOr<std::unique_ptr<MemoryBuffer>> text = MemoryBuffer::getFile(log))
-    output = (*text)->getBuffer().take_front(2000).str();
   errors.push_back((what + " failed" +
-                    (execError.empty() ? "" : ": " + execError) + "\n" +
-                    StringRef(output).rtrim())
+                    (result.error.empty() ? "" : ": " + result.error) + "\n" +
+                    StringRef(result.output).take_front(2000).rtrim())
                        .str());
 }
 
