@@ -877,6 +877,8 @@ static mlir::OwningOpRef<mlir::ModuleOp> loadInput(mlir::MLIRContext &context,
   if (!module)
     return nullptr;
   mlir::PassManager cleanup(&context);
+  if (mlir::failed(applyPassManagerOptions(cleanup)))
+    return nullptr;
   addKsCleanupPasses(cleanup, precision);
   if (mlir::failed(cleanup.run(*module)))
     return nullptr;
