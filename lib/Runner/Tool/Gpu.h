@@ -1,13 +1,13 @@
 //===- Gpu.h - ksc-run's GPU target -------------------------*- C++ -*-===//
 //
-// Part of ksc. What ksc-run does for `--target=cuda` beyond parsing its
+// Part of ksc. Internal to lib/Runner/Tool. What ksc-run does for `--target=cuda` beyond parsing its
 // options: list the devices, and make the GPU code of a module, PTX from
 // ksc (`--via=ptx`) or the CUDA C++ compiled with NVRTC
 // (`--via=cuda-source`).
 //
 //===----------------------------------------------------------------------===//
-#ifndef KSC_TOOLS_KSC_RUN_GPU_H
-#define KSC_TOOLS_KSC_RUN_GPU_H
+#ifndef KSC_LIB_RUNNER_TOOL_GPU_H
+#define KSC_LIB_RUNNER_TOOL_GPU_H
 
 #include "ksc/Driver/Driver.h"
 #include "ksc/Runner/Bundle.h"
@@ -72,4 +72,4 @@ llvm::Expected<runner::CudaModule> buildGpuModule(mlir::ModuleOp module,
 
 } // namespace ksc::tool
 
-#endif // KSC_TOOLS_KSC_RUN_GPU_H
+#endif // KSC_LIB_RUNNER_TOOL_GPU_H

@@ -1,0 +1,610 @@
+//===- Ksc.cpp - The ksc compiler --------------------------------------===//
+//
+// Part of ksc. The ksc tool (tools/ksc/ksc.cpp is its main): its options,
+// their checks, and the compile they ask for.
+//
+//   ksc FILE.kdsl [--target=cpu|cuda] [--emit=cpp|cuda|mlir] [-o OUT]
+//
+// Compiles a kernel file (or ks IR in a .mlir file) to C++ for the CPU or
+// CUDA C++ for NVIDIA GPUs, or prints its ks IR. Errors go to standard error
+// with their source location; the exit status is then 1 and no output file is
+// written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ksc/Config.h"
+#include "ksc/Dialect/Ks/Transforms/Passes.h"
+#include "ksc/Driver/Driver.h"
+#include "ksc/Driver/Tool.h"
+#include "ksc/Frontend/Builtins.h"
+#include "ksc/InitAll.h"
+#include "ksc/Support/Output.h"
+#include "ksc/Support/Paths.h"
+#include "ksc/Support/Signals.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace ksc;
+
+namespace {
+enum class Target { Cpu, Cuda };
+enum class Emit { Cpp, Cuda, Ptx, LLVM, Mlir };
+enum class Launch { Guarded, GridStride };
+
+cl::OptionCategory kscCategory("ksc options");
+
+cl::opt<std::string> inputFile(cl::Positional,
+                               cl::desc("<input .kdsl or .mlir file>"),
+                               cl::cat(kscCategory));
+cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' for stdout)"),
+                                cl::value_desc("file"), cl::init("-"),
+                                cl::cat(kscCategory));
+cl::opt<Target> target(
+    "target", cl::desc("Code generation target"),
+    cl::values(clEnumValN(Target::Cpu, "cpu", "C++ for the CPU (default)"),
+               clEnumValN(Target::Cuda, "cuda", "CUDA for NVIDIA GPUs")),
+    cl::init(Target::Cpu), cl::cat(kscCategory));
+cl::opt<Emit> emit(
+    "emit", cl::desc("What to write"),
+    cl::values(clEnumValN(Emit::Cpp, "cpp",
+                          "C++ source (the default for --target=cpu)"),
+               clEnumValN(Emit::Cuda, "cuda",
+                          "CUDA C++ source (the default for --target=cuda)"),
+               clEnumValN(Emit::Ptx, "ptx",
+                          "PTX assembly, through LLVM's NVPTX backend "
+                          "(--target=cuda)"),
+               clEnumValN(Emit::LLVM, "llvm",
+                          "the NVPTX LLVM IR the PTX is made from "
+                          "(--target=cuda)"),
+               clEnumValN(Emit::Mlir, "mlir", "the ks dialect IR")),
+    cl::init(Emit::Cpp), cl::cat(kscCategory));
+cl::opt<Launch> launch(
+    "launch",
+    cl::desc("With --target=cuda: how GPU threads cover the launch grid"),
+    cl::values(clEnumValN(Launch::Guarded, "guarded",
+                          "one GPU thread per thread of the grid, the extra "
+                          "ones of the last block idle (default)"),
+               clEnumValN(Launch::GridStride, "grid-stride",
+                          "at most 65535 blocks, each GPU thread running "
+                          "every gridDim.x * blockDim.x-th thread")),
+    cl::init(Launch::Guarded), cl::cat(kscCategory));
+cl::opt<unsigned> blockSize(
+    "block-size",
+    cl::desc("With --target=cuda: GPU threads per block of the launch "
+             "functions, also given to the kernels as __launch_bounds__ "
+             "(default 256, without launch bounds)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(kscCategory));
+cl::opt<int64_t> tapeBytes(
+    "tape-bytes",
+    cl::desc("With --target=cuda: the capacity of each GPU thread's tape, "
+             "in bytes, for adjoint kernels whose loops keep values on it "
+             "(default 4096, in the thread's local memory)"),
+    cl::value_desc("N"), cl::init(kDefaultTapeBytes), cl::cat(kscCategory));
+cl::opt<std::string>
+    arch("arch",
+         cl::desc("With --emit=ptx or --emit=llvm: the GPU architecture "
+                  "(default sm_80; sm_90, sm_90a, ... any the NVPTX backend "
+                  "knows)"),
+         cl::value_desc("sm_XX"), cl::init(kDefaultCudaArch.str()),
+         cl::cat(kscCategory));
+cl::opt<std::string> cudaPath(
+    "cuda-path",
+    cl::desc("With --emit=ptx or --emit=llvm: the CUDA toolkit whose "
+             "libdevice implements math functions (default: $CUDA_HOME, "
+             "then /usr/local/cuda)"),
+    cl::value_desc("dir"), cl::cat(kscCategory));
+cl::opt<bool> standalone(
+    "standalone",
+    cl::desc("Copy the runtime header into the C++ output so that it "
+             "compiles on its own"),
+    cl::cat(kscCategory));
+cl::opt<bool> boundsCheck(
+    "bounds-check",
+    cl::desc("Check every array index and run-time vector or matrix "
+             "component index; an out-of-range one stops the launch with an "
+             "error"),
+    cl::cat(kscCategory));
+enum class CpuLaunch { Serial, Parallel };
+cl::opt<CpuLaunch> cpuLaunch(
+    "cpu-launch",
+    cl::desc("With --target=cpu: how a launcher runs the threads of a launch "
+             "(see docs/language.md)"),
+    cl::values(clEnumValN(CpuLaunch::Parallel, "parallel",
+                          "chunks of threads on every core, through the "
+                          "runtime's thread pool (default)"),
+               clEnumValN(CpuLaunch::Serial, "serial",
+                          "every thread one after another on the calling "
+                          "thread")),
+    cl::init(CpuLaunch::Parallel), cl::cat(kscCategory));
+cl::opt<bool> deterministic(
+    "deterministic",
+    cl::desc("With --target=cpu: kernels whose results could depend on the "
+             "order of atomic updates (float ones at data-dependent indices, "
+             "ones whose old value is used) run every thread one after "
+             "another, so that every launch gives the same bits for any "
+             "number of OS threads"),
+    cl::cat(kscCategory));
+cl::list<std::string> includeDirs("I", cl::Prefix,
+                                  cl::desc("Add a directory to search for "
+                                           "#include \"...\""),
+                                  cl::value_desc("dir"), cl::cat(kscCategory));
+cl::list<std::string> defines("D", cl::Prefix,
+                              cl::desc("Define a macro (NAME or NAME=VALUE)"),
+                              cl::value_desc("macro"), cl::cat(kscCategory));
+cl::opt<Precision> &precision = precisionOption(kscCategory);
+enum class Grad { None, Reverse, Forward, All, Hvp };
+cl::opt<Grad> grad(
+    "grad",
+    cl::desc("Also emit derivative kernels of every kernel K (see "
+             "docs/autodiff.md)"),
+    cl::ValueOptional,
+    cl::values(
+        clEnumValN(Grad::Reverse, "reverse",
+                   "reverse mode: adjoint kernels K_adj, vector-Jacobian "
+                   "products (default)"),
+        clEnumValN(Grad::Reverse, "", ""),
+        clEnumValN(Grad::Forward, "forward",
+                   "forward mode: tangent kernels K_jvp, Jacobian-vector "
+                   "products"),
+        clEnumValN(Grad::All, "all", "both K_jvp and K_adj"),
+        clEnumValN(Grad::Hvp, "hvp",
+                   "K_adj and K_hvp, Hessian-vector products (forward mode "
+                   "over reverse)")),
+    cl::init(Grad::None), cl::cat(kscCategory));
+cl::opt<unsigned> width(
+    "width",
+    cl::desc("With --grad=forward or all: the number of tangent directions "
+             "K_jvp propagates in one launch (default 1)"),
+    cl::value_desc("W"), cl::init(1), cl::cat(kscCategory));
+cl::list<std::string>
+    wrt("wrt",
+        cl::desc("With --grad: differentiate with respect to these kernel "
+                 "arguments only (default: every float argument)"),
+        cl::CommaSeparated, cl::value_desc("arg,..."), cl::cat(kscCategory));
+cl::opt<bool> printActivity(
+    "print-activity",
+    cl::desc("With --grad: print which arguments and values are active "
+             "(to stderr)"),
+    cl::cat(kscCategory));
+cl::opt<std::string> emitHeader(
+    "emit-header",
+    cl::desc("Also write a header declaring what the C++ or CUDA C++ output "
+             "defines (its launchers, entry points and the structs they "
+             "take), for the code that calls it"),
+    cl::value_desc("file"), cl::cat(kscCategory));
+cl::opt<std::string> cppNamespace(
+    "namespace",
+    cl::desc("Put everything the output defines into this C++ namespace "
+             "(a or a::b); its extern \"C\" symbols then start with "
+             "a__b__"),
+    cl::value_desc("ns"), cl::cat(kscCategory));
+cl::opt<bool> dependencyFile(
+    "MD",
+    cl::desc("Also write a Make rule listing the files the output depends "
+             "on (the input and every file it includes), as clang -MD does"),
+    cl::cat(kscCategory));
+cl::alias dependencyFileAlias("MMD", cl::desc("Alias for -MD"),
+                              cl::aliasopt(dependencyFile),
+                              cl::cat(kscCategory));
+cl::opt<std::string> dependencyOutput(
+    "MF",
+    cl::desc("With -MD: the file to write the rule to (default: the output "
+             "with its extension replaced by .d)"),
+    cl::value_desc("file"), cl::cat(kscCategory));
+cl::list<std::string> dependencyTargets(
+    "MT",
+    cl::desc("With -MD: the target of the rule, written as given (default: "
+             "the output file, escaped for Make; may be given several "
+             "times)"),
+    cl::value_desc("target"), cl::cat(kscCategory));
+cl::list<std::string> quotedDependencyTargets(
+    "MQ",
+    cl::desc("With -MD: as -MT, with the characters Make treats specially "
+             "(spaces, '#', '$') escaped"),
+    cl::value_desc("target"), cl::cat(kscCategory));
+cl::opt<bool> dependencyPhony(
+    "MP",
+    cl::desc("With -MD: also a rule without prerequisites for each file the "
+             "input includes, so that Make goes on when one is deleted"),
+    cl::cat(kscCategory));
+cl::opt<bool> verifyDiagnostics(
+    "verify-diagnostics",
+    cl::desc("Check diagnostics against expected-* comments in the input "
+             "instead of printing them (for tests)"),
+    cl::cat(kscCategory));
+cl::opt<bool> printRuntimeDir(
+    "print-runtime-dir",
+    cl::desc("Print the directory holding ksc_runtime.h and exit"),
+    cl::cat(kscCategory));
+cl::opt<bool> printResourceDir(
+    "print-resource-dir",
+    cl::desc("Print the directory of the Clang builtin headers ksc uses and "
+             "exit"),
+    cl::cat(kscCategory));
+cl::opt<bool>
+    printIncludeDir("print-include-dir",
+                    cl::desc("Print the directory holding ksc/dsl.h and exit"),
+                    cl::cat(kscCategory));
+cl::opt<bool> printBuiltinTable(
+    "print-builtins",
+    cl::desc("Print the kernel language's builtin functions as JSON (name, "
+             "group, arity, operands, domain of the derivative) and exit"),
+    cl::cat(kscCategory));
+} // namespace
+
+static void printVersion(raw_ostream &os) {
+  os << "ksc " << KSC_VERSION << " (LLVM " << KSC_LLVM_VERSION << ")\n";
+}
+
+/// `target` as Make and Ninja read it back: spaces and tabs escaped with a
+/// backslash (and the backslashes before them doubled), `#` as `\#`, `$`
+/// as `$$`, as clang quotes its default target and -MQ.
+static std::string quoteMakeTarget(StringRef target) {
+  std::string quoted;
+  for (size_t i = 0, e = target.size(); i != e; ++i) {
+    char c = target[i];
+    if (c == ' ' || c == '\t') {
+      // The backslashes just before a blank are doubled.
+      for (size_t j = i; j > 0 && target[j - 1] == '\\'; --j)
+        quoted += '\\';
+      quoted += '\\';
+    } else if (c == '$') {
+      quoted += '$';
+    } else if (c == '#') {
+      quoted += '\\';
+    }
+    quoted += c;
+  }
+  return quoted;
+}
+
+/// Checks the options that say which files to write besides the output
+/// (--emit-header, -MD and its companions, --namespace) and fills in the
+/// defaults of -MF and -MT. Returns false after an error on stderr.
+static bool checkOutputOptions(bool emitsSource) {
+  auto fail = [](const Twine &message) {
+    errs() << "ksc: error: " << message << "\n";
+    return false;
+  };
+  if (!emitsSource && (emitHeader.getNumOccurrences() ||
+                       cppNamespace.getNumOccurrences()))
+    return fail("--emit-header and --namespace need C++ or CUDA C++ output "
+                "(--emit=cpp or --emit=cuda)");
+  if (cppNamespace.getNumOccurrences()) {
+    std::string why = checkCppNamespace(cppNamespace);
+    if (!why.empty())
+      return fail("invalid --namespace '" + cppNamespace + "': " + why);
+  }
+  if (emitHeader.getNumOccurrences() && (emitHeader.empty() ||
+                                         emitHeader == "-"))
+    return fail("--emit-header needs a file name");
+  if (!dependencyFile && (dependencyOutput.getNumOccurrences() ||
+                          dependencyTargets.getNumOccurrences() ||
+                          quotedDependencyTargets.getNumOccurrences() ||
+                          dependencyPhony))
+    return fail("-MF, -MT, -MQ and -MP need -MD");
+  for (const std::string &target : quotedDependencyTargets)
+    dependencyTargets.push_back(quoteMakeTarget(target));
+  if (dependencyFile) {
+    if (isMlirFile(inputFile))
+      return fail("-MD needs a kernel file (.kdsl) as input");
+    if (outputFile == "-" && (!dependencyOutput.getNumOccurrences() ||
+                              dependencyTargets.empty()))
+      return fail("-MD with the output on stdout needs -MF FILE and -MT "
+                  "TARGET (or -MQ)");
+    if (!dependencyOutput.getNumOccurrences()) {
+      SmallString<128> path(outputFile);
+      sys::path::replace_extension(path, ".d");
+      dependencyOutput = std::string(path);
+    }
+    if (dependencyOutput.empty() || dependencyOutput == "-")
+      return fail("-MF needs a file name");
+    if (dependencyTargets.empty())
+      dependencyTargets.push_back(quoteMakeTarget(outputFile));
+  }
+  // No output may overwrite the input or another output.
+  SmallVector<std::pair<StringRef, StringRef>> outputs = {{"-o", outputFile}};
+  if (!emitHeader.empty())
+    outputs.push_back({"--emit-header", emitHeader});
+  if (dependencyFile)
+    outputs.push_back({"-MF", dependencyOutput});
+  for (auto [i, output] : llvm::enumerate(outputs)) {
+    if (output.second == "-")
+      continue;
+    if (inputFile != "-" && sameFile(output.second, inputFile))
+      return fail("the " + output.first + " file '" + output.second +
+                  "' is the input file");
+    for (auto other : ArrayRef(outputs).drop_front(i + 1))
+      if (sameFile(output.second, other.second))
+        return fail(output.first + " and " + other.first +
+                    " name the same file '" + output.second + "'");
+  }
+  return true;
+}
+
+/// Writes `contents` to `path` (writeFileIfChanged). Returns false after an
+/// error on stderr.
+static bool writeOutput(StringRef path, StringRef contents) {
+  if (Error error = writeFileIfChanged(path, contents)) {
+    errs() << "ksc: error: cannot write '" << path
+           << "': " << errorToErrorCode(std::move(error)).message() << "\n";
+    return false;
+  }
+  return true;
+}
+
+/// Whether --emit asks for the output of LLVM's NVPTX backend (PTX, or the
+/// LLVM IR it is made from).
+static bool emitsNvptx() { return emit == Emit::Ptx || emit == Emit::LLVM; }
+
+/// Checks what to write and for which target (--target, --emit and the
+/// options of the CUDA and PTX outputs), after defaulting --emit to the
+/// target's source language. Returns false after an error on stderr.
+static bool checkTargetOptions() {
+  // What to write: --emit defaults to the target's source language.
+  if (target == Target::Cuda && !emit.getNumOccurrences())
+    emit = Emit::Cuda;
+  if (target == Target::Cpu && emit == Emit::Cuda) {
+    errs() << "ksc: error: --emit=cuda needs --target=cuda\n";
+    return false;
+  }
+  bool nvptx = emitsNvptx();
+  if (target == Target::Cpu && nvptx) {
+    errs() << "ksc: error: --emit=" << (emit == Emit::Ptx ? "ptx" : "llvm")
+           << " needs --target=cuda\n";
+    return false;
+  }
+  if (!nvptx && (arch.getNumOccurrences() || cudaPath.getNumOccurrences())) {
+    errs() << "ksc: error: --arch and --cuda-path need --emit=ptx or "
+              "--emit=llvm\n";
+    return false;
+  }
+  if (nvptx && !isKnownCudaArch(arch)) {
+    errs() << "ksc: error: unknown GPU architecture '" << arch
+           << "' for --arch (expected sm_XX or sm_XXa, such as sm_80, sm_90 "
+              "or sm_90a)\n";
+    return false;
+  }
+  if (target == Target::Cuda && emit == Emit::Cpp) {
+    errs() << "ksc: error: --target=cuda writes CUDA C++ (--emit=cuda), not "
+              "--emit=cpp\n";
+    return false;
+  }
+  if (target != Target::Cuda &&
+      (launch.getNumOccurrences() || blockSize.getNumOccurrences() ||
+       tapeBytes.getNumOccurrences())) {
+    errs() << "ksc: error: --launch, --block-size and --tape-bytes need "
+              "--target=cuda\n";
+    return false;
+  }
+  if (target != Target::Cpu &&
+      (cpuLaunch.getNumOccurrences() || deterministic.getNumOccurrences())) {
+    errs() << "ksc: error: --cpu-launch and --deterministic need "
+              "--target=cpu\n";
+    return false;
+  }
+  if (tapeBytes < 8 || tapeBytes > 512 * 1024) {
+    errs() << "ksc: error: --tape-bytes must be between 8 and 524288 (CUDA's "
+              "limit of local memory per thread)\n";
+    return false;
+  }
+  if (blockSize.getNumOccurrences() && (blockSize < 1 || blockSize > 1024)) {
+    errs() << "ksc: error: --block-size must be between 1 and 1024 (CUDA's "
+              "limit of threads per block)\n";
+    return false;
+  }
+  return true;
+}
+
+static CpuPipelineOptions cpuPipeline() {
+  CpuPipelineOptions options;
+  options.boundsCheck = boundsCheck;
+  options.parallelLaunches = cpuLaunch == CpuLaunch::Parallel;
+  options.deterministic = deterministic;
+  return options;
+}
+
+/// Writes what --emit asks for into `output` (and with `header` the
+/// header of --emit-header): the ks IR, or the module lowered and printed
+/// as C++, CUDA C++, PTX or LLVM IR.
+static mlir::LogicalResult emitCode(mlir::ModuleOp module, std::string &output,
+                                    std::string *header) {
+  bool nvptx = emitsNvptx();
+  if (emit == Emit::Mlir) {
+    // The ks-level passes the options ask for show in the IR.
+    if (boundsCheck) {
+      mlir::PassManager pm(module->getContext());
+      if (mlir::failed(applyPassManagerOptions(pm)))
+        return mlir::failure();
+      pm.addPass(ks::createKsInsertBoundsChecks());
+      if (mlir::failed(pm.run(module)))
+        return mlir::failure();
+    }
+    raw_string_ostream os(output);
+    mlir::OpPrintingFlags flags;
+    flags.printNameLocAsPrefix();
+    module->print(os, flags);
+  } else {
+    CppEmitterOptions emitterOptions;
+    emitterOptions.standalone = standalone;
+    emitterOptions.sourceName =
+        inputFile == "-" ? std::string("<stdin>") : inputFile.getValue();
+    emitterOptions.cppNamespace = cppNamespace;
+    CudaPipelineOptions cudaPipeline;
+    cudaPipeline.boundsCheck = boundsCheck;
+    cudaPipeline.gridStride = launch == Launch::GridStride;
+    cudaPipeline.tapeBytes = tapeBytes;
+    if (nvptx) {
+      PtxOptions ptxOptions;
+      ptxOptions.arch = arch;
+      ptxOptions.cudaPath = cudaPath;
+      ptxOptions.llvmIR = emit == Emit::LLVM;
+      ptxOptions.blockSize = blockSize;
+      if (mlir::failed(emitPtx(module, output, cudaPipeline, ptxOptions)))
+        return mlir::failure();
+    } else if (emit == Emit::Cuda) {
+      emitterOptions.target = CppTarget::Cuda;
+      emitterOptions.blockSize = blockSize;
+      if (mlir::failed(emitCudaCpp(module, output, cudaPipeline,
+                                   emitterOptions, header)))
+        return mlir::failure();
+    } else if (mlir::failed(emitCpuCpp(module, output, cpuPipeline(),
+                                       emitterOptions, header))) {
+      return mlir::failure();
+    }
+  }
+  return mlir::success();
+}
+
+int ksc::kscMain(int argc, char **argv) {
+  cl::HideUnrelatedOptions(kscCategory);
+  cl::SetVersionPrinter(printVersion);
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  registerPassManagerOptions();
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "ksc: ahead-of-time compiler for GPU-style kernels written in C++\n\n"
+      "  ksc saxpy.kdsl --target=cpu --emit=cpp -o saxpy.cpp\n"
+      "  ksc saxpy.kdsl --target=cuda --emit=cuda -o saxpy.cu\n");
+
+  if (printRuntimeDir) {
+    outs() << getRuntimeDir() << "\n";
+    return 0;
+  }
+  if (printResourceDir) {
+    outs() << getClangResourceDir() << "\n";
+    return 0;
+  }
+  if (printIncludeDir) {
+    outs() << getPreludeIncludeDir() << "\n";
+    return 0;
+  }
+  if (inputFile.empty() && !printBuiltinTable) {
+    errs() << "ksc: error: no input file (see ksc --help)\n";
+    return 1;
+  }
+
+  mlir::DialectRegistry registry;
+  registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  // Errors point at source locations; a dump of the IR would be noise.
+  context.printOpOnDiagnostic(false);
+
+  SourceMgr sourceMgr;
+  FrontendOptions frontendOptions;
+  for (const std::string &dir : includeDirs)
+    if (dir.empty()) {
+      errs() << "ksc: error: -I needs a directory\n";
+      return 1;
+    }
+  for (const std::string &define : defines)
+    if (define.empty() || define[0] == '=') {
+      errs() << "ksc: error: -D needs a macro name (NAME or NAME=VALUE)\n";
+      return 1;
+    }
+  frontendOptions.includeDirs = includeDirs;
+  frontendOptions.defines = defines;
+  if (printBuiltinTable)
+    return printBuiltins(outs(), errs(), frontendOptions) ? 0 : 1;
+  if (verifyDiagnostics && (dependencyFile || !emitHeader.empty())) {
+    errs() << "ksc: error: --verify-diagnostics writes no files (-MD, "
+              "--emit-header)\n";
+    return 1;
+  }
+
+  if (verifyDiagnostics) {
+    if (!isMlirFile(inputFile)) {
+      if (inputFile != "-" && !sys::fs::exists(inputFile)) {
+        errs() << "ksc: error: cannot open input file '" << inputFile
+               << "': No such file or directory\n";
+        return 1;
+      }
+      frontendOptions.verifyDiagnostics = true;
+      return importKdsl(context, inputFile, frontendOptions).success ? 0 : 1;
+    }
+    mlir::SourceMgrDiagnosticVerifierHandler handler(sourceMgr, &context);
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        loadModule(context, sourceMgr, inputFile, frontendOptions, "ksc");
+    if (module && emit == Emit::Cpp) {
+      std::string ignored;
+      CppEmitterOptions emitterOptions;
+      (void)emitCpuCpp(*module, ignored, cpuPipeline(), emitterOptions);
+    }
+    return mlir::succeeded(handler.verify()) ? 0 : 1;
+  }
+
+  if (!checkTargetOptions())
+    return 1;
+  if (!checkOutputOptions(emit == Emit::Cpp || emit == Emit::Cuda))
+    return 1;
+  MakeDependencies dependencies;
+  if (dependencyFile) {
+    dependencies.targets = dependencyTargets;
+    dependencies.phonyTargets = dependencyPhony;
+    frontendOptions.dependencies = &dependencies;
+  }
+
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      loadModule(context, sourceMgr, inputFile, frontendOptions, "ksc");
+  if (!module)
+    return 1;
+  if (grad == Grad::None && (!wrt.empty() || printActivity)) {
+    errs() << "ksc: error: --wrt and --print-activity need --grad\n";
+    return 1;
+  }
+  mlir::PassManager cleanup(&context);
+  if (mlir::failed(applyPassManagerOptions(cleanup)))
+    return 1;
+  addKsCleanupPasses(cleanup, precision);
+  if (width.getNumOccurrences() && grad != Grad::Forward && grad != Grad::All) {
+    errs() << "ksc: error: --width needs --grad=forward or --grad=all\n";
+    return 1;
+  }
+  if (width == 0) {
+    errs() << "ksc: error: --width must be at least 1\n";
+    return 1;
+  }
+  if (printActivity && grad != Grad::Reverse && grad != Grad::All) {
+    errs() << "ksc: error: --print-activity needs --grad=reverse or "
+              "--grad=all\n";
+    return 1;
+  }
+  if (grad == Grad::Forward || grad == Grad::All)
+    addForwardADPasses(cleanup, wrt, width);
+  if (grad == Grad::Reverse || grad == Grad::All)
+    addReverseADPasses(cleanup, wrt, printActivity);
+  if (grad == Grad::Hvp)
+    addHessianVectorPasses(cleanup, wrt);
+  if (mlir::failed(cleanup.run(*module)))
+    return 1;
+
+  std::string output, header;
+  std::string *headerOut = emitHeader.empty() ? nullptr : &header;
+  if (mlir::failed(emitCode(*module, output, headerOut)))
+    return 1;
+
+  // Only once everything compiled, each through a temporary file (a
+  // failing compile leaves no partial output behind) and only when it
+  // changed; the dependency file last, so that it never describes an
+  // output that is not there.
+  if (!writeOutput(outputFile, output) ||
+      (headerOut && !writeOutput(emitHeader, header)) ||
+      (dependencyFile && !writeOutput(dependencyOutput, dependencies.rule)))
+    return 1;
+  return 0;
+}
+
