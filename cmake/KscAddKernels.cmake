@@ -68,7 +68,7 @@
 #   launchers.
 #
 # ``ARCH``
-#   Only with ``TARGET cuda``. Not passed to ksc (whose ``--arch`` concerns
+#   Only with ``TARGET cuda``. Not passed to ksc (whose ``--gpu-arch`` concerns
 #   PTX output only): each ``sm_XX`` (or ``XX``, ``XXa``, ...) is added to the
 #   ``CUDA_ARCHITECTURES`` property of ``<target>`` (``sm_80 sm_90`` gives
 #   ``80;90``), which applies to all of the target's CUDA sources. The first

@@ -61,7 +61,7 @@ def main():
             source = os.path.join(HERE, "ptx", kernel)
             ksc = median_seconds(
                 [args.ksc, source + ".kdsl", "--target=cuda", "--emit=ptx",
-                 "--grad", "--arch=" + args.arch, "-o", out], args.repeat)
+                 "--grad", "--gpu-arch=" + args.arch, "-o", out], args.repeat)
             nvcc = median_seconds(
                 [args.nvcc, "-ptx", "-arch=" + args.arch, source + ".cu",
                  "-o", out], args.repeat)

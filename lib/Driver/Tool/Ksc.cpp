@@ -16,6 +16,7 @@
 #include "ksc/Dialect/Ks/Transforms/Passes.h"
 #include "ksc/Driver/Driver.h"
 #include "ksc/Driver/Tool.h"
+#include "ksc/Driver/ToolOptions.h"
 #include "ksc/Frontend/Builtins.h"
 #include "ksc/InitAll.h"
 #include "ksc/Support/Output.h"
@@ -92,12 +93,15 @@ cl::opt<int64_t> tapeBytes(
              "(default 4096, in the thread's local memory)"),
     cl::value_desc("N"), cl::init(kDefaultTapeBytes), cl::cat(kscCategory));
 cl::opt<std::string>
-    arch("arch",
+    arch(StringRef(kGpuArchOption),
          cl::desc("With --emit=ptx or --emit=llvm: the GPU architecture "
                   "(default sm_80; sm_90, sm_90a, ... any the NVPTX backend "
                   "knows)"),
          cl::value_desc("sm_XX"), cl::init(kDefaultCudaArch.str()),
          cl::cat(kscCategory));
+/// The name --gpu-arch had before ksc-run and ksc shared it.
+cl::alias archAlias("arch", cl::desc("Alias for --gpu-arch"),
+                    cl::aliasopt(arch), cl::Hidden);
 cl::opt<std::string> cudaPath(
     "cuda-path",
     cl::desc("With --emit=ptx or --emit=llvm: the CUDA toolkit whose "
@@ -135,13 +139,7 @@ cl::opt<bool> deterministic(
              "another, so that every launch gives the same bits for any "
              "number of OS threads"),
     cl::cat(kscCategory));
-cl::list<std::string> includeDirs("I", cl::Prefix,
-                                  cl::desc("Add a directory to search for "
-                                           "#include \"...\""),
-                                  cl::value_desc("dir"), cl::cat(kscCategory));
-cl::list<std::string> defines("D", cl::Prefix,
-                              cl::desc("Define a macro (NAME or NAME=VALUE)"),
-                              cl::value_desc("macro"), cl::cat(kscCategory));
+SourceOptions sourceOptions(kscCategory);
 cl::opt<Precision> &precision = precisionOption(kscCategory);
 enum class Grad { None, Reverse, Forward, All, Hvp };
 cl::opt<Grad> grad(
@@ -366,16 +364,15 @@ static bool checkTargetOptions() {
     return false;
   }
   if (!nvptx && (arch.getNumOccurrences() || cudaPath.getNumOccurrences())) {
-    errs() << "ksc: error: --arch and --cuda-path need --emit=ptx or "
+    errs() << "ksc: error: --gpu-arch and --cuda-path need --emit=ptx or "
               "--emit=llvm\n";
     return false;
   }
-  if (nvptx && !isKnownCudaArch(arch)) {
-    errs() << "ksc: error: unknown GPU architecture '" << arch
-           << "' for --arch (expected sm_XX or sm_XXa, such as sm_80, sm_90 "
-              "or sm_90a)\n";
-    return false;
-  }
+  if (nvptx)
+    if (Error error = checkGpuArch(arch)) {
+      errs() << "ksc: error: " << toString(std::move(error)) << "\n";
+      return false;
+    }
   if (target == Target::Cuda && emit == Emit::Cpp) {
     errs() << "ksc: error: --target=cuda writes CUDA C++ (--emit=cuda), not "
               "--emit=cpp\n";
@@ -504,19 +501,12 @@ int ksc::kscMain(int argc, char **argv) {
   context.printOpOnDiagnostic(false);
 
   SourceMgr sourceMgr;
-  FrontendOptions frontendOptions;
-  for (const std::string &dir : includeDirs)
-    if (dir.empty()) {
-      errs() << "ksc: error: -I needs a directory\n";
-      return 1;
-    }
-  for (const std::string &define : defines)
-    if (define.empty() || define[0] == '=') {
-      errs() << "ksc: error: -D needs a macro name (NAME or NAME=VALUE)\n";
-      return 1;
-    }
-  frontendOptions.includeDirs = includeDirs;
-  frontendOptions.defines = defines;
+  Expected<FrontendOptions> source = sourceOptions.getFrontendOptions();
+  if (!source) {
+    errs() << "ksc: error: " << toString(source.takeError()) << "\n";
+    return 1;
+  }
+  FrontendOptions frontendOptions = std::move(*source);
   if (printBuiltinTable)
     return printBuiltins(outs(), errs(), frontendOptions) ? 0 : 1;
   if (verifyDiagnostics && (dependencyFile || !emitHeader.empty())) {

@@ -37,6 +37,7 @@
 
 #include "ksc/Config.h"
 #include "ksc/Driver/Driver.h"
+#include "ksc/Driver/ToolOptions.h"
 #include "ksc/Dialect/Ks/IR/KsOps.h"
 #include "ksc/InitAll.h"
 #include "ksc/Runner/Bundle.h"
@@ -137,13 +138,7 @@ cl::opt<std::string> cacheDir(
     cl::desc("Directory for compiled kernels (default: $KSC_CACHE_DIR, else "
              "~/.cache/ksc)"),
     cl::value_desc("dir"), cl::cat(runCategory));
-cl::list<std::string> includeDirs("I", cl::Prefix,
-                                  cl::desc("Add a directory to search for "
-                                           "#include \"...\""),
-                                  cl::value_desc("dir"), cl::cat(runCategory));
-cl::list<std::string> defines("D", cl::Prefix,
-                              cl::desc("Define a macro (NAME or NAME=VALUE)"),
-                              cl::value_desc("macro"), cl::cat(runCategory));
+SourceOptions sourceOptions(runCategory);
 
 cl::opt<Precision> &precision = precisionOption(runCategory);
 enum class Grad { None, Reverse, Forward, Hvp };
@@ -219,7 +214,7 @@ cl::opt<std::string> cudaPath(
              "(default: $CUDA_HOME, else /usr/local/cuda)"),
     cl::value_desc("dir"), cl::cat(runCategory));
 cl::opt<std::string>
-    gpuArch("gpu-arch",
+    gpuArch(StringRef(kGpuArchOption),
             cl::desc("With --target=cuda: compile for this architecture "
                      "(default: the device's; sm_80 with --compile-only)"),
             cl::value_desc("sm_XY"), cl::cat(runCategory));
@@ -397,14 +392,9 @@ static Error checkGpuOptions() {
                      "launches the kernel twice per number)");
   if (compileOnly && (timeLaunches || compareWith != Compare::None))
     return makeError("--compile-only runs nothing: no --time or --compare");
-  if (!gpuArch.empty()) {
-    StringRef arch = gpuArch;
-    arch.consume_back("a");
-    unsigned version;
-    if (!arch.consume_front("sm_") || arch.getAsInteger(10, version))
-      return makeError("--gpu-arch=" + gpuArch +
-                       ": expected sm_XY (sm_80, sm_90, sm_90a)");
-  }
+  if (!gpuArch.empty())
+    if (Error error = checkGpuArch(gpuArch))
+      return error;
   return Error::success();
 }
 
@@ -859,21 +849,17 @@ static int checkOptions(runner::Grid &grid) {
     return fail("the -o file '" + outputFile + "' is the --inputs file");
   if (Error error = checkGradOptions())
     return fail(toString(std::move(error)));
-  for (const std::string &dir : includeDirs)
-    if (dir.empty())
-      return fail("-I needs a directory");
-  for (const std::string &define : defines)
-    if (define.empty() || define[0] == '=')
-      return fail("-D needs a macro name (NAME or NAME=VALUE)");
+  if (Expected<FrontendOptions> source = sourceOptions.getFrontendOptions();
+      !source)
+    return fail(toString(source.takeError()));
   return 0;
 }
 
 /// The kernels of --input, cleaned up; null after reporting an error.
 static mlir::OwningOpRef<mlir::ModuleOp> loadInput(mlir::MLIRContext &context,
                                                    SourceMgr &sourceMgr) {
-  FrontendOptions frontendOptions;
-  frontendOptions.includeDirs = includeDirs;
-  frontendOptions.defines = defines;
+  // (Checked by checkOptions.)
+  FrontendOptions frontendOptions = cantFail(sourceOptions.getFrontendOptions());
   mlir::OwningOpRef<mlir::ModuleOp> module =
       loadModule(context, sourceMgr, inputFile, frontendOptions, "ksc-run");
   if (!module)
