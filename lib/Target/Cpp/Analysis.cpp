@@ -114,13 +114,7 @@ bool Emitter::isExpressionOp(Operation &op) {
   // vector.insert assigns a component of a variable.
   if (ns == "vector")
     return !isa<vector::InsertOp>(op);
-  return isa<ks::LoadOp, ks::AtomicRMWOp, ks::TapePopOp, ks::DimOp,
-             ks::SliceOp, ks::AsConstOp,
-             ks::GridExtentOp, ks::GridSizeOp, ks::RandInitOp, ks::DotOp,
-             ks::CrossOp, ks::OuterOp, ks::MatmulOp, ks::DeterminantOp,
-             ks::InverseOp, ks::QuatMulOp, ks::QuatRotateOp,
-             ks::QuatRotateInvOp, ks::QuatToMatrixOp, ks::StructMakeOp,
-             ks::StructExtractOp>(op);
+  return op.hasTrait<ks::CppExpression>();
 }
 
 /// Whether evaluating `op` where it is printed reads memory.

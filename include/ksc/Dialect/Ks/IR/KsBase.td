@@ -113,6 +113,16 @@ def Ks_Dialect : Dialect {
   let hasRegionResultAttrVerify = 1;
 }
 
+// An operation the C++ emitters may print as an expression where its
+// result is used, instead of a statement of its own (Target/Cpp/
+// Analysis.cpp, isExpressionOp): it has one result, and evaluating it later
+// than where it stands changes nothing but which memory it reads, which the
+// emitter tracks. As EmitC's CExpressionInterface; arith, math and gpu
+// operations are expressions by their dialect.
+def Ks_CppExpression : NativeOpTrait<"CppExpression"> {
+  let cppNamespace = "::ksc::ks";
+}
+
 class Ks_Op<string mnemonic, list<Trait> traits = []>
     : Op<Ks_Dialect, mnemonic, traits>;
 

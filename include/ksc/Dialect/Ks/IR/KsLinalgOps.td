@@ -19,7 +19,7 @@ def Ks_Vector : VectorOfRankAndType<[1], [F32, F64, I32]>;
 def Ks_FloatVector : VectorOfRankAndType<[1], [F32, F64]>;
 def Ks_Matrix : VectorOfRankAndType<[2], [F32, F64]>;
 
-def Ks_DotOp : Ks_Op<"dot", [Pure, SameTypeOperands,
+def Ks_DotOp : Ks_Op<"dot", [Ks_CppExpression, Pure, SameTypeOperands,
     TypesMatchWith<"result is the element type of the operands", "lhs",
                    "result",
                    "::llvm::cast<::mlir::VectorType>($_self).getElementType()">]> {
@@ -37,7 +37,7 @@ def Ks_DotOp : Ks_Op<"dot", [Pure, SameTypeOperands,
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs)";
 }
 
-def Ks_CrossOp : Ks_Op<"cross", [Pure, AllTypesMatch<["lhs", "rhs", "result"]>]> {
+def Ks_CrossOp : Ks_Op<"cross", [Ks_CppExpression, Pure, AllTypesMatch<["lhs", "rhs", "result"]>]> {
   let summary = "The cross product of two 3-vectors";
   let description = [{
     `(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)`.
@@ -52,7 +52,7 @@ def Ks_CrossOp : Ks_Op<"cross", [Pure, AllTypesMatch<["lhs", "rhs", "result"]>]>
   let hasVerifier = 1;
 }
 
-def Ks_OuterOp : Ks_Op<"outer", [Pure, SameTypeOperands]> {
+def Ks_OuterOp : Ks_Op<"outer", [Ks_CppExpression, Pure, SameTypeOperands]> {
   let summary = "The outer product of two vectors";
   let description = [{
     The matrix whose element `(i, j)` is `lhs[i] * rhs[j]`.
@@ -67,7 +67,7 @@ def Ks_OuterOp : Ks_Op<"outer", [Pure, SameTypeOperands]> {
   let hasVerifier = 1;
 }
 
-def Ks_MatmulOp : Ks_Op<"matmul", [Pure]> {
+def Ks_MatmulOp : Ks_Op<"matmul", [Ks_CppExpression, Pure]> {
   let summary = "The product of two matrices, or of a matrix and a vector";
   let description = [{
     The matrix product of `lhs` and `rhs`: a square matrix times a matrix of
@@ -89,7 +89,7 @@ def Ks_MatmulOp : Ks_Op<"matmul", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Ks_DeterminantOp : Ks_Op<"determinant", [Pure,
+def Ks_DeterminantOp : Ks_Op<"determinant", [Ks_CppExpression, Pure,
     TypesMatchWith<"result is the element type of the matrix", "matrix",
                    "result",
                    "::llvm::cast<::mlir::VectorType>($_self).getElementType()">]> {
@@ -108,7 +108,7 @@ def Ks_DeterminantOp : Ks_Op<"determinant", [Pure,
   let hasVerifier = 1;
 }
 
-def Ks_InverseOp : Ks_Op<"inverse", [Pure, AllTypesMatch<["matrix", "result"]>]> {
+def Ks_InverseOp : Ks_Op<"inverse", [Ks_CppExpression, Pure, AllTypesMatch<["matrix", "result"]>]> {
   let summary = "The inverse of a square matrix";
   let description = [{
     The inverse of a 2x2, 3x3 or 4x4 matrix: the adjugate divided by the
@@ -138,7 +138,7 @@ def Ks_Quat : Type<And<[Ks_FloatVector.predicate, IsVectorOfShape<[4]>]>,
 def Ks_Vec3 : Type<And<[Ks_FloatVector.predicate, IsVectorOfShape<[3]>]>,
                    "3-vector of float or double", "::mlir::VectorType">;
 
-def Ks_QuatMulOp : Ks_Op<"quat_mul", [Pure, AllTypesMatch<["lhs", "rhs", "result"]>]> {
+def Ks_QuatMulOp : Ks_Op<"quat_mul", [Ks_CppExpression, Pure, AllTypesMatch<["lhs", "rhs", "result"]>]> {
   let summary = "The product of two quaternions";
   let description = [{
     The Hamilton product `lhs * rhs` (the rotation `rhs`, then `lhs`):
@@ -159,7 +159,7 @@ def Ks_QuatMulOp : Ks_Op<"quat_mul", [Pure, AllTypesMatch<["lhs", "rhs", "result
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
 }
 
-class Ks_QuatRotateBase<string mnemonic, string sign> : Ks_Op<mnemonic, [Pure,
+class Ks_QuatRotateBase<string mnemonic, string sign> : Ks_Op<mnemonic, [Ks_CppExpression, Pure,
     AllTypesMatch<["vector", "result"]>,
     TypesMatchWith<"quaternion and vector have one element type", "vector",
                    "quat",
@@ -186,7 +186,7 @@ def Ks_QuatRotateInvOp : Ks_QuatRotateBase<"quat_rotate_inv", "-"> {
   let summary = "Rotates a 3-vector by the inverse of a unit quaternion";
 }
 
-def Ks_QuatToMatrixOp : Ks_Op<"quat_to_matrix", [Pure]> {
+def Ks_QuatToMatrixOp : Ks_Op<"quat_to_matrix", [Ks_CppExpression, Pure]> {
   let summary = "The rotation matrix of a unit quaternion";
   let description = [{
     The 3x3 matrix whose column j is `ks.quat_rotate` of the quaternion and

@@ -29,6 +29,11 @@ namespace ksc::ks {
 struct TapeResource : public mlir::SideEffects::Resource::Base<TapeResource> {
   llvm::StringRef getName() final { return "ks.tape"; }
 };
+/// The trait Ks_CppExpression (KsBase.td): the C++ emitters may print the
+/// operation inline, as an expression.
+template <typename ConcreteType>
+class CppExpression
+    : public mlir::OpTrait::TraitBase<ConcreteType, CppExpression> {};
 } // namespace ksc::ks
 
 #define GET_OP_CLASSES

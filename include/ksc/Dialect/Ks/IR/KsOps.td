@@ -196,7 +196,7 @@ def Ks_TidOp : Ks_Op<"tid", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Ks_GridExtentOp : Ks_Op<"grid_extent", [Pure]> {
+def Ks_GridExtentOp : Ks_Op<"grid_extent", [Ks_CppExpression, Pure]> {
   let summary = "The number of threads of a launch along one dimension";
   let description = [{
     Returns extent `dim` (0, 1 or 2) of the launch grid `grid`. The CPU
@@ -213,7 +213,7 @@ def Ks_GridExtentOp : Ks_Op<"grid_extent", [Pure]> {
   let assemblyFormat = "$grid `,` $dim attr-dict";
 }
 
-def Ks_GridSizeOp : Ks_Op<"grid_size", [Pure]> {
+def Ks_GridSizeOp : Ks_Op<"grid_size", [Ks_CppExpression, Pure]> {
   let summary = "The number of threads of a launch";
   let description = [{
     Returns the number of threads of the launch grid `grid`: the product of
@@ -232,7 +232,7 @@ def Ks_GridSizeOp : Ks_Op<"grid_size", [Pure]> {
 // Arrays
 //===----------------------------------------------------------------------===//
 
-def Ks_LoadOp : Ks_Op<"load", [
+def Ks_LoadOp : Ks_Op<"load", [Ks_CppExpression, 
     TypesMatchWith<"result type is the array's value type",
                    "array", "result",
                    "::llvm::cast<ArrayType>($_self).getValueType()">]> {
@@ -285,7 +285,7 @@ def Ks_StoreOp : Ks_Op<"store", [
   let hasCanonicalizeMethod = 1;
 }
 
-def Ks_AtomicRMWOp : Ks_Op<"atomic_rmw", [
+def Ks_AtomicRMWOp : Ks_Op<"atomic_rmw", [Ks_CppExpression, 
     TypesMatchWith<"value has the array's value type",
                    "array", "value",
                    "::llvm::cast<ArrayType>($_self).getValueType()">,
@@ -467,7 +467,7 @@ def Ks_ParallelYieldOp : Ks_Op<"parallel_yield", [Pure, Terminator,
   let assemblyFormat = "attr-dict";
 }
 
-def Ks_AsConstOp : Ks_Op<"as_const", [Pure,
+def Ks_AsConstOp : Ks_Op<"as_const", [Ks_CppExpression, Pure,
     TypesMatchWith<"result is the read-only view of the array",
                    "array", "result",
                    "::llvm::cast<ArrayType>($_self).withConst(true)">]> {
@@ -487,7 +487,7 @@ def Ks_AsConstOp : Ks_Op<"as_const", [Pure,
   let hasFolder = 1;
 }
 
-def Ks_SliceOp : Ks_Op<"slice", [Pure]> {
+def Ks_SliceOp : Ks_Op<"slice", [Ks_CppExpression, Pure]> {
   let summary = "A view of an array with its leading dimensions fixed";
   let description = [{
     The view of `array` at `indices` in its leading dimensions: `a[i]` of a
@@ -515,7 +515,7 @@ def Ks_SliceOp : Ks_Op<"slice", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Ks_DimOp : Ks_Op<"dim", [Pure]> {
+def Ks_DimOp : Ks_Op<"dim", [Ks_CppExpression, Pure]> {
   let summary = "The extent of one dimension of an array";
   let description = [{
     Returns the number of elements of `array` along dimension `dim`.
@@ -615,7 +615,7 @@ def Ks_TapePushOp : Ks_Op<"tape_push",
 }
 
 def Ks_TapePopOp : Ks_Op<"tape_pop",
-    [MemoryEffects<[MemRead<Ks_TapeResource>, MemWrite<Ks_TapeResource>]>]> {
+    [Ks_CppExpression, MemoryEffects<[MemRead<Ks_TapeResource>, MemWrite<Ks_TapeResource>]>]> {
   let summary = "Takes the value on top of the running thread's tape";
   let description = [{
     Removes the value on top of the running thread's tape (see
@@ -667,7 +667,7 @@ def Ks_TapeCreateOp : Ks_Op<"tape_create",
 // operations that draw a number take the state and return the number and
 // the new state, so they are pure functions of their operands.
 
-def Ks_RandInitOp : Ks_Op<"rand_init", [Pure]> {
+def Ks_RandInitOp : Ks_Op<"rand_init", [Ks_CppExpression, Pure]> {
   let summary = "The initial state of a stream of random numbers";
   let description = [{
     Returns a generator state (a `uint32_t`) for `seed`, and for `offset`

@@ -10,7 +10,7 @@
 #ifndef KSC_DIALECT_KS_IR_KSSTRUCTOPS_TD
 #define KSC_DIALECT_KS_IR_KSSTRUCTOPS_TD
 
-def Ks_StructMakeOp : Ks_Op<"struct_make", [Pure]> {
+def Ks_StructMakeOp : Ks_Op<"struct_make", [Ks_CppExpression, Pure]> {
   let summary = "Builds a struct from the values of its fields";
   let description = [{
     A struct whose fields hold `fields`, in declaration order: one operand
@@ -30,7 +30,7 @@ def Ks_StructMakeOp : Ks_Op<"struct_make", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Ks_StructExtractOp : Ks_Op<"struct_extract", [Pure]> {
+def Ks_StructExtractOp : Ks_Op<"struct_extract", [Ks_CppExpression, Pure]> {
   let summary = "Reads a field of a struct";
   let description = [{
     The value of field `index` (0 for the first field declared) of `input`,
