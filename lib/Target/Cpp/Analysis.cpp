@@ -117,16 +117,20 @@ bool Emitter::isExpressionOp(Operation &op) {
   return op.hasTrait<ks::CppExpression>();
 }
 
+/// Whether `op` itself reads memory, as its declared memory effects say
+/// (a call may read anything).
+static bool readsMemory(Operation *op) {
+  if (isa<func::CallOp>(op))
+    return true;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  return effects && effects.hasEffect<MemoryEffects::Read>();
+}
+
 /// Whether evaluating `op` where it is printed reads memory.
 static bool readsMemoryAt(Operation &op,
                           const llvm::DenseMap<Operation *, bool> &memo) {
-  if (isa<ks::LoadOp, ks::AtomicRMWOp, ks::TapePopOp, func::CallOp>(op))
-    return true;
   bool reads = false;
-  op.walk([&](Operation *inner) {
-    if (inner != &op && isa<ks::LoadOp, ks::AtomicRMWOp, ks::TapePopOp, func::CallOp>(inner))
-      reads = true;
-  });
+  op.walk([&](Operation *inner) { reads = reads || readsMemory(inner); });
   for (Value operand : op.getOperands())
     if (Operation *def = operand.getDefiningOp())
       if (auto it = memo.find(def); it != memo.end())

@@ -57,79 +57,83 @@ using UnaryRule = Value (*)(Math &m, Value x, Value y, Value dy);
 /// (dx1, dx2) of y = f(x1, x2).
 using BinaryRule = std::pair<Value, Value> (*)(Math &m, Value x1, Value x2,
                                                Value y, Value dy);
+/// A rule, and whether it reads the result y (then the reverse sweep needs
+/// y: it is kept or recomputed).
 struct UnaryEntry {
   llvm::StringLiteral name;
+  bool usesResult;
   UnaryRule rule;
 };
 struct BinaryEntry {
   llvm::StringLiteral name;
+  bool usesResult;
   BinaryRule rule;
 };
 } // namespace
 
-static UnaryRule findUnaryRule(StringRef name) {
+static const UnaryEntry *findUnaryRule(StringRef name) {
   static const UnaryEntry rules[] = {
-      {"arith.negf", [](Math &m, Value, Value, Value dy) { return m.neg(dy); }},
-      {"math.sin", [](Math &m, Value x, Value, Value dy) {
+      {"arith.negf", false, [](Math &m, Value, Value, Value dy) { return m.neg(dy); }},
+      {"math.sin", false, [](Math &m, Value x, Value, Value dy) {
          return m.mul(dy, m.cos(x));
        }},
-      {"math.cos", [](Math &m, Value x, Value, Value dy) {
+      {"math.cos", false, [](Math &m, Value x, Value, Value dy) {
          return m.neg(m.mul(dy, m.sin(x)));
        }},
-      {"math.tan", [](Math &m, Value, Value y, Value dy) {
+      {"math.tan", true, [](Math &m, Value, Value y, Value dy) {
          return m.mul(dy, m.add(m.c(1), m.sq(y)));
        }},
-      {"math.asin", [](Math &m, Value x, Value, Value dy) {
+      {"math.asin", false, [](Math &m, Value x, Value, Value dy) {
          return m.div(dy, m.sqrt(m.sub(m.c(1), m.sq(x))));
        }},
-      {"math.acos", [](Math &m, Value x, Value, Value dy) {
+      {"math.acos", false, [](Math &m, Value x, Value, Value dy) {
          return m.neg(m.div(dy, m.sqrt(m.sub(m.c(1), m.sq(x)))));
        }},
-      {"math.atan", [](Math &m, Value x, Value, Value dy) {
+      {"math.atan", false, [](Math &m, Value x, Value, Value dy) {
          return m.div(dy, m.add(m.c(1), m.sq(x)));
        }},
-      {"math.sinh", [](Math &m, Value x, Value, Value dy) {
+      {"math.sinh", false, [](Math &m, Value x, Value, Value dy) {
          return m.mul(dy, m.cosh(x));
        }},
-      {"math.cosh", [](Math &m, Value x, Value, Value dy) {
+      {"math.cosh", false, [](Math &m, Value x, Value, Value dy) {
          return m.mul(dy, m.sinh(x));
        }},
-      {"math.tanh", [](Math &m, Value, Value y, Value dy) {
+      {"math.tanh", true, [](Math &m, Value, Value y, Value dy) {
          return m.mul(dy, m.sub(m.c(1), m.sq(y)));
        }},
-      {"math.exp", [](Math &m, Value, Value y, Value dy) {
+      {"math.exp", true, [](Math &m, Value, Value y, Value dy) {
          return m.mul(dy, y);
        }},
-      {"math.exp2", [](Math &m, Value, Value y, Value dy) {
+      {"math.exp2", true, [](Math &m, Value, Value y, Value dy) {
          return m.mul(dy, m.mul(y, m.c(kLn2)));
        }},
-      {"math.log", [](Math &m, Value x, Value, Value dy) {
+      {"math.log", false, [](Math &m, Value x, Value, Value dy) {
          return m.div(dy, x);
        }},
-      {"math.log2", [](Math &m, Value x, Value, Value dy) {
+      {"math.log2", false, [](Math &m, Value x, Value, Value dy) {
          return m.div(dy, m.mul(x, m.c(kLn2)));
        }},
-      {"math.log10", [](Math &m, Value x, Value, Value dy) {
+      {"math.log10", false, [](Math &m, Value x, Value, Value dy) {
          return m.div(dy, m.mul(x, m.c(kLn10)));
        }},
-      {"math.sqrt", [](Math &m, Value, Value y, Value dy) {
+      {"math.sqrt", true, [](Math &m, Value, Value y, Value dy) {
          return m.div(dy, m.mul(m.c(2), y));
        }},
-      {"math.cbrt", [](Math &m, Value, Value y, Value dy) {
+      {"math.cbrt", true, [](Math &m, Value, Value y, Value dy) {
          return m.div(dy, m.mul(m.c(3), m.sq(y)));
        }},
-      {"math.erf", [](Math &m, Value x, Value, Value dy) {
+      {"math.erf", false, [](Math &m, Value x, Value, Value dy) {
          return m.mul(dy, m.mul(m.c(k2OverSqrtPi),
                                 m.exp(m.neg(m.sq(x)))));
        }},
-      {"math.absf", [](Math &m, Value x, Value, Value dy) {
+      {"math.absf", false, [](Math &m, Value x, Value, Value dy) {
          return m.select(m.cmp(arith::CmpFPredicate::OLT, x, m.c(0)),
                          m.neg(dy), dy);
        }},
   };
   for (const auto &entry : rules)
     if (entry.name == name)
-      return entry.rule;
+      return &entry;
   return nullptr;
 }
 
@@ -143,59 +147,60 @@ static std::pair<Value, Value> pickRule(Math &m, Value x1, Value x2, Value dy,
   return {m.select(first, dy, none), m.select(first, none, dy)};
 }
 
-static BinaryRule findBinaryRule(StringRef name) {
+static const BinaryEntry *findBinaryRule(StringRef name) {
   static const BinaryEntry rules[] = {
-      {"arith.addf", [](Math &, Value, Value, Value, Value dy) {
+      {"arith.addf", false, [](Math &, Value, Value, Value, Value dy) {
          return std::pair(dy, dy);
        }},
-      {"arith.subf", [](Math &m, Value, Value, Value, Value dy) {
+      {"arith.subf", false, [](Math &m, Value, Value, Value, Value dy) {
          return std::pair(dy, m.neg(dy));
        }},
-      {"arith.mulf", [](Math &m, Value x1, Value x2, Value, Value dy) {
+      {"arith.mulf", false, [](Math &m, Value x1, Value x2, Value, Value dy) {
          return std::pair(m.mul(dy, x2), m.mul(dy, x1));
        }},
-      {"arith.divf", [](Math &m, Value, Value x2, Value y, Value dy) {
+      {"arith.divf", true, [](Math &m, Value, Value x2, Value y, Value dy) {
          Value d1 = m.div(dy, x2);
          return std::pair(d1, m.neg(m.mul(d1, y)));
        }},
       // fmod: x1 - trunc(x1 / x2) * x2.
-      {"arith.remf", [](Math &m, Value x1, Value x2, Value, Value dy) {
+      {"arith.remf", false, [](Math &m, Value x1, Value x2, Value, Value dy) {
          return std::pair(dy, m.neg(m.mul(dy, m.trunc(m.div(x1, x2)))));
        }},
-      {"math.powf", [](Math &m, Value x1, Value x2, Value y, Value dy) {
+      {"math.powf", true, [](Math &m, Value x1, Value x2, Value y, Value dy) {
          Value d1 = m.mul(dy, m.mul(x2, m.pow(x1, m.sub(x2, m.c(1)))));
          return std::pair(d1, m.mul(dy, m.mul(y, m.log(x1))));
        }},
-      {"math.atan2", [](Math &m, Value x1, Value x2, Value, Value dy) {
+      {"math.atan2", false, [](Math &m, Value x1, Value x2, Value, Value dy) {
          // atan2(a, b): d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2).
          Value scale = m.div(dy, m.add(m.sq(x1), m.sq(x2)));
          return std::pair(m.mul(scale, x2), m.neg(m.mul(scale, x1)));
        }},
-      {"arith.minnumf", [](Math &m, Value x1, Value x2, Value, Value dy) {
+      {"arith.minnumf", false, [](Math &m, Value x1, Value x2, Value, Value dy) {
          return pickRule(m, x1, x2, dy, arith::CmpFPredicate::OLE);
        }},
-      {"arith.maxnumf", [](Math &m, Value x1, Value x2, Value, Value dy) {
+      {"arith.maxnumf", false, [](Math &m, Value x1, Value x2, Value, Value dy) {
          return pickRule(m, x1, x2, dy, arith::CmpFPredicate::OGE);
        }},
-      {"arith.minimumf", [](Math &m, Value x1, Value x2, Value, Value dy) {
+      {"arith.minimumf", false, [](Math &m, Value x1, Value x2, Value, Value dy) {
          return pickRule(m, x1, x2, dy, arith::CmpFPredicate::OLE);
        }},
-      {"arith.maximumf", [](Math &m, Value x1, Value x2, Value, Value dy) {
+      {"arith.maximumf", false, [](Math &m, Value x1, Value x2, Value, Value dy) {
          return pickRule(m, x1, x2, dy, arith::CmpFPredicate::OGE);
        }},
   };
   for (const auto &entry : rules)
     if (entry.name == name)
-      return entry.rule;
+      return &entry;
   return nullptr;
 }
 
 bool ad::ruleUsesResult(Operation *op) {
-  static const llvm::StringLiteral users[] = {
-      "math.tan",  "math.tanh", "math.exp",   "math.exp2",
-      "math.sqrt", "math.cbrt", "arith.divf", "math.powf"};
-  return llvm::is_contained(users, op->getName().getStringRef()) ||
-         isa<DeterminantOp, InverseOp>(op);
+  StringRef name = op->getName().getStringRef();
+  if (const UnaryEntry *entry = findUnaryRule(name))
+    return entry->usesResult;
+  if (const BinaryEntry *entry = findBinaryRule(name))
+    return entry->usesResult;
+  return isa<DeterminantOp, InverseOp>(op);
 }
 
 bool ad::ruleReadsOperand(Operation *op, unsigned index,
@@ -494,13 +499,14 @@ LogicalResult ad::applyDerivativeRule(RuleContext &ctx) {
     return success();
   Math m{ctx.b, ctx.loc, op->getNumResults() ? op->getResult(0).getType()
                                              : Type()};
-  if (UnaryRule rule = findUnaryRule(name)) {
-    ctx.operandAdjoints[0] = rule(m, ctx.operands[0], ctx.results[0], dy);
+  if (const UnaryEntry *entry = findUnaryRule(name)) {
+    ctx.operandAdjoints[0] =
+        entry->rule(m, ctx.operands[0], ctx.results[0], dy);
     return success();
   }
-  if (BinaryRule rule = findBinaryRule(name)) {
+  if (const BinaryEntry *entry = findBinaryRule(name)) {
     auto [d1, d2] =
-        rule(m, ctx.operands[0], ctx.operands[1], ctx.results[0], dy);
+        entry->rule(m, ctx.operands[0], ctx.operands[1], ctx.results[0], dy);
     ctx.operandAdjoints[0] = d1;
     ctx.operandAdjoints[1] = d2;
     return success();
