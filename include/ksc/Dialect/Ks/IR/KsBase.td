@@ -79,7 +79,7 @@ def Ks_Dialect : Dialect {
   //
   // - ks.adjoint_of, ks.adjoint_args: on an adjoint kernel (ks-reverse-ad),
   //   the kernel it is the adjoint of, and per adjoint argument the index
-  //   of its primal one (-1 for the result seeds).
+  //   of its primal one.
   // - ks.tangent_of, ks.tangent_args, ks.tangent_width: the same for a
   //   tangent kernel (ks-forward-ad), and its number of tangent directions
   //   when it is more than one.
