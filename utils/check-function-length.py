@@ -93,7 +93,6 @@ def functions(text):
                 if kind == "function":
                     yield name, line, code.count("\n", 0, i) + 2 - line
             statement = i + 1
-    return
 
 
 def main():

@@ -523,15 +523,10 @@ runFrontend(mlir::MLIRContext &context, StringRef path,
   return result;
 }
 
-FrontendResult ksc::importKdsl(mlir::MLIRContext &context, StringRef path,
-                               const ksc::FrontendOptions &options) {
-  return runFrontend(context, path, llvm::vfs::getRealFileSystem(), options);
-}
-
-FrontendResult ksc::importKdslSource(mlir::MLIRContext &context,
-                                     StringRef name, StringRef source,
-                                     const ksc::FrontendOptions &options) {
-  // The source shadows `name`; the prelude and includes come from disk.
+/// The real file system with `source` as the file `name`, which shadows
+/// any file of that name; the prelude and includes come from disk.
+static llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>
+sourceOverlay(StringRef name, StringRef source) {
   auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
       llvm::vfs::getRealFileSystem());
@@ -540,7 +535,18 @@ FrontendResult ksc::importKdslSource(mlir::MLIRContext &context,
   overlay->pushOverlay(memory);
   memory->addFile(name, /*ModificationTime=*/0,
                   llvm::MemoryBuffer::getMemBufferCopy(source, name));
-  return runFrontend(context, name, overlay, options);
+  return overlay;
+}
+
+FrontendResult ksc::importKdsl(mlir::MLIRContext &context, StringRef path,
+                               const ksc::FrontendOptions &options) {
+  return runFrontend(context, path, llvm::vfs::getRealFileSystem(), options);
+}
+
+FrontendResult ksc::importKdslSource(mlir::MLIRContext &context,
+                                     StringRef name, StringRef source,
+                                     const ksc::FrontendOptions &options) {
+  return runFrontend(context, name, sourceOverlay(name, source), options);
 }
 
 namespace {
@@ -587,18 +593,12 @@ bool ksc::frontend::collectPreludeFunctions(const ksc::FrontendOptions &options,
   if (findPrelude().empty())
     return false;
   constexpr StringRef name = "prelude-functions.kdsl";
-  auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
-  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
-      llvm::vfs::getRealFileSystem());
-  overlay->pushOverlay(memory);
-  memory->addFile(name, /*ModificationTime=*/0,
-                  llvm::MemoryBuffer::getMemBufferCopy("", name));
   ksc::FrontendOptions prelude = options;
   prelude.preludePch.clear();
   prelude.verifyDiagnostics = false;
   return runClang(kdslArguments(prelude, name),
-                  std::make_unique<PreludeFunctionAction>(functions), overlay,
-                  prelude);
+                  std::make_unique<PreludeFunctionAction>(functions),
+                  sourceOverlay(name, ""), prelude);
 }
 
 FrontendSession::FrontendSession(std::unique_ptr<Impl> impl)
