@@ -29,6 +29,7 @@ void ksc::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect,
                   mlir::math::MathDialect, mlir::NVVM::NVVMDialect,
                   mlir::scf::SCFDialect, mlir::vector::VectorDialect>();
+  ks::registerDerivativeExternalModels(registry);
 }
 
 void ksc::registerAllPasses() {

@@ -318,9 +318,7 @@ FailureOr<Expr> Emitter::buildExpr(Operation &op) {
     return buildArithExpr(op);
   if (ns == "math")
     return buildMathExpr(op);
-  if (ns == "vector" || isa<ks::DotOp, ks::CrossOp, ks::OuterOp, ks::MatmulOp,
-                            ks::DeterminantOp, ks::InverseOp, ks::QuatMulOp,
-             ks::QuatRotateOp, ks::QuatRotateInvOp, ks::QuatToMatrixOp>(op))
+  if (ns == "vector" || op.hasTrait<ks::LinearAlgebra>())
     return buildVectorExpr(op);
   if (isa<ks::StructMakeOp, ks::StructExtractOp>(op))
     return buildStructExpr(op);

@@ -453,6 +453,15 @@ LogicalResult SliceOp::verify() {
   return success();
 }
 
+Value SliceOp::getViewSource() { return getArray(); }
+Value AsConstOp::getViewSource() { return getArray(); }
+
+Value ksc::ks::getViewRoot(Value array) {
+  while (auto view = array.getDefiningOp<ViewLikeOpInterface>())
+    array = view.getViewSource();
+  return array;
+}
+
 OpFoldResult AsConstOp::fold(FoldAdaptor) {
   if (getArray().getType() == getType())
     return getArray();

@@ -4,7 +4,7 @@
 // forward-mode (ForwardAD.cpp) passes share: which types carry
 // derivatives, building zeros and sums of them, the activity analysis
 // (Activity.cpp), the derivative rules of pure operations
-// (DerivativeRules.cpp, TangentRules.cpp) and the preparation of a kernel
+// (DerivativeRules.cpp) and the preparation of a kernel
 // (Prepare.cpp).
 //
 //===----------------------------------------------------------------------===//
@@ -25,9 +25,6 @@ namespace ksc::ks::ad {
 /// Whether values of `type` carry derivatives: `f32`, `f64` and vectors and
 /// matrices of them (quaternions are `vector<4xf32>`).
 bool isDifferentiable(mlir::Type type);
-
-/// The zero of a differentiable type.
-mlir::Value zero(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type);
 
 /// `sum + contribution`, an accumulation of adjoints: marked `nsz` (the sign
 /// of a zero adjoint does not matter), so that canonicalization drops
@@ -79,24 +76,13 @@ private:
   llvm::DenseSet<mlir::Operation *> withAdjoint;
 };
 
-/// The derivative rule of a pure operation at work: `op` is the operation
-/// of the kernel being differentiated, `operands` and `results` its values
-/// as the reverse sweep sees them (their copies in the adjoint kernel),
-/// `resultAdjoints` the adjoints of its results (null where a result has
-/// none). The rule sets `operandAdjoints[i]` to what operand i's adjoint
-/// gets, or leaves it null for nothing.
-struct RuleContext {
-  mlir::OpBuilder &b;
-  mlir::Location loc;
-  mlir::Operation *op;
-  mlir::ValueRange operands;
-  mlir::ValueRange results;
-  llvm::ArrayRef<mlir::Value> resultAdjoints;
-  llvm::SmallVectorImpl<mlir::Value> &operandAdjoints;
-};
+// The derivative rules of pure operations: their DerivativeOpInterface
+// (KsInterfaces.td), with RuleContext and TangentContext
+// (DerivativeOpInterface.h). Rules build zeros with ad::zero.
 
-/// Applies the derivative rule of `ctx.op`; fails (without a diagnostic)
-/// when the operation has none.
+/// Applies the reverse-mode rule of `ctx.op` (sizing
+/// `ctx.operandAdjoints`); fails (without a diagnostic) when the operation
+/// has none.
 mlir::LogicalResult applyDerivativeRule(RuleContext &ctx);
 
 /// Whether the derivative rule of `op` reads its result (exp does, mulf
@@ -113,24 +99,9 @@ bool ruleReadsOperand(mlir::Operation *op, unsigned index,
 /// rounding, integer operations): active operands contribute nothing.
 bool hasZeroDerivative(mlir::Operation *op);
 
-/// The forward-mode rule of a pure operation at work: `op` is the
-/// operation of the kernel being differentiated, `operands` and `results`
-/// its values in the tangent kernel, `operandTangents` the tangents of its
-/// operands in one direction (null for a zero). The rule sets
-/// `resultTangents[i]` to the tangent of result i, or leaves it null for a
-/// zero.
-struct TangentContext {
-  mlir::OpBuilder &b;
-  mlir::Location loc;
-  mlir::Operation *op;
-  mlir::ValueRange operands;
-  mlir::ValueRange results;
-  llvm::ArrayRef<mlir::Value> operandTangents;
-  llvm::SmallVectorImpl<mlir::Value> &resultTangents;
-};
-
-/// Applies the forward-mode rule of `ctx.op` (TangentRules.cpp); fails
-/// (without a diagnostic) when the operation has none.
+/// Applies the forward-mode rule of `ctx.op` (sizing
+/// `ctx.resultTangents`); fails (without a diagnostic) when the operation
+/// has none.
 mlir::LogicalResult applyTangentRule(TangentContext &ctx);
 
 /// How a kernel (with its device functions inlined) writes its array
@@ -192,6 +163,33 @@ mlir::LogicalResult
 differentiateKernels(mlir::ModuleOp module, llvm::ArrayRef<std::string> wrt,
                      llvm::function_ref<bool(KernelOp)> select,
                      DifferentiateFn differentiate);
+
+/// What both passes start a derivative kernel from.
+struct DerivativeSetup {
+  /// A copy of the kernel with its device functions inlined (erased with
+  /// this object); null when there is nothing to build.
+  KernelOp work;
+  PrimalWrites writes;
+  DerivativeArguments args;
+
+  DerivativeSetup() = default;
+  DerivativeSetup(const DerivativeSetup &) = delete;
+  DerivativeSetup &operator=(const DerivativeSetup &) = delete;
+  ~DerivativeSetup();
+};
+
+/// Sets up the derivative kernel `name` of `kernel` (`what` names its kind
+/// in errors): fails with an error when another symbol has that name, or
+/// when inlining or choosing the arguments (see chooseArguments) fails.
+/// Leaves `setup.work` null when there is nothing to build: the module
+/// has the kernel already (marked `ofAttr` = `kernel`), or no argument
+/// gets a derivative.
+mlir::LogicalResult
+setUpDerivative(KernelOp kernel, mlir::SymbolTable &symbols,
+                llvm::StringRef name, llvm::StringRef what,
+                llvm::StringRef ofAttr, const llvm::StringSet<> &wanted,
+                llvm::StringSet<> &seen, unsigned numCandidates,
+                DerivativeSetup &setup);
 
 /// Refuses what the activity analysis would silently drop: an active value
 /// that flows into a struct.

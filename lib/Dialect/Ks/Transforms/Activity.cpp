@@ -34,15 +34,7 @@ ad::Activity::Activity(KernelOp kernel, ArrayRef<bool> activeInputs,
 }
 
 BlockArgument ad::Activity::rootArgument(Value array) const {
-  while (Operation *def = array.getDefiningOp()) {
-    if (auto slice = dyn_cast<SliceOp>(def))
-      array = slice.getArray();
-    else if (auto asConst = dyn_cast<AsConstOp>(def))
-      array = asConst.getArray();
-    else
-      return nullptr;
-  }
-  auto arg = dyn_cast<BlockArgument>(array);
+  auto arg = dyn_cast<BlockArgument>(getViewRoot(array));
   if (!arg || arg.getOwner()->getParentOp() != kernel)
     return nullptr;
   return arg;

@@ -89,16 +89,6 @@ ownIndexOf(ValueRange indices) {
   return std::nullopt;
 }
 
-/// The value `array` is a view of (through `ks.slice` and `ks.as_const`).
-static Value viewRoot(Value array) {
-  while (Operation *def = array.getDefiningOp()) {
-    if (!isa<SliceOp, AsConstOp>(def))
-      break;
-    array = def->getOperand(0);
-  }
-  return array;
-}
-
 //===----------------------------------------------------------------------===//
 // The two sweeps
 //===----------------------------------------------------------------------===//
@@ -154,7 +144,7 @@ void KernelDifferentiator::collectNeeded() {
   primal.walk([&](LoadOp load) {
     if (!activity.isActive(load.getResult()))
       return;
-    Value root = viewRoot(load.getArray());
+    Value root = getViewRoot(load.getArray());
     std::optional<std::pair<unsigned, Value>> own =
         ownIndexOf(load.getIndices());
     if (!own) {
@@ -171,11 +161,9 @@ void KernelDifferentiator::collectNeeded() {
     for (Value value : readsOf(op, activity)) {
       needed.insert(value);
       // Views are rebuilt in the reverse sweep from their indices.
-      while (Operation *def = value.getDefiningOp()) {
-        if (!isa<SliceOp, AsConstOp>(def))
-          break;
-        needed.insert(def->getOperands().begin(), def->getOperands().end());
-        value = def->getOperand(0);
+      while (auto view = value.getDefiningOp<ViewLikeOpInterface>()) {
+        needed.insert(view->getOperands().begin(), view->getOperands().end());
+        value = view.getViewSource();
       }
     }
     if (ruleUsesResult(op))
@@ -492,7 +480,7 @@ LogicalResult KernelDifferentiator::reverseLoad(LoadOp op, OpBuilder &b) {
                         "adjoint");
   SmallVector<Value> indices = primalValues(op.getIndices());
   if (isUniquePerThread(op.getIndices()) &&
-      !sharedAdjoints.contains(viewRoot(op.getArray()))) {
+      !sharedAdjoints.contains(getViewRoot(op.getArray()))) {
     Value old = LoadOp::create(b, loc, adjArray, indices);
     StoreOp::create(b, loc, ad::accumulate(b, loc, old, adj), adjArray,
                     indices);

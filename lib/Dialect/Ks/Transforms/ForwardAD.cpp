@@ -18,7 +18,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/SymbolTable.h"
-#include "llvm/ADT/ScopeExit.h"
 
 namespace ksc::ks {
 #define GEN_PASS_DEF_KSFORWARDAD
@@ -44,6 +43,11 @@ static Type tangentType(Type type, unsigned width) {
 namespace {
 struct ForwardAD : public ks::impl::KsForwardADBase<ForwardAD> {
   using KsForwardADBase::KsForwardADBase;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    KsForwardADBase::getDependentDialects(registry);
+    registerDerivativeExternalModels(registry);
+  }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -83,32 +87,15 @@ struct ForwardAD : public ks::impl::KsForwardADBase<ForwardAD> {
       numCandidates = n - adjointArgs.size();
       name = (of.getValue() + "_hvp").str();
     }
-    if (Operation *existing = symbols.lookup(name)) {
-      for (unsigned i = 0; i < numCandidates; ++i)
-        if (wanted.contains(kernel.getArgName(i)))
-          seen.insert(kernel.getArgName(i));
-      // The pass ran before (or the module came with the kernel).
-      if (auto of = existing->getAttrOfType<FlatSymbolRefAttr>(kTangentOfAttr);
-          of && of.getValue() == kernel.getSymName())
-        return success();
-      return kernel.emitError("cannot name the tangent kernel of '")
-             << kernel.getSymName() << "' '" << name
-             << "': the module has a symbol of that name";
-    }
-    // Work on a copy with the device functions inlined.
-    OpBuilder b(kernel);
-    auto work = cast<KernelOp>(b.clone(*kernel));
-    work.setSymName((name + "_work"));
-    llvm::scope_exit cleanup([&] { work.erase(); });
-    if (failed(ad::inlineCalls(work, symbols)))
+    ad::DerivativeSetup setup;
+    if (failed(ad::setUpDerivative(kernel, symbols, name, "tangent kernel",
+                                   kTangentOfAttr, wanted, seen,
+                                   numCandidates, setup)))
       return failure();
-    ad::PrimalWrites writes = ad::analyzePrimalWrites(work);
-    FailureOr<ad::DerivativeArguments> args =
-        ad::chooseArguments(kernel, writes, wanted, seen, numCandidates);
-    if (failed(args))
-      return failure();
-    if (args->derivativeOf.empty())
+    KernelOp work = setup.work;
+    if (!work)
       return success();
+    const ad::DerivativeArguments *args = &setup.args;
 
     // What a thread reads of an array with a tangent is varied: the
     // element's tangent is in the tangent array (zero before the launch
@@ -130,6 +117,7 @@ struct ForwardAD : public ks::impl::KsForwardADBase<ForwardAD> {
       types.push_back(tangentType(type, width));
       names.push_back("tan_" + kernel.getArgName(i).str());
     }
+    OpBuilder b(kernel);
     KernelOp tangent =
         ad::createDerivativeKernel(b, kernel, name, types, names);
     tangent->setAttr(kTangentOfAttr,

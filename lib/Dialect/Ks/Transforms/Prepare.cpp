@@ -101,6 +101,50 @@ LogicalResult ad::differentiateKernels(ModuleOp module,
   return success();
 }
 
+ad::DerivativeSetup::~DerivativeSetup() {
+  if (work)
+    work.erase();
+}
+
+LogicalResult ad::setUpDerivative(KernelOp kernel, SymbolTable &symbols,
+                                  StringRef name, StringRef what,
+                                  StringRef ofAttr,
+                                  const llvm::StringSet<> &wanted,
+                                  llvm::StringSet<> &seen,
+                                  unsigned numCandidates,
+                                  DerivativeSetup &setup) {
+  if (Operation *existing = symbols.lookup(name)) {
+    for (unsigned i = 0; i < numCandidates; ++i)
+      if (wanted.contains(kernel.getArgName(i)))
+        seen.insert(kernel.getArgName(i));
+    // The pass ran before (or the module came with the kernel).
+    if (auto of = existing->getAttrOfType<FlatSymbolRefAttr>(ofAttr);
+        of && of.getValue() == kernel.getSymName())
+      return success();
+    return kernel.emitError("cannot name the ")
+           << what << " of '" << kernel.getSymName() << "' '" << name
+           << "': the module has a symbol of that name";
+  }
+  // Work on a copy with the device functions inlined.
+  OpBuilder b(kernel);
+  setup.work = cast<KernelOp>(b.clone(*kernel));
+  setup.work.setSymName((name + "_work").str());
+  if (failed(inlineCalls(setup.work, symbols)))
+    return failure();
+  // Arrays written anywhere, device functions included.
+  setup.writes = analyzePrimalWrites(setup.work);
+  FailureOr<DerivativeArguments> args =
+      chooseArguments(kernel, setup.writes, wanted, seen, numCandidates);
+  if (failed(args))
+    return failure();
+  setup.args = std::move(*args);
+  if (setup.args.derivativeOf.empty()) {
+    setup.work.erase();
+    setup.work = nullptr;
+  }
+  return success();
+}
+
 LogicalResult ad::checkStructs(KernelOp kernel, const Activity &activity) {
   WalkResult result = kernel.walk([&](Operation *op) {
     if (!isa<StructMakeOp, StructInsertOp>(op))

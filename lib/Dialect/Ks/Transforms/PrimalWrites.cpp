@@ -16,18 +16,46 @@ using namespace mlir;
 using namespace ksc;
 using namespace ksc::ks;
 
-/// The argument of `kernel` that `array` is a view of (through `ks.slice`
-/// and `ks.as_const`); null if none.
+/// The argument of `kernel` that `array` is (a view of); null if none.
 static BlockArgument arrayArgument(KernelOp kernel, Value array) {
-  while (Operation *def = array.getDefiningOp()) {
-    if (!isa<SliceOp, AsConstOp>(def))
-      return nullptr;
-    array = def->getOperand(0);
-  }
-  auto arg = dyn_cast<BlockArgument>(array);
+  auto arg = dyn_cast<BlockArgument>(getViewRoot(array));
   if (!arg || arg.getOwner() != &kernel.getBody().front())
     return nullptr;
   return arg;
+}
+
+namespace {
+/// What an operation does to an array operand, by its declared memory
+/// effects (the `MemRead`/`MemWrite` of its ODS arguments).
+struct Access {
+  bool reads = false;
+  bool writes = false;
+  /// Effects this analysis cannot follow: the operation declares none, has
+  /// other kinds of effects on the array, or may pass the array on (a
+  /// terminator, an array result; struct fields cannot hold arrays).
+  bool unknown = false;
+};
+} // namespace
+
+static Access accessOf(Operation *op, Value array) {
+  Access access;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects || op->hasTrait<OpTrait::IsTerminator>() ||
+      llvm::any_of(op->getResultTypes(), llvm::IsaPred<ArrayType>)) {
+    access.unknown = true;
+    return access;
+  }
+  SmallVector<MemoryEffects::EffectInstance> list;
+  effects.getEffectsOnValue(array, list);
+  for (const MemoryEffects::EffectInstance &effect : list) {
+    if (isa<MemoryEffects::Read>(effect.getEffect()))
+      access.reads = true;
+    else if (isa<MemoryEffects::Write>(effect.getEffect()))
+      access.writes = true;
+    else
+      access.unknown = true;
+  }
+  return access;
 }
 
 /// Whether `later` may run after `earlier` in one thread: both are in one
@@ -60,18 +88,20 @@ ad::PrimalWrites ad::analyzePrimalWrites(KernelOp kernel) {
       if (!arg)
         continue;
       unsigned i = arg.getArgNumber();
-      if (isa<LoadOp>(op)) {
-        reads[i].push_back(op);
-      } else if (isa<StoreOp>(op)) {
-        writes[i].push_back(op);
-      } else if (auto atomic = dyn_cast<AtomicRMWOp>(op)) {
-        // An old value depends on what was written before: the updates
-        // must happen as in the primal kernel.
-        if (!atomic.getResult().use_empty())
+      // Views are followed to their uses (arrayArgument).
+      if (isa<ViewLikeOpInterface>(op))
+        continue;
+      Access access = accessOf(op, operand);
+      if (access.unknown) {
+        keep[i] = true;
+      } else if (access.writes) {
+        // An old value an update reads (an atomic's) depends on what was
+        // written before: the updates must happen as in the primal kernel.
+        if (access.reads && !op->use_empty())
           keep[i] = true;
         writes[i].push_back(op);
-      } else if (!isa<SliceOp, AsConstOp, DimOp, CheckBoundsOp>(op)) {
-        keep[i] = true; // an operation this analysis does not know
+      } else if (access.reads) {
+        reads[i].push_back(op);
       }
     }
   });
@@ -89,17 +119,19 @@ ad::PrimalWrites ad::analyzePrimalWrites(KernelOp kernel) {
 void ad::dropPrimalWrites(KernelOp adjoint, ArrayRef<bool> keep) {
   SmallVector<Operation *> dead;
   adjoint.walk([&](Operation *op) {
-    Value array;
-    if (auto store = dyn_cast<StoreOp>(op))
-      array = store.getArray();
-    else if (auto atomic = dyn_cast<AtomicRMWOp>(op);
-             atomic && atomic.getResult().use_empty())
-      array = atomic.getArray();
-    if (!array)
+    if (!op->use_empty() || isa<ViewLikeOpInterface>(op))
       return;
-    BlockArgument arg = arrayArgument(adjoint, array);
-    if (arg && arg.getArgNumber() < keep.size() && !keep[arg.getArgNumber()])
-      dead.push_back(op);
+    for (Value array : op->getOperands()) {
+      if (!isa<ArrayType>(array.getType()))
+        continue;
+      Access access = accessOf(op, array);
+      BlockArgument arg = arrayArgument(adjoint, array);
+      if (access.writes && !access.unknown && arg &&
+          arg.getArgNumber() < keep.size() && !keep[arg.getArgNumber()]) {
+        dead.push_back(op);
+        return;
+      }
+    }
   });
   for (Operation *op : dead)
     op->erase();

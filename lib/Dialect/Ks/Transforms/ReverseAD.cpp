@@ -34,7 +34,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -63,6 +62,11 @@ namespace {
 struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
   using KsReverseADBase::KsReverseADBase;
 
+  void getDependentDialects(DialectRegistry &registry) const override {
+    KsReverseADBase::getDependentDialects(registry);
+    registerDerivativeExternalModels(registry);
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
@@ -82,37 +86,17 @@ struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
                               const llvm::StringSet<> &wanted,
                               llvm::StringSet<> &seen) {
     std::string name = (kernel.getSymName() + "_adj").str();
-    unsigned n = kernel.getNumArguments();
-    if (Operation *existing = symbols.lookup(name)) {
-      for (unsigned i = 0; i < n; ++i)
-        if (wanted.contains(kernel.getArgName(i)))
-          seen.insert(kernel.getArgName(i));
-      // The pass ran before (or the module came with its adjoint).
-      if (auto of = existing->getAttrOfType<FlatSymbolRefAttr>(kAdjointOfAttr);
-          of && of.getValue() == kernel.getSymName())
-        return success();
-      return kernel.emitError("cannot name the adjoint of '")
-             << kernel.getSymName() << "' '" << name
-             << "': the module has a symbol of that name";
-    }
-    // Work on a copy with the device functions inlined.
-    OpBuilder b(kernel);
-    auto work = cast<KernelOp>(b.clone(*kernel));
-    work.setSymName((kernel.getSymName() + "_adj_work").str());
-    llvm::scope_exit cleanup([&] { work.erase(); });
-    if (failed(ad::inlineCalls(work, symbols)))
+    ad::DerivativeSetup setup;
+    if (failed(ad::setUpDerivative(kernel, symbols, name, "adjoint",
+                                   kAdjointOfAttr, wanted, seen,
+                                   kernel.getNumArguments(), setup)))
       return failure();
-    // Arrays written anywhere, device functions included.
-    ad::PrimalWrites writes = ad::analyzePrimalWrites(work);
-    FailureOr<ad::DerivativeArguments> args =
-        ad::chooseArguments(kernel, writes, wanted, seen, n);
-    if (failed(args))
-      return failure();
-    ArrayRef<int> adjointArgOf = args->derivativeOf;
-    if (adjointArgOf.empty())
+    KernelOp work = setup.work;
+    if (!work)
       return success();
-
-    ad::Activity activity(work, args->activeInputs, args->hasDerivative);
+    ArrayRef<int> adjointArgOf = setup.args.derivativeOf;
+    ad::Activity activity(work, setup.args.activeInputs,
+                          setup.args.hasDerivative);
     if (printActivity)
       activity.print(llvm::errs());
     if (failed(ad::checkStructs(work, activity)))
@@ -124,6 +108,7 @@ struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
       types.push_back(adjointType(kernel.getArgumentTypes()[i]));
       names.push_back("adj_" + kernel.getArgName(i).str());
     }
+    OpBuilder b(kernel);
     auto adjoint = ad::createDerivativeKernel(b, kernel, name, types, names);
     adjoint->setAttr(kAdjointOfAttr,
                      FlatSymbolRefAttr::get(kernel.getSymNameAttr()));
@@ -136,7 +121,7 @@ struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
       adjoint.erase();
       return failure();
     }
-    ad::dropPrimalWrites(adjoint, writes.readBack);
+    ad::dropPrimalWrites(adjoint, setup.writes.readBack);
     symbols.insert(adjoint);
     return success();
   }

@@ -46,3 +46,16 @@ ks.kernel @through_struct(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
   ks.store %m, %y[%i] : !ks.array<f32>, i32
   ks.return
 }
+
+// -----
+
+// An operation without the DerivativeOpInterface (KsInterfaces.td) has no
+// tangent rule.
+ks.kernel @no_rule(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
+  %i = ks.tid : i32
+  %v = ks.load %x[%i] : !ks.array<const f32>, i32
+  // expected-error@+1 {{cannot differentiate 'math.expm1' in forward mode}}
+  %e = math.expm1 %v : f32
+  ks.store %e, %y[%i] : !ks.array<f32>, i32
+  ks.return
+}

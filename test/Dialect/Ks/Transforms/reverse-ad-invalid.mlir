@@ -34,3 +34,28 @@ ks.kernel @through_struct(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
   ks.store %m, %y[%i] : !ks.array<f32>, i32
   ks.return
 }
+
+// -----
+
+// An operation without the DerivativeOpInterface (KsInterfaces.td) has no
+// derivative rule.
+ks.kernel @no_rule(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
+  %i = ks.tid : i32
+  %v = ks.load %x[%i] : !ks.array<const f32>, i32
+  // expected-error@+1 {{cannot differentiate 'math.expm1' yet (no derivative rule)}}
+  %e = math.expm1 %v : f32
+  ks.store %e, %y[%i] : !ks.array<f32>, i32
+  ks.return
+}
+
+// -----
+
+// A rule that does not apply: vector.broadcast has one for a scalar only.
+ks.kernel @row_broadcast(%x: !ks.array<const vector<2xf32>>, %y: !ks.array<vector<2x2xf32>>) {
+  %i = ks.tid : i32
+  %v = ks.load %x[%i] : !ks.array<const vector<2xf32>>, i32
+  // expected-error@+1 {{cannot differentiate 'vector.broadcast' yet (no derivative rule)}}
+  %m = vector.broadcast %v : vector<2xf32> to vector<2x2xf32>
+  ks.store %m, %y[%i] : !ks.array<vector<2x2xf32>>, i32
+  ks.return
+}

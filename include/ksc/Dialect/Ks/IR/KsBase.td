@@ -123,6 +123,13 @@ def Ks_CppExpression : NativeOpTrait<"CppExpression"> {
   let cppNamespace = "::ksc::ks";
 }
 
+// A vector, matrix or quaternion operation (KsLinalgOps.td): the C++
+// emitter prints it with the vector family (Target/Cpp/EmitVector.cpp), as
+// it does the vector dialect's operations.
+def Ks_LinearAlgebra : NativeOpTrait<"LinearAlgebra"> {
+  let cppNamespace = "::ksc::ks";
+}
+
 class Ks_Op<string mnemonic, list<Trait> traits = []>
     : Op<Ks_Dialect, mnemonic, traits>;
 

@@ -19,7 +19,21 @@ def Ks_Vector : VectorOfRankAndType<[1], [F32, F64, I32]>;
 def Ks_FloatVector : VectorOfRankAndType<[1], [F32, F64]>;
 def Ks_Matrix : VectorOfRankAndType<[2], [F32, F64]>;
 
-def Ks_DotOp : Ks_Op<"dot", [Ks_CppExpression, Pure, SameTypeOperands,
+// The operations of this file.
+class Ks_LinalgOp<string mnemonic, list<Trait> traits = []>
+    : Ks_Op<mnemonic, [Ks_LinearAlgebra] # traits>;
+
+// The operations below have their reverse and forward derivative rules
+// next to each other in KsDerivatives.cpp; `overridden` names the other
+// DerivativeOpInterface methods an operation defines there.
+class Ks_DerivativeRules<list<string> overridden = []>
+    : DeclareOpInterfaceMethods<Ks_DerivativeOpInterface,
+                                ["buildTangent"] # overridden>;
+// A product reads each factor for the other's adjoint.
+def Ks_ProductRules : Ks_DerivativeRules<["adjointReadsOperand"]>;
+
+def Ks_DotOp : Ks_LinalgOp<"dot", [Ks_CppExpression, Pure, SameTypeOperands,
+    Ks_ProductRules,
     TypesMatchWith<"result is the element type of the operands", "lhs",
                    "result",
                    "::llvm::cast<::mlir::VectorType>($_self).getElementType()">]> {
@@ -37,7 +51,8 @@ def Ks_DotOp : Ks_Op<"dot", [Ks_CppExpression, Pure, SameTypeOperands,
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs)";
 }
 
-def Ks_CrossOp : Ks_Op<"cross", [Ks_CppExpression, Pure, AllTypesMatch<["lhs", "rhs", "result"]>]> {
+def Ks_CrossOp : Ks_LinalgOp<"cross", [Ks_CppExpression, Pure, Ks_ProductRules,
+    AllTypesMatch<["lhs", "rhs", "result"]>]> {
   let summary = "The cross product of two 3-vectors";
   let description = [{
     `(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)`.
@@ -52,7 +67,8 @@ def Ks_CrossOp : Ks_Op<"cross", [Ks_CppExpression, Pure, AllTypesMatch<["lhs", "
   let hasVerifier = 1;
 }
 
-def Ks_OuterOp : Ks_Op<"outer", [Ks_CppExpression, Pure, SameTypeOperands]> {
+def Ks_OuterOp : Ks_LinalgOp<"outer", [Ks_CppExpression, Pure, SameTypeOperands,
+    Ks_ProductRules]> {
   let summary = "The outer product of two vectors";
   let description = [{
     The matrix whose element `(i, j)` is `lhs[i] * rhs[j]`.
@@ -67,7 +83,7 @@ def Ks_OuterOp : Ks_Op<"outer", [Ks_CppExpression, Pure, SameTypeOperands]> {
   let hasVerifier = 1;
 }
 
-def Ks_MatmulOp : Ks_Op<"matmul", [Ks_CppExpression, Pure]> {
+def Ks_MatmulOp : Ks_LinalgOp<"matmul", [Ks_CppExpression, Pure, Ks_ProductRules]> {
   let summary = "The product of two matrices, or of a matrix and a vector";
   let description = [{
     The matrix product of `lhs` and `rhs`: a square matrix times a matrix of
@@ -89,7 +105,8 @@ def Ks_MatmulOp : Ks_Op<"matmul", [Ks_CppExpression, Pure]> {
   let hasVerifier = 1;
 }
 
-def Ks_DeterminantOp : Ks_Op<"determinant", [Ks_CppExpression, Pure,
+def Ks_DeterminantOp : Ks_LinalgOp<"determinant", [Ks_CppExpression, Pure,
+    Ks_DerivativeRules<["adjointUsesResult"]>,
     TypesMatchWith<"result is the element type of the matrix", "matrix",
                    "result",
                    "::llvm::cast<::mlir::VectorType>($_self).getElementType()">]> {
@@ -108,7 +125,9 @@ def Ks_DeterminantOp : Ks_Op<"determinant", [Ks_CppExpression, Pure,
   let hasVerifier = 1;
 }
 
-def Ks_InverseOp : Ks_Op<"inverse", [Ks_CppExpression, Pure, AllTypesMatch<["matrix", "result"]>]> {
+def Ks_InverseOp : Ks_LinalgOp<"inverse", [Ks_CppExpression, Pure,
+    Ks_DerivativeRules<["adjointUsesResult", "adjointReadsOperand"]>,
+    AllTypesMatch<["matrix", "result"]>]> {
   let summary = "The inverse of a square matrix";
   let description = [{
     The inverse of a 2x2, 3x3 or 4x4 matrix: the adjugate divided by the
@@ -138,7 +157,8 @@ def Ks_Quat : Type<And<[Ks_FloatVector.predicate, IsVectorOfShape<[4]>]>,
 def Ks_Vec3 : Type<And<[Ks_FloatVector.predicate, IsVectorOfShape<[3]>]>,
                    "3-vector of float or double", "::mlir::VectorType">;
 
-def Ks_QuatMulOp : Ks_Op<"quat_mul", [Ks_CppExpression, Pure, AllTypesMatch<["lhs", "rhs", "result"]>]> {
+def Ks_QuatMulOp : Ks_LinalgOp<"quat_mul", [Ks_CppExpression, Pure,
+    Ks_DerivativeRules<>, AllTypesMatch<["lhs", "rhs", "result"]>]> {
   let summary = "The product of two quaternions";
   let description = [{
     The Hamilton product `lhs * rhs` (the rotation `rhs`, then `lhs`):
@@ -159,7 +179,8 @@ def Ks_QuatMulOp : Ks_Op<"quat_mul", [Ks_CppExpression, Pure, AllTypesMatch<["lh
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
 }
 
-class Ks_QuatRotateBase<string mnemonic, string sign> : Ks_Op<mnemonic, [Ks_CppExpression, Pure,
+class Ks_QuatRotateBase<string mnemonic, string sign> : Ks_LinalgOp<mnemonic, [Ks_CppExpression, Pure,
+    Ks_DerivativeRules<>,
     AllTypesMatch<["vector", "result"]>,
     TypesMatchWith<"quaternion and vector have one element type", "vector",
                    "quat",
@@ -186,7 +207,8 @@ def Ks_QuatRotateInvOp : Ks_QuatRotateBase<"quat_rotate_inv", "-"> {
   let summary = "Rotates a 3-vector by the inverse of a unit quaternion";
 }
 
-def Ks_QuatToMatrixOp : Ks_Op<"quat_to_matrix", [Ks_CppExpression, Pure]> {
+def Ks_QuatToMatrixOp : Ks_LinalgOp<"quat_to_matrix", [Ks_CppExpression, Pure,
+    Ks_DerivativeRules<>]> {
   let summary = "The rotation matrix of a unit quaternion";
   let description = [{
     The 3x3 matrix whose column j is `ks.quat_rotate` of the quaternion and

@@ -7,6 +7,7 @@
 #ifndef KSC_DIALECT_KS_IR_KSOPS_H
 #define KSC_DIALECT_KS_IR_KSOPS_H
 
+#include "ksc/Dialect/Ks/IR/DerivativeOpInterface.h"
 #include "ksc/Dialect/Ks/IR/KsDialect.h"
 #include "ksc/Dialect/Ks/IR/KsTypes.h"
 
@@ -20,6 +21,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include "ksc/Dialect/Ks/IR/KsEnums.h.inc"
 
@@ -34,6 +36,11 @@ struct TapeResource : public mlir::SideEffects::Resource::Base<TapeResource> {
 template <typename ConcreteType>
 class CppExpression
     : public mlir::OpTrait::TraitBase<ConcreteType, CppExpression> {};
+/// The trait Ks_LinearAlgebra (KsBase.td): a vector, matrix or quaternion
+/// operation, which the C++ emitter prints with the vector family.
+template <typename ConcreteType>
+class LinearAlgebra
+    : public mlir::OpTrait::TraitBase<ConcreteType, LinearAlgebra> {};
 } // namespace ksc::ks
 
 #define GET_OP_CLASSES
@@ -62,6 +69,11 @@ llvm::SmallVector<unsigned> getInoutArgs(mlir::FunctionOpInterface function);
 
 /// The number of results of `function` that are not in-out values.
 unsigned getNumDirectResults(mlir::FunctionOpInterface function);
+
+/// The array `array` is a view of, through the operations that make views
+/// (`ks.slice`, `ks.as_const`: the ViewLikeOpInterface); `array` itself if
+/// it is no view.
+mlir::Value getViewRoot(mlir::Value array);
 
 } // namespace ksc::ks
 

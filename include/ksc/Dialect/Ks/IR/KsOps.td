@@ -17,6 +17,8 @@ include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/FunctionInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ViewLikeInterface.td"
+include "ksc/Dialect/Ks/IR/KsInterfaces.td"
 
 //===----------------------------------------------------------------------===//
 // Kernels and device functions
@@ -468,6 +470,7 @@ def Ks_ParallelYieldOp : Ks_Op<"parallel_yield", [Pure, Terminator,
 }
 
 def Ks_AsConstOp : Ks_Op<"as_const", [Ks_CppExpression, Pure,
+    DeclareOpInterfaceMethods<ViewLikeOpInterface>,
     TypesMatchWith<"result is the read-only view of the array",
                    "array", "result",
                    "::llvm::cast<ArrayType>($_self).withConst(true)">]> {
@@ -487,7 +490,8 @@ def Ks_AsConstOp : Ks_Op<"as_const", [Ks_CppExpression, Pure,
   let hasFolder = 1;
 }
 
-def Ks_SliceOp : Ks_Op<"slice", [Ks_CppExpression, Pure]> {
+def Ks_SliceOp : Ks_Op<"slice", [Ks_CppExpression, Pure,
+    DeclareOpInterfaceMethods<ViewLikeOpInterface>]> {
   let summary = "A view of an array with its leading dimensions fixed";
   let description = [{
     The view of `array` at `indices` in its leading dimensions: `a[i]` of a
@@ -696,8 +700,8 @@ def Ks_RandInitOp : Ks_Op<"rand_init", [Ks_CppExpression, Pure]> {
 }
 
 // randi, randf and randn: a state in, a number and the next state out.
-class Ks_RandOp<string mnemonic, Type valueType>
-    : Ks_Op<mnemonic, [Pure]> {
+class Ks_RandOp<string mnemonic, Type valueType, list<Trait> traits = []>
+    : Ks_Op<mnemonic, [Pure] # traits> {
   let arguments = (ins I32:$state, Variadic<valueType>:$bounds);
   let results = (outs valueType:$value, I32:$new_state);
   let assemblyFormat = "$state (`,` $bounds^)? attr-dict";
@@ -727,7 +731,10 @@ def Ks_RandIOp : Ks_RandOp<"randi", I32> {
   }];
 }
 
-def Ks_RandFOp : Ks_RandOp<"randf", F32> {
+// The derivative of randf with bounds (KsDerivatives.cpp): pointwise in the
+// bounds, through the same draw.
+def Ks_RandFOp : Ks_RandOp<"randf", F32,
+    [DeclareOpInterfaceMethods<Ks_DerivativeOpInterface>]> {
   let summary = "A random float, uniform in [0, 1) or [low, high)";
   let description = [{
     Advances the generator state (`new_state = pcg(state)`, see

@@ -1,17 +1,26 @@
 //===- RuleMath.h - Writing derivative rules as formulas -----*- C++ -*-===//
 //
-// Part of ksc. A small builder of float expressions, shared by the reverse
-// (DerivativeRules.cpp) and forward (TangentRules.cpp) rules.
+// Part of ksc. A small builder of float expressions, shared by the
+// derivative rules of the ks (KsDerivatives.cpp), arith and math
+// (ArithDerivatives.cpp) and vector (VectorDerivatives.cpp) operations.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KSC_DIALECT_KS_TRANSFORMS_RULEMATH_H
-#define KSC_DIALECT_KS_TRANSFORMS_RULEMATH_H
+#ifndef KSC_DIALECT_KS_IR_RULEMATH_H
+#define KSC_DIALECT_KS_IR_RULEMATH_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
 namespace ksc::ks::ad {
+
+/// The external models of ArithDerivatives.cpp and VectorDerivatives.cpp.
+void registerArithDerivativeModels(mlir::DialectRegistry &registry);
+void registerVectorDerivativeModels(mlir::DialectRegistry &registry);
 
 /// Float expressions of the type of one value (a scalar, vector or matrix),
 /// for writing derivative rules as they read.
@@ -57,6 +66,25 @@ struct Math {
   Value orI(Value x, Value y) { return op<mlir::arith::OrIOp>(x, y); }
 };
 
+/// `a + b` where a null value is a zero.
+inline mlir::Value sumOf(Math &m, mlir::Value a, mlir::Value b) {
+  if (!a)
+    return b;
+  if (!b)
+    return a;
+  return m.add(a, b);
+}
+
+/// `op` again on `operands`, with its attributes and result types.
+inline mlir::Value recreate(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Operation *op, mlir::ValueRange operands) {
+  mlir::OperationState state(loc, op->getName());
+  state.addOperands(operands);
+  state.addTypes(op->getResultTypes());
+  state.addAttributes(op->getAttrs());
+  return b.create(state)->getResult(0);
+}
+
 } // namespace ksc::ks::ad
 
-#endif // KSC_DIALECT_KS_TRANSFORMS_RULEMATH_H
+#endif // KSC_DIALECT_KS_IR_RULEMATH_H
