@@ -41,7 +41,6 @@ using namespace ksc;
 namespace {
 enum class Target { Cpu, Cuda };
 enum class Emit { Cpp, Cuda, Ptx, LLVM, Mlir };
-enum class Launch { Guarded, GridStride };
 
 cl::OptionCategory kscCategory("ksc options");
 
@@ -70,44 +69,6 @@ cl::opt<Emit> emit(
                           "(--target=cuda)"),
                clEnumValN(Emit::Mlir, "mlir", "the ks dialect IR")),
     cl::init(Emit::Cpp), cl::cat(kscCategory));
-cl::opt<Launch> launch(
-    "launch",
-    cl::desc("With --target=cuda: how GPU threads cover the launch grid"),
-    cl::values(clEnumValN(Launch::Guarded, "guarded",
-                          "one GPU thread per thread of the grid, the extra "
-                          "ones of the last block idle (default)"),
-               clEnumValN(Launch::GridStride, "grid-stride",
-                          "at most 65535 blocks, each GPU thread running "
-                          "every gridDim.x * blockDim.x-th thread")),
-    cl::init(Launch::Guarded), cl::cat(kscCategory));
-cl::opt<unsigned> blockSize(
-    "block-size",
-    cl::desc("With --target=cuda: GPU threads per block of the launch "
-             "functions, also given to the kernels as __launch_bounds__ "
-             "(default 256, without launch bounds)"),
-    cl::value_desc("N"), cl::init(0), cl::cat(kscCategory));
-cl::opt<int64_t> tapeBytes(
-    "tape-bytes",
-    cl::desc("With --target=cuda: the capacity of each GPU thread's tape, "
-             "in bytes, for adjoint kernels whose loops keep values on it "
-             "(default 4096, in the thread's local memory)"),
-    cl::value_desc("N"), cl::init(kDefaultTapeBytes), cl::cat(kscCategory));
-cl::opt<std::string>
-    arch(StringRef(kGpuArchOption),
-         cl::desc("With --emit=ptx or --emit=llvm: the GPU architecture "
-                  "(default sm_80; sm_90, sm_90a, ... any the NVPTX backend "
-                  "knows)"),
-         cl::value_desc("sm_XX"), cl::init(kDefaultCudaArch.str()),
-         cl::cat(kscCategory));
-/// The name --gpu-arch had before ksc-run and ksc shared it.
-cl::alias archAlias("arch", cl::desc("Alias for --gpu-arch"),
-                    cl::aliasopt(arch), cl::Hidden);
-cl::opt<std::string> cudaPath(
-    "cuda-path",
-    cl::desc("With --emit=ptx or --emit=llvm: the CUDA toolkit whose "
-             "libdevice implements math functions (default: $CUDA_HOME, "
-             "then /usr/local/cuda)"),
-    cl::value_desc("dir"), cl::cat(kscCategory));
 cl::opt<bool> standalone(
     "standalone",
     cl::desc("Copy the runtime header into the C++ output so that it "
@@ -140,6 +101,13 @@ cl::opt<bool> deterministic(
              "number of OS threads"),
     cl::cat(kscCategory));
 SourceOptions sourceOptions(kscCategory);
+GpuCodeOptions gpuCode(kscCategory, "With --target=cuda",
+                       "With --emit=ptx or --emit=llvm",
+                       kDefaultCudaArch);
+/// The name --gpu-arch had before ksc-run and ksc shared it.
+cl::alias archAlias("arch", cl::desc("Alias for --gpu-arch"),
+                    cl::aliasopt(gpuCode.getArchOption()), cl::Hidden);
+DerivativeOptions derivatives(kscCategory);
 cl::opt<Precision> &precision = precisionOption(kscCategory);
 enum class Grad { None, Reverse, Forward, All, Hvp };
 cl::opt<Grad> grad(
@@ -160,16 +128,6 @@ cl::opt<Grad> grad(
                    "K_adj and K_hvp, Hessian-vector products (forward mode "
                    "over reverse)")),
     cl::init(Grad::None), cl::cat(kscCategory));
-cl::opt<unsigned> width(
-    "width",
-    cl::desc("With --grad=forward or all: the number of tangent directions "
-             "K_jvp propagates in one launch (default 1)"),
-    cl::value_desc("W"), cl::init(1), cl::cat(kscCategory));
-cl::list<std::string>
-    wrt("wrt",
-        cl::desc("With --grad: differentiate with respect to these kernel "
-                 "arguments only (default: every float argument)"),
-        cl::CommaSeparated, cl::value_desc("arg,..."), cl::cat(kscCategory));
 cl::opt<bool> printActivity(
     "print-activity",
     cl::desc("With --grad: print which arguments and values are active "
@@ -363,24 +321,17 @@ static bool checkTargetOptions() {
            << " needs --target=cuda\n";
     return false;
   }
-  if (!nvptx && (arch.getNumOccurrences() || cudaPath.getNumOccurrences())) {
+  if (!nvptx && !gpuCode.givenNvptxOptions().empty()) {
     errs() << "ksc: error: --gpu-arch and --cuda-path need --emit=ptx or "
               "--emit=llvm\n";
     return false;
   }
-  if (nvptx)
-    if (Error error = checkGpuArch(arch)) {
-      errs() << "ksc: error: " << toString(std::move(error)) << "\n";
-      return false;
-    }
   if (target == Target::Cuda && emit == Emit::Cpp) {
     errs() << "ksc: error: --target=cuda writes CUDA C++ (--emit=cuda), not "
               "--emit=cpp\n";
     return false;
   }
-  if (target != Target::Cuda &&
-      (launch.getNumOccurrences() || blockSize.getNumOccurrences() ||
-       tapeBytes.getNumOccurrences())) {
+  if (target != Target::Cuda && !gpuCode.givenLaunchOptions().empty()) {
     errs() << "ksc: error: --launch, --block-size and --tape-bytes need "
               "--target=cuda\n";
     return false;
@@ -391,14 +342,8 @@ static bool checkTargetOptions() {
               "--target=cpu\n";
     return false;
   }
-  if (tapeBytes < 8 || tapeBytes > 512 * 1024) {
-    errs() << "ksc: error: --tape-bytes must be between 8 and 524288 (CUDA's "
-              "limit of local memory per thread)\n";
-    return false;
-  }
-  if (blockSize.getNumOccurrences() && (blockSize < 1 || blockSize > 1024)) {
-    errs() << "ksc: error: --block-size must be between 1 and 1024 (CUDA's "
-              "limit of threads per block)\n";
+  if (Error error = gpuCode.validate()) {
+    errs() << "ksc: error: " << toString(std::move(error)) << "\n";
     return false;
   }
   return true;
@@ -440,19 +385,19 @@ static mlir::LogicalResult emitCode(mlir::ModuleOp module, std::string &output,
     emitterOptions.cppNamespace = cppNamespace;
     CudaPipelineOptions cudaPipeline;
     cudaPipeline.boundsCheck = boundsCheck;
-    cudaPipeline.gridStride = launch == Launch::GridStride;
-    cudaPipeline.tapeBytes = tapeBytes;
+    cudaPipeline.gridStride = gpuCode.isGridStride();
+    cudaPipeline.tapeBytes = gpuCode.getTapeBytes();
     if (nvptx) {
       PtxOptions ptxOptions;
-      ptxOptions.arch = arch;
-      ptxOptions.cudaPath = cudaPath;
+      ptxOptions.arch = gpuCode.getArch(kDefaultCudaArch);
+      ptxOptions.cudaPath = gpuCode.getCudaPath();
       ptxOptions.llvmIR = emit == Emit::LLVM;
-      ptxOptions.blockSize = blockSize;
+      ptxOptions.blockSize = gpuCode.getBlockSize();
       if (mlir::failed(emitPtx(module, output, cudaPipeline, ptxOptions)))
         return mlir::failure();
     } else if (emit == Emit::Cuda) {
       emitterOptions.target = CppTarget::Cuda;
-      emitterOptions.blockSize = blockSize;
+      emitterOptions.blockSize = gpuCode.getBlockSize();
       if (mlir::failed(emitCudaCpp(module, output, cudaPipeline,
                                    emitterOptions, header)))
         return mlir::failure();
@@ -552,7 +497,7 @@ int ksc::kscMain(int argc, char **argv) {
       loadModule(context, sourceMgr, inputFile, frontendOptions, "ksc");
   if (!module)
     return 1;
-  if (grad == Grad::None && (!wrt.empty() || printActivity)) {
+  if (grad == Grad::None && (derivatives.hasWrt() || printActivity)) {
     errs() << "ksc: error: --wrt and --print-activity need --grad\n";
     return 1;
   }
@@ -560,12 +505,12 @@ int ksc::kscMain(int argc, char **argv) {
   if (mlir::failed(applyPassManagerOptions(cleanup)))
     return 1;
   addKsCleanupPasses(cleanup, precision);
-  if (width.getNumOccurrences() && grad != Grad::Forward && grad != Grad::All) {
+  if (derivatives.hasWidth() && grad != Grad::Forward && grad != Grad::All) {
     errs() << "ksc: error: --width needs --grad=forward or --grad=all\n";
     return 1;
   }
-  if (width == 0) {
-    errs() << "ksc: error: --width must be at least 1\n";
+  if (Error error = derivatives.validate()) {
+    errs() << "ksc: error: " << toString(std::move(error)) << "\n";
     return 1;
   }
   if (printActivity && grad != Grad::Reverse && grad != Grad::All) {
@@ -574,11 +519,11 @@ int ksc::kscMain(int argc, char **argv) {
     return 1;
   }
   if (grad == Grad::Forward || grad == Grad::All)
-    addForwardADPasses(cleanup, wrt, width);
+    addForwardADPasses(cleanup, derivatives.getWrt(), derivatives.getWidth());
   if (grad == Grad::Reverse || grad == Grad::All)
-    addReverseADPasses(cleanup, wrt, printActivity);
+    addReverseADPasses(cleanup, derivatives.getWrt(), printActivity);
   if (grad == Grad::Hvp)
-    addHessianVectorPasses(cleanup, wrt);
+    addHessianVectorPasses(cleanup, derivatives.getWrt());
   if (mlir::failed(cleanup.run(*module)))
     return 1;
 

@@ -51,6 +51,7 @@
 #include "ksc/Support/Json.h"
 #include "ksc/Support/Output.h"
 #include "ksc/Support/Signals.h"
+#include "ksc/Target/PTX/PtxEmitter.h"
 
 #include "Gpu.h"
 
@@ -139,6 +140,10 @@ cl::opt<std::string> cacheDir(
              "~/.cache/ksc)"),
     cl::value_desc("dir"), cl::cat(runCategory));
 SourceOptions sourceOptions(runCategory);
+DerivativeOptions derivatives(runCategory);
+GpuCodeOptions gpuCode(runCategory, "With --target=cuda or --record",
+                       "With --target=cuda or --record",
+                       "the device's; sm_80 with --compile-only or --record");
 
 cl::opt<Precision> &precision = precisionOption(runCategory);
 enum class Grad { None, Reverse, Forward, Hvp };
@@ -170,11 +175,6 @@ cl::opt<std::string> tangentsFile(
     cl::desc("With --grad=forward or hvp: JSON object with the tangent of "
              "arguments, by argument name (missing ones are zero)"),
     cl::value_desc("file"), cl::cat(runCategory));
-cl::opt<unsigned>
-    width("width",
-          cl::desc("With --grad=forward: the number of tangent directions "
-                   "propagated at once (default 1)"),
-          cl::value_desc("W"), cl::init(1), cl::cat(runCategory));
 cl::opt<bool>
     checkGrad("check-grad",
               cl::desc("Check the adjoint kernel K_adj and the tangent "
@@ -182,11 +182,6 @@ cl::opt<bool>
                        "the kernel and against each other; exit 1 if they "
                        "differ"),
               cl::cat(runCategory));
-cl::list<std::string>
-    wrt("wrt",
-        cl::desc("With --grad or --check-grad: differentiate with respect "
-                 "to these arguments only"),
-        cl::CommaSeparated, cl::value_desc("arg,..."), cl::cat(runCategory));
 cl::opt<double> absTol("atol",
                        cl::desc("With --check-grad: absolute tolerance "
                                 "(default 1e-3 for float, 1e-7 for double); "
@@ -208,28 +203,6 @@ cl::opt<tool::Via>
                    clEnumValN(tool::Via::CudaSource, "cuda-source",
                               "ksc's CUDA C++, compiled with NVRTC")),
         cl::init(tool::Via::Ptx), cl::cat(runCategory));
-cl::opt<std::string> cudaPath(
-    "cuda-path",
-    cl::desc("With --target=cuda: the CUDA toolkit, for NVRTC and libdevice "
-             "(default: $CUDA_HOME, else /usr/local/cuda)"),
-    cl::value_desc("dir"), cl::cat(runCategory));
-cl::opt<std::string>
-    gpuArch(StringRef(kGpuArchOption),
-            cl::desc("With --target=cuda: compile for this architecture "
-                     "(default: the device's; sm_80 with --compile-only)"),
-            cl::value_desc("sm_XY"), cl::cat(runCategory));
-enum class Launch { Guarded, GridStride };
-cl::opt<Launch> launchMode(
-    "launch", cl::desc("With --target=cuda: how GPU threads cover the grid"),
-    cl::values(clEnumValN(Launch::Guarded, "guarded",
-                          "one GPU thread per thread (default)"),
-               clEnumValN(Launch::GridStride, "grid-stride",
-                          "grid-stride loops in at most 65535 blocks")),
-    cl::init(Launch::Guarded), cl::cat(runCategory));
-cl::opt<unsigned> blockSize(
-    "block-size",
-    cl::desc("With --target=cuda: GPU threads per block (default 256)"),
-    cl::value_desc("N"), cl::init(256), cl::cat(runCategory));
 enum class Compare { None, Cpu };
 cl::opt<Compare> compareWith(
     "compare",
@@ -267,12 +240,6 @@ cl::opt<uint64_t> seed("seed",
                        cl::desc("With --check-grad: seed of the random "
                                 "output adjoints and tangents (default 1)"),
                        cl::value_desc("n"), cl::init(1), cl::cat(runCategory));
-cl::opt<int64_t> tapeBytes(
-    "tape-bytes",
-    cl::desc("With --target=cuda or --record: the capacity of each GPU "
-             "thread's tape, 8 to 524288 bytes (default 4096)"),
-    cl::value_desc("N"), cl::init(kDefaultTapeBytes), cl::cat(runCategory));
-
 // Recording for a GPU elsewhere (docs/cuda.md, "GPU bundles").
 cl::opt<std::string> recordDir(
     "record",
@@ -329,11 +296,11 @@ static Error checkGradOptions() {
                      "--grad=forward");
   if (!needsTangents && !tangentsFile.empty())
     return makeError("--tangents needs --grad=forward or --grad=hvp");
-  if (width.getNumOccurrences() && grad != Grad::Forward)
+  if (derivatives.hasWidth() && grad != Grad::Forward)
     return makeError("--width needs --grad=forward");
-  if (width == 0)
-    return makeError("--width must be at least 1");
-  if (!isGradMode() && !wrt.empty())
+  if (Error error = derivatives.validate())
+    return error;
+  if (!isGradMode() && derivatives.hasWrt())
     return makeError("--wrt needs --grad or --check-grad");
   if (!checkGrad && compareWith == Compare::None &&
       (absTol.getNumOccurrences() || relTol.getNumOccurrences()))
@@ -366,23 +333,20 @@ static Error checkGpuOptions() {
       if (option->getNumOccurrences())
         return makeError("--" + option->ArgStr + " needs --target=cuda");
     // What the GPU code is and how it is launched, also for a recording.
-    if (!recording)
-      for (const cl::Option *option :
-           {(const cl::Option *)&cudaPath, (const cl::Option *)&gpuArch,
-            (const cl::Option *)&launchMode, (const cl::Option *)&blockSize,
-            (const cl::Option *)&timeLaunches,
-            (const cl::Option *)&tapeBytes})
-        if (option->getNumOccurrences())
-          return makeError("--" + option->ArgStr +
-                           " needs --target=cuda or --record");
+    if (!recording) {
+      SmallVector<const cl::Option *> given = gpuCode.givenNvptxOptions();
+      llvm::append_range(given, gpuCode.givenLaunchOptions());
+      if (timeLaunches.getNumOccurrences())
+        given.push_back(&timeLaunches);
+      if (!given.empty())
+        return makeError("--" + given.front()->ArgStr +
+                         " needs --target=cuda or --record");
+    }
     if (!recording)
       return Error::success();
   }
-  if (blockSize < 1 || blockSize > 1024)
-    return makeError("--block-size must be 1 to 1024 (threads per block)");
-  if (tapeBytes < 8 || tapeBytes > 512 * 1024)
-    return makeError("--tape-bytes must be between 8 and 524288 (CUDA's "
-                     "limit of local memory per thread)");
+  if (Error error = gpuCode.validate())
+    return error;
   if (repeat.getNumOccurrences() && !timeLaunches)
     return makeError("--repeat needs --time");
   if (repeat < 1)
@@ -392,9 +356,6 @@ static Error checkGpuOptions() {
                      "launches the kernel twice per number)");
   if (compileOnly && (timeLaunches || compareWith != Compare::None))
     return makeError("--compile-only runs nothing: no --time or --compare");
-  if (!gpuArch.empty())
-    if (Error error = checkGpuArch(gpuArch))
-      return error;
   return Error::success();
 }
 
@@ -465,15 +426,15 @@ static mlir::LogicalResult addDerivatives(mlir::ModuleOp module,
     for (ks::KernelOp adjoint : adjoints)
       adjoint.erase();
     adjoints.clear();
-    addHessianVectorPasses(pm, wrt);
+    addHessianVectorPasses(pm, derivatives.getWrt());
     differentiate = true;
   }
   if ((checkGrad || grad == Grad::Reverse) && adjoints.empty()) {
-    addReverseADPasses(pm, wrt);
+    addReverseADPasses(pm, derivatives.getWrt());
     differentiate = true;
   }
   if ((checkGrad || grad == Grad::Forward) && !hasTangent) {
-    addForwardADPasses(pm, wrt, width);
+    addForwardADPasses(pm, derivatives.getWrt(), derivatives.getWidth());
     differentiate = true;
   }
   if (differentiate && mlir::failed(pm.run(module))) {
@@ -545,7 +506,8 @@ static Expected<runner::Job> makeJob(mlir::ModuleOp module,
   // K_jvp, or for --grad=hvp K_hvp: the tangent kernel of K_adj.
   Expected<runner::TangentSignature> tangent = runner::TangentSignature();
   if (checkGrad || grad == Grad::Forward)
-    tangent = runner::getTangentSignature(kernel, job.signature, width);
+    tangent = runner::getTangentSignature(kernel, job.signature,
+                                           derivatives.getWidth());
   if (grad == Grad::Hvp)
     tangent = runner::getTangentSignature(
         module.lookupSymbol<ks::KernelOp>(job.adjoint.signature.kernel),
@@ -553,7 +515,7 @@ static Expected<runner::Job> makeJob(mlir::ModuleOp module,
   if (!tangent)
     return tangent.takeError();
   job.tangent = std::move(*tangent);
-  job.wrt = wrt;
+  job.wrt = derivatives.getWrt().vec();
   if (absTol.getNumOccurrences())
     job.check.atol = absTol;
   if (relTol.getNumOccurrences())
@@ -568,11 +530,11 @@ static Expected<runner::Job> makeJob(mlir::ModuleOp module,
 static tool::GpuSettings getGpuSettings() {
   tool::GpuSettings settings;
   settings.via = via;
-  settings.cudaPath = cudaPath;
+  settings.cudaPath = gpuCode.getCudaPath();
   settings.boundsCheck = boundsCheck;
-  settings.gridStride = launchMode == Launch::GridStride;
-  settings.blockSize = blockSize.getNumOccurrences() ? blockSize : 0;
-  settings.tapeBytes = tapeBytes;
+  settings.gridStride = gpuCode.isGridStride();
+  settings.blockSize = gpuCode.getBlockSize();
+  settings.tapeBytes = gpuCode.getTapeBytes();
   settings.sourceName = inputFile;
   return settings;
 }
@@ -593,17 +555,17 @@ static int compileOnlyAndPrint(mlir::ModuleOp module) {
       if (mlir::failed(applyPassManagerOptions(pm)))
         return 1;
       if (grad == Grad::Hvp)
-        addHessianVectorPasses(pm, wrt);
+        addHessianVectorPasses(pm, derivatives.getWrt());
       if (checkGrad || grad == Grad::Reverse)
-        addReverseADPasses(pm, wrt);
+        addReverseADPasses(pm, derivatives.getWrt());
       if (checkGrad || grad == Grad::Forward)
-        addForwardADPasses(pm, wrt, width);
+        addForwardADPasses(pm, derivatives.getWrt(), derivatives.getWidth());
       if (mlir::failed(pm.run(module)))
         return fail("cannot differentiate the kernels of " + inputFile);
     }
   }
   Expected<runner::CudaModule> code = tool::buildGpuModule(
-      module, getGpuSettings(), gpuArch.empty() ? "sm_80" : gpuArch.getValue());
+      module, getGpuSettings(), gpuCode.getArch(kDefaultCudaArch));
   if (!code)
     return tool::reportError(code.takeError());
   return writeResult(code->ptx);
@@ -612,8 +574,9 @@ static int compileOnlyAndPrint(mlir::ModuleOp module) {
 /// How the GPU launches the kernels.
 static runner::CudaLaunchOptions getLaunchOptions() {
   runner::CudaLaunchOptions options;
-  options.blockSize = blockSize;
-  options.gridStride = launchMode == Launch::GridStride;
+  if (gpuCode.getBlockSize())
+    options.blockSize = gpuCode.getBlockSize();
+  options.gridStride = gpuCode.isGridStride();
   options.boundsCheck = boundsCheck;
   options.repeat = timeLaunches ? unsigned(repeat) : 0;
   return options;
@@ -629,7 +592,7 @@ createCudaExecutor(mlir::ModuleOp module, const runner::Grid &grid) {
   if (!devices)
     return devices.takeError();
   std::string arch =
-      gpuArch.empty() ? devices->front().arch() : gpuArch.getValue();
+      gpuCode.getArch(devices->front().arch());
   Expected<runner::CudaModule> code =
       tool::buildGpuModule(module, getGpuSettings(), arch);
   if (!code)
@@ -739,7 +702,7 @@ static int recordRun(mlir::ModuleOp module, const runner::Job &job,
   if (Error error = runner::checkCaseName(recorded.name))
     return fail(toString(std::move(error)));
   // The code of the module, unless the bundle has it from another case.
-  std::string arch = gpuArch.empty() ? "sm_80" : gpuArch.getValue();
+  std::string arch = gpuCode.getArch(kDefaultCudaArch);
   std::string key = tool::getBundleCodeKey(module, getGpuSettings(), arch);
   std::optional<runner::BundleCode> reused =
       runner::findRecordedCode(recordDir, key);
