@@ -481,67 +481,17 @@ KSC_BUILTIN float randn(uint32_t &state);
 // ++, --) on array elements are atomic adds and subtractions too. The
 // semantics are in docs/language.md ("Atomics").
 
-/// Adds v to the element; returns its old value.
-template <typename T, typename I>
-typename detail::atomic_element<T>::type
-atomic_add(array<T, 1> a, I i, typename detail::identity<T>::type v);
-template <typename T, typename I, typename J>
-typename detail::atomic_element<T>::type
-atomic_add(array<T, 2> a, I i, J j, typename detail::identity<T>::type v);
-template <typename T, typename I, typename J, typename K>
-typename detail::atomic_element<T>::type
-atomic_add(array<T, 3> a, I i, J j, K k, typename detail::identity<T>::type v);
-template <typename T, typename I, typename J, typename K, typename L>
-typename detail::atomic_element<T>::type
-atomic_add(array<T, 4> a, I i, J j, K k, L l,
-           typename detail::identity<T>::type v);
-
-/// Subtracts v from the element; returns its old value.
-template <typename T, typename I>
-typename detail::atomic_element<T>::type
-atomic_sub(array<T, 1> a, I i, typename detail::identity<T>::type v);
-template <typename T, typename I, typename J>
-typename detail::atomic_element<T>::type
-atomic_sub(array<T, 2> a, I i, J j, typename detail::identity<T>::type v);
-template <typename T, typename I, typename J, typename K>
-typename detail::atomic_element<T>::type
-atomic_sub(array<T, 3> a, I i, J j, K k, typename detail::identity<T>::type v);
-template <typename T, typename I, typename J, typename K, typename L>
-typename detail::atomic_element<T>::type
-atomic_sub(array<T, 4> a, I i, J j, K k, L l,
-           typename detail::identity<T>::type v);
-
-/// Sets the element to min(element, v), where a NaN is ignored as by
-/// min(); returns its old value.
-template <typename T, typename I>
-typename detail::atomic_element<T>::type
-atomic_min(array<T, 1> a, I i, typename detail::identity<T>::type v);
-template <typename T, typename I, typename J>
-typename detail::atomic_element<T>::type
-atomic_min(array<T, 2> a, I i, J j, typename detail::identity<T>::type v);
-template <typename T, typename I, typename J, typename K>
-typename detail::atomic_element<T>::type
-atomic_min(array<T, 3> a, I i, J j, K k, typename detail::identity<T>::type v);
-template <typename T, typename I, typename J, typename K, typename L>
-typename detail::atomic_element<T>::type
-atomic_min(array<T, 4> a, I i, J j, K k, L l,
-           typename detail::identity<T>::type v);
-
-/// Sets the element to max(element, v), where a NaN is ignored as by
-/// max(); returns its old value.
-template <typename T, typename I>
-typename detail::atomic_element<T>::type
-atomic_max(array<T, 1> a, I i, typename detail::identity<T>::type v);
-template <typename T, typename I, typename J>
-typename detail::atomic_element<T>::type
-atomic_max(array<T, 2> a, I i, J j, typename detail::identity<T>::type v);
-template <typename T, typename I, typename J, typename K>
-typename detail::atomic_element<T>::type
-atomic_max(array<T, 3> a, I i, J j, K k, typename detail::identity<T>::type v);
-template <typename T, typename I, typename J, typename K, typename L>
-typename detail::atomic_element<T>::type
-atomic_max(array<T, 4> a, I i, J j, K k, L l,
-           typename detail::identity<T>::type v);
+//   atomic_add  adds v to the element;
+//   atomic_sub  subtracts v from the element;
+//   atomic_min  sets the element to min(element, v), where a NaN is ignored
+//               as by min();
+//   atomic_max  sets the element to max(element, v), where a NaN is ignored
+//               as by max();
+//
+// each returning the element's old value. The build writes their
+// declarations, one per rank, from the Atomic rows of the builtin table
+// (include/ksc/Frontend/Builtins.def; CMakeLists.txt, "The prelude"):
+@KSC_ATOMIC_DECLARATIONS@
 
 } // namespace ksc
 
