@@ -33,7 +33,12 @@ Expected<FrontendOptions> SourceOptions::getFrontendOptions() const {
   return options;
 }
 
-Error ksc::checkGpuArch(StringRef arch) {
+/// The name of the option that selects the GPU architecture in both tools.
+static constexpr StringLiteral kGpuArchOption = "gpu-arch";
+
+/// An error unless `arch` is a GPU architecture LLVM's NVPTX backend knows
+/// (sm_XX or sm_XXa).
+static Error checkGpuArch(StringRef arch) {
   if (isKnownCudaArch(arch))
     return Error::success();
   return createStringError(

@@ -35,13 +35,6 @@ private:
   llvm::cl::list<std::string> defines;
 };
 
-/// The name of the option that selects the GPU architecture in both tools.
-inline constexpr llvm::StringLiteral kGpuArchOption = "gpu-arch";
-
-/// An error unless `arch` is a GPU architecture LLVM's NVPTX backend knows
-/// (sm_XX or sm_XXa).
-llvm::Error checkGpuArch(llvm::StringRef arch);
-
 /// --wrt ARG,... and --width W: the arguments derivative kernels
 /// differentiate with respect to, and the tangent directions of K_jvp.
 class DerivativeOptions {
