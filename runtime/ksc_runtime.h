@@ -460,7 +460,9 @@ template <typename To, typename From> KSC_HD inline To bit_cast(From from) {
 }
 
 // Atomic updates of array elements: `atomic_add(a, i, j, v)` updates element
-// (i, j) of `a` in one indivisible step and returns the value it had. They
+// (i, j) of `a` in one indivisible step and returns the value it had;
+// `atomic_add(&a[i].pos, v)` updates a field of a struct element (adjoint
+// kernels add the adjoints of structs so, field by field). They
 // are atomic with respect to each other on the same element, and order
 // nothing else (relaxed, as CUDA's atomicAdd). Integers wrap on overflow.
 // Floating-point add and sub round as `old + v` does; min and max ignore a
@@ -615,6 +617,10 @@ KSC_INLINE T atomic_update(T *p, T v) {
                     int64_t l, typename detail::identity<T>::type v) {         \
     return detail::atomic_update<detail::atomic_kind::kind, exclusive>(&a(i, j, k, l),    \
                                                             v);                \
+  }                                                                            \
+  template <typename T>                                                        \
+  KSC_INLINE T name(T *field, typename detail::identity<T>::type v) {          \
+    return detail::atomic_update<detail::atomic_kind::kind, exclusive>(field, v);         \
   }
 
 /// Adds `v` to element (i, ...) of `a`; returns the element's old value.

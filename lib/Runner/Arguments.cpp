@@ -29,8 +29,8 @@ namespace {
 /// Reads the values of one argument, `param`.
 class Reader {
 public:
-  Reader(const Param &param, uint64_t memoryLimit)
-      : param(param), memoryLimit(memoryLimit) {}
+  Reader(const Param &param, uint64_t memoryLimit, bool isDerivative = false)
+      : param(param), memoryLimit(memoryLimit), isDerivative(isDerivative) {}
 
   /// The most bytes one argument may take (ArgumentLimits::memoryBytes).
   uint64_t maxBytes() const { return memoryLimit; }
@@ -53,6 +53,8 @@ private:
 
   const Param &param;
   uint64_t memoryLimit;
+  /// Whether struct fields without derivatives may be left out.
+  bool isDerivative;
 };
 } // namespace
 
@@ -221,6 +223,8 @@ Error Reader::readStruct(const ValueType &type, const json::Value &value,
                             type.describe() + " (fields: " + names + ")");
   for (const ValueType::Field &field : type.fields) {
     const json::Value *fieldValue = object->get(field.name);
+    if (!fieldValue && isDerivative && !field.type.hasDerivative())
+      continue;
     if (!fieldValue)
       return fail(path, "missing field '" + field.name + "' of " +
                             type.describe() + " (fields: " + names + ")");
@@ -520,10 +524,11 @@ ArgumentLimits ArgumentLimits::forThisMachine() {
 
 Expected<Argument> runner::parseArgument(const Param &param,
                                          const json::Value &value,
-                                         const ArgumentLimits &limits) {
+                                         const ArgumentLimits &limits,
+                                         bool isDerivative) {
   Argument arg;
   arg.param = param;
-  Reader reader(arg.param, limits.memoryBytes);
+  Reader reader(arg.param, limits.memoryBytes, isDerivative);
   const json::Object *spec = value.getAsObject();
   Error error = Error::success();
   if (!param.isArray) {

@@ -27,38 +27,15 @@ Error derivatives::fail(const Twine &message) {
 // The numbers of an argument made of floats or doubles
 //===----------------------------------------------------------------------===//
 
-size_t derivatives::numScalars(const Argument &arg) {
-  return arg.bytes.size() / getScalarSize(arg.param.type.scalar);
-}
-
-double derivatives::getScalar(const Argument &arg, size_t k) {
-  const uint8_t *p =
-      arg.bytes.data() + k * getScalarSize(arg.param.type.scalar);
-  if (arg.param.type.scalar == Scalar::F32) {
-    float value;
-    std::memcpy(&value, p, sizeof(value));
-    return value;
-  }
-  double value;
-  std::memcpy(&value, p, sizeof(value));
-  return value;
-}
-
-double derivatives::roundTo(const Argument &arg, double value) {
-  if (arg.param.type.scalar == Scalar::F32)
-    return static_cast<float>(value);
-  return value;
-}
-
-void derivatives::setScalar(Argument &arg, size_t k, double value) {
-  uint8_t *p = arg.bytes.data() + k * getScalarSize(arg.param.type.scalar);
-  if (arg.param.type.scalar == Scalar::F32) {
-    float rounded = static_cast<float>(value);
-    std::memcpy(p, &rounded, sizeof(rounded));
-    return;
-  }
-  std::memcpy(p, &value, sizeof(value));
-}
+namespace {
+/// One number of every element of a type: a float or double at a byte
+/// offset, and how to name it after the element (".pos component [0]").
+struct Leaf {
+  Scalar scalar;
+  size_t offset;
+  std::string name;
+};
+} // namespace
 
 /// Row-major indices of `flat` in `shape`, as `[i][j]`.
 static std::string formatIndex(int64_t flat, ArrayRef<int64_t> shape) {
@@ -73,10 +50,101 @@ static std::string formatIndex(int64_t flat, ArrayRef<int64_t> shape) {
   return text;
 }
 
+static bool isFloat(Scalar scalar) {
+  return scalar == Scalar::F32 || scalar == Scalar::F64;
+}
+
+/// The numbers of one value of `type` with derivatives: every float and
+/// double, a struct's field by field (its other fields have none).
+static void collectLeaves(const ValueType &type, size_t offset,
+                          const std::string &name, std::vector<Leaf> &leaves) {
+  if (type.isStruct()) {
+    for (const ValueType::Field &field : type.fields)
+      collectLeaves(field.type, offset + field.offset, name + "." + field.name,
+                    leaves);
+    return;
+  }
+  if (!isFloat(type.scalar))
+    return;
+  size_t size = getScalarSize(type.scalar);
+  for (size_t k = 0, e = type.size() / size; k < e; ++k)
+    leaves.push_back(
+        {type.scalar, offset + k * size,
+         type.components.empty()
+             ? name
+             : name + " component " + formatIndex(k, type.components)});
+}
+
+static std::vector<Leaf> getLeaves(const ValueType &type) {
+  std::vector<Leaf> leaves;
+  collectLeaves(type, 0, "", leaves);
+  return leaves;
+}
+
+/// Where number `k` of `arg` is: its leaf and the byte offset of its element.
+static std::pair<Leaf, size_t> locate(const Argument &arg, size_t k) {
+  const ValueType &type = arg.param.type;
+  if (!type.isStruct()) {
+    size_t size = getScalarSize(type.scalar);
+    return {{type.scalar, 0, ""}, k * size};
+  }
+  std::vector<Leaf> leaves = getLeaves(type);
+  return {leaves[k % leaves.size()], (k / leaves.size()) * type.size()};
+}
+
+size_t derivatives::numScalars(const Argument &arg) {
+  const ValueType &type = arg.param.type;
+  if (!type.isStruct())
+    return arg.bytes.size() / getScalarSize(type.scalar);
+  return arg.bytes.size() / type.size() * getLeaves(type).size();
+}
+
+double derivatives::getScalar(const Argument &arg, size_t k) {
+  auto [leaf, element] = locate(arg, k);
+  const uint8_t *p = arg.bytes.data() + element + leaf.offset;
+  if (leaf.scalar == Scalar::F32) {
+    float value;
+    std::memcpy(&value, p, sizeof(value));
+    return value;
+  }
+  double value;
+  std::memcpy(&value, p, sizeof(value));
+  return value;
+}
+
+double derivatives::roundTo(const Argument &arg, size_t k, double value) {
+  if (locate(arg, k).first.scalar == Scalar::F32)
+    return static_cast<float>(value);
+  return value;
+}
+
+void derivatives::setScalar(Argument &arg, size_t k, double value) {
+  auto [leaf, element] = locate(arg, k);
+  uint8_t *p = arg.bytes.data() + element + leaf.offset;
+  if (leaf.scalar == Scalar::F32) {
+    float rounded = static_cast<float>(value);
+    std::memcpy(p, &rounded, sizeof(rounded));
+    return;
+  }
+  std::memcpy(p, &value, sizeof(value));
+}
+
+bool derivatives::hasFloats(const ValueType &type) {
+  return llvm::any_of(getLeaves(type), [](const Leaf &leaf) {
+    return leaf.scalar == Scalar::F32;
+  });
+}
+
 std::string derivatives::describeNumber(const Argument &arg, size_t k) {
   const ValueType &type = arg.param.type;
-  size_t perElement = type.size() / getScalarSize(type.scalar);
   std::string text = arg.param.name;
+  if (type.isStruct()) {
+    std::vector<Leaf> leaves = getLeaves(type);
+    if (arg.param.isArray)
+      text += formatIndex(k / leaves.size(), arg.shape);
+    return text + leaves[k % leaves.size()].name;
+  }
+  size_t perElement = type.size() / getScalarSize(type.scalar);
   if (arg.param.isArray)
     text += formatIndex(k / perElement, arg.shape);
   if (!type.components.empty())
@@ -92,9 +160,7 @@ std::string derivatives::formatShape(ArrayRef<int64_t> shape) {
 }
 
 bool derivatives::isDifferentiable(const Param &param) {
-  const ValueType &type = param.type;
-  return !type.isStruct() &&
-         (type.scalar == Scalar::F32 || type.scalar == Scalar::F64);
+  return param.type.hasDerivative();
 }
 
 //===----------------------------------------------------------------------===//
@@ -140,7 +206,9 @@ static Error readDerivative(const DerivativeSignature &sig, unsigned j,
                             StringRef kind, const json::Value &value,
                             function_ref<std::string(unsigned)> hint,
                             Argument &zeros) {
-  Expected<Argument> arg = parseArgument(sig.derivativeParam(j), value);
+  Expected<Argument> arg = parseArgument(
+      sig.derivativeParam(j), value, ArgumentLimits::forThisMachine(),
+      /*isDerivative=*/true);
   if (!arg)
     return arg.takeError();
   const Param &primal = sig.primalParam(j);

@@ -23,19 +23,24 @@ llvm::Error fail(const llvm::Twine &message);
 // The numbers of an argument made of floats or doubles
 //===----------------------------------------------------------------------===//
 
-/// The number of floats or doubles `arg` holds (contiguous, no struct).
+/// The number of floats or doubles `arg` holds (contiguous; of a struct,
+/// those of its fields, in order, element by element).
 size_t numScalars(const Argument &arg);
 double getScalar(const Argument &arg, size_t k);
-/// `value` as `arg` stores it: rounded to float for a float argument.
-double roundTo(const Argument &arg, double value);
+/// `value` as number `k` of `arg` stores it: rounded to float for a float.
+double roundTo(const Argument &arg, size_t k, double value);
 void setScalar(Argument &arg, size_t k, double value);
-/// Names number `k` of `arg`: `x[2]`, `s`, `v[1] component [0]`.
+/// Names number `k` of `arg`: `x[2]`, `s`, `v[1] component [0]`,
+/// `ps[1].pos component [2]`.
 std::string describeNumber(const Argument &arg, size_t k);
+/// Whether values of `type` hold a float (then derivatives are checked
+/// with float tolerances).
+bool hasFloats(const ValueType &type);
 /// `[2, 3]`.
 std::string formatShape(llvm::ArrayRef<int64_t> shape);
 
-/// Whether `param` can have a derivative: made of floats or doubles, no
-/// struct.
+/// Whether `param` can have a derivative: it holds floats or doubles (a
+/// struct in some field).
 bool isDifferentiable(const Param &param);
 
 /// "x, s, y": the primal arguments with derivatives.

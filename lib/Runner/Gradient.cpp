@@ -127,7 +127,7 @@ Error GradChecker::prepare(const GradCheckOptions &options,
   SplitMix64 rng(options.seed);
   bool single = false;
   for (Argument &arg : w) {
-    single |= arg.param.type.scalar == Scalar::F32;
+    single |= hasFloats(arg.param.type);
     for (size_t k = 0, e = numScalars(arg); k < e; ++k)
       setScalar(arg, k, 2 * rng.uniform() - 1);
   }
@@ -160,7 +160,7 @@ Expected<double> GradChecker::finiteDifference(unsigned index, size_t k) {
   const Argument &input = inputs[index];
   double x = getScalar(input, k);
   double h = step * std::max(1.0, std::abs(x));
-  double high = roundTo(input, x + h), low = roundTo(input, x - h);
+  double high = roundTo(input, k, x + h), low = roundTo(input, k, x - h);
   Expected<std::vector<Argument>> plus = launchPrimal(index, k, high);
   if (!plus)
     return plus.takeError();

@@ -106,6 +106,14 @@ void ValueType::forEachScalar(function_ref<void(Scalar, size_t)> fn,
     fn(scalar, offset + at);
 }
 
+bool ValueType::hasDerivative() const {
+  bool found = false;
+  forEachScalar([&](Scalar scalar, size_t) {
+    found |= scalar == Scalar::F32 || scalar == Scalar::F64;
+  });
+  return found;
+}
+
 std::string Param::describe() const {
   if (!isArray)
     return type.describe();

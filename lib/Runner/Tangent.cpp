@@ -175,7 +175,7 @@ Error TangentChecker::run(const GradCheckOptions &options,
                           GradCheckReport &report) {
   v = makeTangents(tangent, inputs);
   for (const Argument &arg : v)
-    single |= arg.param.type.scalar == Scalar::F32;
+    single |= hasFloats(arg.param.type);
   step = startCheck(tangent.signature.kernel, single, options, report);
   atol = report.atol;
   rtol = report.rtol;
@@ -197,7 +197,7 @@ Error TangentChecker::run(const GradCheckOptions &options,
     for (size_t k = 0, e = numScalars(input); k < e; ++k) {
       double x = getScalar(input, k);
       double h = step * std::max(1.0, std::abs(x)) * (2 * rng.uniform() - 1);
-      double up = roundTo(input, x + h), down = roundTo(input, x - h);
+      double up = roundTo(input, k, x + h), down = roundTo(input, k, x - h);
       setScalar(high[index], k, up);
       setScalar(low[index], k, down);
       setScalar(v[j], k, (up - down) / (2 * step));
@@ -235,7 +235,7 @@ TangentChecker::dotProduct(const AdjointSignature &adjoint,
     unsigned a = *findAdjointOf(adjoint, tangent.primalOf[j]);
     const Argument &w = reverse.outputAdjoints[a];
     const Argument &vjp = reverse.inputAdjoints[a];
-    singleAdjoint |= w.param.type.scalar == Scalar::F32;
+    singleAdjoint |= hasFloats(w.param.type);
     // A launch leaves a scalar as it is: its output tangent is v.
     const Argument &out = v[j].param.isArray ? jv[j] : v[j];
     for (size_t k = 0, e = numScalars(v[j]); k < e; ++k) {

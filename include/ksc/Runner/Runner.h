@@ -70,6 +70,9 @@ struct ValueType {
   /// Calls `fn(scalar, offset)` for every scalar of one value, in order.
   void forEachScalar(llvm::function_ref<void(Scalar, size_t)> fn,
                      size_t offset = 0) const;
+  /// Whether values of the type have derivatives: they hold a float or a
+  /// double (a struct in some field).
+  bool hasDerivative() const;
 
 private:
   size_t byteSize = 4;
@@ -144,10 +147,13 @@ llvm::Expected<std::vector<Argument>>
 parseArguments(const Signature &sig, const llvm::json::Value &inputs,
                const ArgumentLimits &limits = ArgumentLimits::forThisMachine());
 
-/// Parses the value of one argument, `param` (errors name it).
+/// Parses the value of one argument, `param` (errors name it). The value
+/// of a derivative (`isDerivative`) may leave out the struct fields that
+/// have no derivative (integers, bool): they are zero.
 llvm::Expected<Argument>
 parseArgument(const Param &param, const llvm::json::Value &value,
-              const ArgumentLimits &limits = ArgumentLimits::forThisMachine());
+              const ArgumentLimits &limits = ArgumentLimits::forThisMachine(),
+              bool isDerivative = false);
 
 /// Writes `{"name": [...], ...}` with the contents of every array argument
 /// (structs as objects), each number printed with the fewest digits that

@@ -66,10 +66,11 @@ struct LaunchPlan {
 /// kMaxAccumulatorSize) and `arg` 1-D, a `ks.accumulator` holds it (such as
 /// the adjoint of a scalar argument); else, in a parallel launch and when
 /// some update is inside a loop (so that a thread updates many elements, as
-/// the adjoint of an n-body loop does), a copy per OS thread.
+/// the adjoint of an n-body loop does), a copy per OS thread. Arrays of
+/// structs (added into field by field) stay atomic.
 static ArgPlan planArgument(BlockArgument arg, bool parallel) {
   auto type = dyn_cast<ks::ArrayType>(arg.getType());
-  if (!type || type.getIsConst())
+  if (!type || type.getIsConst() || isa<ks::StructType>(type.getElementType()))
     return {};
   int64_t size = 0;
   bool constant = type.getRank() == 1, inLoop = false;

@@ -89,9 +89,18 @@ struct AtomicRMWLowering : KsPattern<ks::AtomicRMWOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     ks::ArrayType type = op.getArray().getType();
-    Type element = type.getElementType();
     Value address = elementAddress(rewriter, loc, ks, type, adaptor.getArray(),
                                    adaptor.getIndices());
+    // A field of a struct element.
+    if (std::optional<ArrayRef<int64_t>> fields = op.getFields()) {
+      SmallVector<LLVM::GEPArg> gepIndices{0};
+      for (int64_t field : *fields)
+        gepIndices.push_back(int32_t(field));
+      address = LLVM::GEPOp::create(
+          rewriter, loc, address.getType(),
+          ks.convertMemoryType(type.getElementType()), address, gepIndices);
+    }
+    Type element = op.getTargetType();
     ks::AtomicKind kind = op.getKind();
     if (auto vector = dyn_cast<VectorType>(element)) {
       // Component by component, each atomically.

@@ -68,12 +68,26 @@ FailureOr<Expr> Emitter::buildKsExpr(Operation &op) {
     return result;
   }
   // `ksc::atomic_add(a, i, j, v)`: a statement when the old value is unused.
+  // A field of a struct element: `ksc::atomic_add(&a[i].pos, v)`.
   if (auto atomic = dyn_cast<ks::AtomicRMWOp>(op)) {
-    bool isUnsignedElement =
-        atomic.getArray().getType().getElementType().isUnsignedInteger(32);
-    SmallVector<Expr> args = {valueExpr(atomic.getArray())};
-    for (Value index : atomic.getIndices())
-      args.push_back(valueExpr(index));
+    bool isUnsignedElement = atomic.getTargetType().isUnsignedInteger(32);
+    SmallVector<Expr> args;
+    if (std::optional<ArrayRef<int64_t>> fields = atomic.getFields()) {
+      Expr field = subscript(*this, atomic.getArray(), atomic.getIndices());
+      Type type = atomic.getArray().getType().getElementType();
+      for (int64_t index : *fields) {
+        auto structType = cast<ks::StructType>(type);
+        field.text += "." + cpp::fieldName(structType, index);
+        type = structType.getFieldTypes()[index];
+      }
+      field.text = "&" + field.text;
+      field.prec = kUnary;
+      args.push_back(std::move(field));
+    } else {
+      args.push_back(valueExpr(atomic.getArray()));
+      for (Value index : atomic.getIndices())
+        args.push_back(valueExpr(index));
+    }
     args.push_back(operandAs(atomic.getValue(), isUnsignedElement));
     // `ksc::exclusive_add`: the same update as a plain read and write.
     Expr result = call((atomic.getExclusive() ? "ksc::exclusive_"

@@ -484,7 +484,7 @@ ks.kernel @atomic_too_many_indices(%x: !ks.array<f64>, %i: i64, %v: f64) {
 // -----
 
 ks.kernel @atomic_value_type(%x: !ks.array<f32>, %i: i32, %v: f64) {
-  // expected-error@+1 {{'ks.atomic_rmw' op failed to verify that value has the array's value type}}
+  // expected-error@+1 {{'ks.atomic_rmw' op expects the value and the result to have type 'f32', got 'f64' and 'f32'}}
   %old = "ks.atomic_rmw"(%x, %i, %v) <{kind = 0 : i32}> : (!ks.array<f32>, i32, f64) -> f32
   ks.return
 }
@@ -492,7 +492,7 @@ ks.kernel @atomic_value_type(%x: !ks.array<f32>, %i: i32, %v: f64) {
 // -----
 
 ks.kernel @atomic_result_type(%x: !ks.array<i32>, %i: i32, %v: i32) {
-  // expected-error@+1 {{'ks.atomic_rmw' op failed to verify that result (the old value) has the array's value type}}
+  // expected-error@+1 {{'ks.atomic_rmw' op expects the value and the result to have type 'i32', got 'i32' and 'i64'}}
   %old = "ks.atomic_rmw"(%x, %i, %v) <{kind = 0 : i32}> : (!ks.array<i32>, i32, i32) -> i64
   ks.return
 }
@@ -508,7 +508,7 @@ ks.kernel @atomic_bool(%x: !ks.array<i1>, %i: i32, %v: i1) {
 // -----
 
 ks.kernel @atomic_unknown_kind(%x: !ks.array<i32>, %i: i32, %v: i32) {
-  // expected-error@+1 {{custom op 'ks.atomic_rmw' expected string or keyword containing one of the following enum values for attribute 'kind' [add, sub, min, max]}}
+  // expected-error@+1 {{expected one of the atomic kinds add, sub, min, max, got 'mul'}}
   %old = ks.atomic_rmw mul %x[%i], %v : !ks.array<i32>, i32
   ks.return
 }
@@ -518,6 +518,38 @@ ks.kernel @atomic_unknown_kind(%x: !ks.array<i32>, %i: i32, %v: i32) {
 ks.kernel @atomic_kind_out_of_range(%x: !ks.array<i32>, %i: i32, %v: i32) {
   // expected-error@+1 {{invalid properties {kind = 7 : i32} for op ks.atomic_rmw: Invalid attribute `kind` in property conversion: 7 : i32}}
   %old = "ks.atomic_rmw"(%x, %i, %v) <{kind = 7 : i32}> : (!ks.array<i32>, i32, i32) -> i32
+  ks.return
+}
+
+// -----
+
+ks.kernel @atomic_field_of_scalar(%x: !ks.array<f32>, %i: i32, %v: f32) {
+  // expected-error@+1 {{'ks.atomic_rmw' op has fields array<i64: 0> that name no field of '!ks.array<f32>'}}
+  %old = "ks.atomic_rmw"(%x, %i, %v) <{kind = 0 : i32, fields = array<i64: 0>}> : (!ks.array<f32>, i32, f32) -> f32
+  ks.return
+}
+
+// -----
+
+ks.kernel @atomic_field_out_of_range(%x: !ks.array<!ks.struct<"P", m: f32>>, %i: i32, %v: f32) {
+  // expected-error@+1 {{the fields name no field of '!ks.array<!ks.struct<"P", m: f32>>'}}
+  %old = ks.atomic_rmw add %x[%i] fields [1], %v : !ks.array<!ks.struct<"P", m: f32>>, i32
+  ks.return
+}
+
+// -----
+
+ks.kernel @atomic_whole_struct(%x: !ks.array<!ks.struct<"P", m: f32>>, %i: i32, %v: !ks.struct<"P", m: f32>) {
+  // expected-error@+1 {{'ks.atomic_rmw' op needs an f32, f64, i32, ui32 or i64 element type, got '!ks.array<!ks.struct<"P", m: f32>>'}}
+  %old = ks.atomic_rmw add %x[%i], %v : !ks.array<!ks.struct<"P", m: f32>>, i32
+  ks.return
+}
+
+// -----
+
+ks.kernel @atomic_vector_field_max(%x: !ks.array<!ks.struct<"P", v: vector<3xf32>>>, %i: i32, %v: vector<3xf32>) {
+  // expected-error@+1 {{'ks.atomic_rmw' op updates vectors and matrices with add and sub only, got max}}
+  %old = ks.atomic_rmw max %x[%i] fields [0], %v : !ks.array<!ks.struct<"P", v: vector<3xf32>>>, i32
   ks.return
 }
 

@@ -69,6 +69,20 @@ ks.kernel @atomics(%hist: !ks.array<f32>, %m: !ks.array<i64, 2>, %i: i32,
   ks.return
 }
 
+// Updates of fields of struct elements (of a nested struct, exclusive, an
+// unsigned field whose value is an i32).
+// CHECK-LABEL: ks.kernel @atomic_fields(
+// CHECK-NEXT:    %{{.*}} = ks.atomic_rmw add %b[%i] fields [0, 1], %v : !ks.array<!ks.struct<"B", p: !ks.struct<"P", pos: vector<3xf32>, m: f32>, n: ui32>>, i32
+// CHECK-NEXT:    %{{.*}} = ks.atomic_rmw add exclusive %b[%i] fields [0, 0], %w : !ks.array<!ks.struct<"B", p: !ks.struct<"P", pos: vector<3xf32>, m: f32>, n: ui32>>, i32
+// CHECK-NEXT:    %{{.*}} = ks.atomic_rmw max %b[%i] fields [1], %i : !ks.array<!ks.struct<"B", p: !ks.struct<"P", pos: vector<3xf32>, m: f32>, n: ui32>>, i32
+ks.kernel @atomic_fields(%b: !ks.array<!ks.struct<"B", p: !ks.struct<"P", pos: vector<3xf32>, m: f32>, n: ui32>>,
+                         %i: i32, %v: f32, %w: vector<3xf32>) {
+  %0 = ks.atomic_rmw add %b[%i] fields [0, 1], %v : !ks.array<!ks.struct<"B", p: !ks.struct<"P", pos: vector<3xf32>, m: f32>, n: ui32>>, i32
+  %1 = ks.atomic_rmw add exclusive %b[%i] fields [0, 0], %w : !ks.array<!ks.struct<"B", p: !ks.struct<"P", pos: vector<3xf32>, m: f32>, n: ui32>>, i32
+  %2 = ks.atomic_rmw max %b[%i] fields [1], %i : !ks.array<!ks.struct<"B", p: !ks.struct<"P", pos: vector<3xf32>, m: f32>, n: ui32>>, i32
+  ks.return
+}
+
 // Unnamed arguments print as numbers.
 // CHECK-LABEL: ks.func private @unnamed(
 // CHECK-SAME:      %{{.*}}: i32, %{{.*}}: i1) -> i32

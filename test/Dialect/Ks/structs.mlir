@@ -59,3 +59,24 @@ ks.func @no_fold_through_other_fields(%p: !ks.struct<"Pair", first: f32, second:
   %x = ks.struct_extract %t[0] : !ks.struct<"Pair", first: f32, second: f32> -> f32
   ks.return %x : f32
 }
+
+// Writing back the field just read changes nothing; a write of a field
+// right before another write of it is dropped.
+// CANON-LABEL: ks.func @write_back(
+// CANON-SAME:      %[[P:.*]]: !ks.struct<"Pair", first: f32, second: f32>)
+// CANON-NEXT:    ks.return %[[P]]
+ks.func @write_back(%p: !ks.struct<"Pair", first: f32, second: f32>) -> !ks.struct<"Pair", first: f32, second: f32> {
+  %x = ks.struct_extract %p[1] : !ks.struct<"Pair", first: f32, second: f32> -> f32
+  %same = ks.struct_insert %x, %p[1] : f32 into !ks.struct<"Pair", first: f32, second: f32>
+  ks.return %same : !ks.struct<"Pair", first: f32, second: f32>
+}
+
+// CANON-LABEL: ks.func @overwritten(
+// CANON-SAME:      %[[P:.*]]: !ks.struct<"Pair", first: f32, second: f32>, %[[A:.*]]: f32, %[[B:.*]]: f32)
+// CANON-NEXT:    %[[T:.*]] = ks.struct_insert %[[B]], %[[P]][0]
+// CANON-NEXT:    ks.return %[[T]]
+ks.func @overwritten(%p: !ks.struct<"Pair", first: f32, second: f32>, %a: f32, %b: f32) -> !ks.struct<"Pair", first: f32, second: f32> {
+  %t = ks.struct_insert %a, %p[0] : f32 into !ks.struct<"Pair", first: f32, second: f32>
+  %u = ks.struct_insert %b, %t[0] : f32 into !ks.struct<"Pair", first: f32, second: f32>
+  ks.return %u : !ks.struct<"Pair", first: f32, second: f32>
+}

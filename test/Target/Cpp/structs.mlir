@@ -5,7 +5,8 @@
 
 // Structs are declared once, nested ones first, with their source names;
 // fields are read as members, assigned in place when the old struct dies
-// (else in a copy), and built by aggregate initialization ({} for zero).
+// (else in a copy), and built by aggregate initialization ({} for zero). A
+// field written twice is written once (canonicalization).
 
 // CHECK-LABEL: struct Particle {
 // CHECK-NEXT:    ksc::vec3 pos;
@@ -22,7 +23,6 @@
 // CHECK-LABEL: static KSC_INLINE void k(int tid, ksc::array<Body> a, float s) {
 // CHECK-NEXT:    Body t = a[tid];
 // CHECK-NEXT:    Particle t_1 = scale(t.p, s);
-// CHECK-NEXT:    t.p = t_1;
 // CHECK-NEXT:    t_1.id = t_1.id + 1u;
 // CHECK-NEXT:    t.p = t_1;
 // CHECK-NEXT:    a[tid] = t;

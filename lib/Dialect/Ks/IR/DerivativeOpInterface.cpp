@@ -8,6 +8,7 @@
 
 #include "ksc/Dialect/Ks/IR/DerivativeOpInterface.h"
 #include "RuleMath.h"
+#include "ksc/Dialect/Ks/IR/KsOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -17,13 +18,23 @@ using namespace ksc::ks;
 
 #include "ksc/Dialect/Ks/IR/KsInterfaces.cpp.inc"
 
-Value ad::zero(OpBuilder &b, Location loc, Type type) {
+bool ad::isDifferentiable(Type type) {
+  if (auto structType = dyn_cast<StructType>(type))
+    return llvm::any_of(structType.getFieldTypes(),
+                        [](Type field) { return isDifferentiable(field); });
   if (auto vector = dyn_cast<VectorType>(type))
-    return arith::ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::get(vector,
-                               b.getFloatAttr(vector.getElementType(), 0)));
-  return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 0));
+    type = vector.getElementType();
+  return type.isF32() || type.isF64();
+}
+
+Value ad::zero(OpBuilder &b, Location loc, Type type) {
+  if (auto structType = dyn_cast<StructType>(type)) {
+    SmallVector<Value> fields;
+    for (unsigned i = 0, e = structType.getNumFields(); i < e; ++i)
+      fields.push_back(zero(b, loc, structType.getFieldValueType(i)));
+    return StructMakeOp::create(b, loc, structType, fields);
+  }
+  return arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
 }
 
 LogicalResult ad::pointwiseTangent(TangentContext &ctx) {

@@ -404,6 +404,87 @@ LogicalResult QuatToMatrixOp::buildTangent(TangentContext &ctx) {
 }
 
 //===----------------------------------------------------------------------===//
+// Structs
+//===----------------------------------------------------------------------===//
+
+// The derivative of a struct is a struct of the same type whose
+// non-differentiable fields (integers, bool) are zero. The operations move
+// fields, so their rules move the fields' derivatives; they read no
+// primal values.
+
+/// The derivative `d` of an operand, or a zero of its type.
+static Value orZero(OpBuilder &b, Location loc, Value d, Value operand) {
+  return d ? d : ad::zero(b, loc, operand.getType());
+}
+
+LogicalResult StructMakeOp::buildAdjoint(RuleContext &ctx) {
+  Value dy = resultAdjoint(ctx);
+  for (auto [i, field] : llvm::enumerate(ctx.operands))
+    if (ad::isDifferentiable(field.getType()))
+      ctx.operandAdjoints[i] = StructExtractOp::create(ctx.b, ctx.loc, dy, i);
+  return success();
+}
+LogicalResult StructMakeOp::buildTangent(TangentContext &ctx) {
+  SmallVector<Value> fields;
+  for (auto [field, dx] : llvm::zip(ctx.operands, ctx.operandTangents))
+    fields.push_back(ad::isDifferentiable(field.getType())
+                         ? orZero(ctx.b, ctx.loc, dx, field)
+                         : ad::zero(ctx.b, ctx.loc, field.getType()));
+  ctx.resultTangents[0] =
+      StructMakeOp::create(ctx.b, ctx.loc, getType(), fields);
+  return success();
+}
+bool StructMakeOp::adjointReadsOperand(unsigned, function_ref<bool(Value)>) {
+  return false;
+}
+
+LogicalResult StructExtractOp::buildAdjoint(RuleContext &ctx) {
+  ctx.operandAdjoints[0] = StructInsertOp::create(
+      ctx.b, ctx.loc, resultAdjoint(ctx),
+      ad::zero(ctx.b, ctx.loc, getInput().getType()), getIndex());
+  return success();
+}
+LogicalResult StructExtractOp::buildTangent(TangentContext &ctx) {
+  if (ad::isDifferentiable(getType()))
+    ctx.resultTangents[0] = StructExtractOp::create(
+        ctx.b, ctx.loc, ctx.operandTangents[0], getIndex());
+  return success();
+}
+bool StructExtractOp::adjointReadsOperand(unsigned,
+                                          function_ref<bool(Value)>) {
+  return false;
+}
+
+LogicalResult StructInsertOp::buildAdjoint(RuleContext &ctx) {
+  Value dy = resultAdjoint(ctx);
+  if (ad::isDifferentiable(getValue().getType()))
+    ctx.operandAdjoints[0] =
+        StructExtractOp::create(ctx.b, ctx.loc, dy, getIndex());
+  // The replaced field has no influence on the result (an integer field's
+  // derivative means nothing: it is left as it is).
+  ctx.operandAdjoints[1] = dy;
+  if (ad::isDifferentiable(getValue().getType()))
+    ctx.operandAdjoints[1] = StructInsertOp::create(
+        ctx.b, ctx.loc, ad::zero(ctx.b, ctx.loc, getValue().getType()), dy,
+        getIndex());
+  return success();
+}
+LogicalResult StructInsertOp::buildTangent(TangentContext &ctx) {
+  Value input = orZero(ctx.b, ctx.loc, ctx.operandTangents[1], ctx.operands[1]);
+  ctx.resultTangents[0] = input;
+  if (ad::isDifferentiable(getValue().getType()))
+    ctx.resultTangents[0] = StructInsertOp::create(
+        ctx.b, ctx.loc,
+        orZero(ctx.b, ctx.loc, ctx.operandTangents[0], ctx.operands[0]), input,
+        getIndex());
+  return success();
+}
+bool StructInsertOp::adjointReadsOperand(unsigned,
+                                         function_ref<bool(Value)>) {
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
 // Random numbers
 //===----------------------------------------------------------------------===//
 

@@ -356,12 +356,15 @@ LogicalResult StoreOp::verify() {
   return verifyIndices(*this, type, getIndices());
 }
 
-/// Whether `ks.atomic_rmw kind` can update elements of `type`.
+/// Whether `ks.atomic_rmw kind` can update `element`, an element of an
+/// array of type `type` or a field of one.
 static LogicalResult verifyAtomicElements(Operation *op, ArrayType type,
-                                          AtomicKind kind) {
+                                          AtomicKind kind,
+                                          Type element = nullptr) {
   if (type.getIsConst())
     return op->emitOpError("cannot update read-only array of type ") << type;
-  Type element = type.getElementType();
+  if (!element)
+    element = type.getElementType();
   if (element.isSignlessInteger(1) || isa<StructType>(element))
     return op->emitOpError(
                "needs an f32, f64, i32, ui32 or i64 element type, got ")
@@ -379,11 +382,114 @@ static LogicalResult verifyAtomicElements(Operation *op, ArrayType type,
   return success();
 }
 
+/// The type of the field at `path` in values of `type`, or null when
+/// `path` names no field.
+static Type fieldAt(Type type, ArrayRef<int64_t> path) {
+  for (int64_t index : path) {
+    auto structType = dyn_cast<StructType>(type);
+    if (!structType || index < 0 || index >= structType.getNumFields())
+      return nullptr;
+    type = structType.getFieldTypes()[index];
+  }
+  return type;
+}
+
+Type AtomicRMWOp::getTargetType() {
+  return fieldAt(getArray().getType().getElementType(),
+                 getFields().value_or(ArrayRef<int64_t>()));
+}
+
+Type AtomicRMWOp::getTargetValueType() {
+  Type target = getTargetType();
+  return target ? getSignless(target) : nullptr;
+}
+
 LogicalResult AtomicRMWOp::verify() {
   ArrayType type = getArray().getType();
-  if (failed(verifyAtomicElements(*this, type, getKind())))
+  Type target = getTargetType();
+  if (!target)
+    return emitOpError("has fields ")
+           << getFieldsAttr() << " that name no field of " << type;
+  if (failed(verifyAtomicElements(*this, type, getKind(), target)))
     return failure();
+  if (getValue().getType() != getSignless(target) ||
+      getResult().getType() != getValue().getType())
+    return emitOpError("expects the value and the result to have type ")
+           << getSignless(target) << ", got " << getValue().getType()
+           << " and " << getResult().getType();
   return verifyIndices(*this, type, getIndices());
+}
+
+// `add exclusive %a[%i, %j] fields [0, 1], %v : !ks.array<T, 2>, i32, i32`
+ParseResult AtomicRMWOp::parse(OpAsmParser &parser, OperationState &result) {
+  StringRef kindName;
+  OpAsmParser::UnresolvedOperand array, value;
+  SmallVector<OpAsmParser::UnresolvedOperand> indices;
+  SMLoc kindLoc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&kindName))
+    return failure();
+  std::optional<AtomicKind> kind = symbolizeAtomicKind(kindName);
+  if (!kind)
+    return parser.emitError(kindLoc, "expected one of the atomic kinds add, "
+                                     "sub, min, max, got '")
+           << kindName << "'";
+  Builder &b = parser.getBuilder();
+  result.addAttribute(getKindAttrName(result.name),
+                      AtomicKindAttr::get(b.getContext(), *kind));
+  if (succeeded(parser.parseOptionalKeyword("exclusive")))
+    result.addAttribute(getExclusiveAttrName(result.name), b.getUnitAttr());
+  if (parser.parseOperand(array) ||
+      parser.parseOperandList(indices, OpAsmParser::Delimiter::Square))
+    return failure();
+  SmallVector<int64_t> fields;
+  if (succeeded(parser.parseOptionalKeyword("fields"))) {
+    if (parser.parseCommaSeparatedList(
+            OpAsmParser::Delimiter::Square, [&]() -> ParseResult {
+              return parser.parseInteger(fields.emplace_back());
+            }))
+      return failure();
+    result.addAttribute(getFieldsAttrName(result.name),
+                        b.getDenseI64ArrayAttr(fields));
+  }
+  ArrayType arrayType;
+  SmallVector<Type> indexTypes;
+  SMLoc typeLoc;
+  if (parser.parseComma() || parser.parseOperand(value) ||
+      parser.parseOptionalAttrDict(result.attributes) || parser.parseColon() ||
+      (typeLoc = parser.getCurrentLocation(), false) ||
+      parser.parseType(arrayType))
+    return failure();
+  for (size_t i = 0; i < indices.size(); ++i)
+    if (parser.parseComma() || parser.parseType(indexTypes.emplace_back()))
+      return failure();
+  Type target = fieldAt(arrayType.getElementType(), fields);
+  if (!target)
+    return parser.emitError(typeLoc, "the fields name no field of ")
+           << arrayType;
+  Type valueType = getSignless(target);
+  if (parser.resolveOperand(array, arrayType, result.operands) ||
+      parser.resolveOperands(indices, indexTypes, typeLoc, result.operands) ||
+      parser.resolveOperand(value, valueType, result.operands))
+    return failure();
+  result.addTypes(valueType);
+  return success();
+}
+
+void AtomicRMWOp::print(OpAsmPrinter &p) {
+  p << " " << stringifyAtomicKind(getKind());
+  if (getExclusive())
+    p << " exclusive";
+  p << " " << getArray() << "[" << getIndices() << "]";
+  if (std::optional<ArrayRef<int64_t>> fields = getFields())
+    p << " fields [" << *fields << "]";
+  p << ", " << getValue();
+  p.printOptionalAttrDict((*this)->getAttrs(),
+                          {getKindAttrName(), getExclusiveAttrName(),
+                           getFieldsAttrName()});
+  p << " : ";
+  p << getArray().getType();
+  for (Value index : getIndices())
+    p << ", " << index.getType();
 }
 
 LogicalResult AccumulatorOp::verify() {
@@ -557,6 +663,21 @@ OpFoldResult StructExtractOp::fold(FoldAdaptor) {
 LogicalResult StructInsertOp::verify() {
   return verifyField(*this, getInput().getType(), getIndex(),
                      getValue().getType(), "the value");
+}
+
+OpFoldResult StructInsertOp::fold(FoldAdaptor) {
+  // Writing back the field just read changes nothing.
+  if (auto extract = getValue().getDefiningOp<StructExtractOp>();
+      extract && extract.getInput() == getInput() &&
+      extract.getIndex() == getIndex())
+    return getInput();
+  // A write of the field right before this one is overwritten.
+  if (auto inner = getInput().getDefiningOp<StructInsertOp>();
+      inner && inner.getIndex() == getIndex()) {
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  return {};
 }
 
 //===----------------------------------------------------------------------===//

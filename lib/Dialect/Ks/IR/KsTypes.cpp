@@ -33,9 +33,7 @@ static bool isScalar(Type type) {
          type.isUnsignedInteger(32) || type.isSignlessInteger(64);
 }
 
-/// The type in which values of element or field type `type` are read and
-/// written: `type`, signless.
-static Type getSignless(Type type) {
+Type ksc::ks::getSignless(Type type) {
   if (auto integer = dyn_cast<IntegerType>(type);
       integer && !integer.isSignless())
     return IntegerType::get(type.getContext(), integer.getWidth());

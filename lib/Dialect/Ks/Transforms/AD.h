@@ -22,15 +22,19 @@
 
 namespace ksc::ks::ad {
 
-/// Whether values of `type` carry derivatives: `f32`, `f64` and vectors and
-/// matrices of them (quaternions are `vector<4xf32>`).
-bool isDifferentiable(mlir::Type type);
-
 /// `sum + contribution`, an accumulation of adjoints: marked `nsz` (the sign
 /// of a zero adjoint does not matter), so that canonicalization drops
-/// additions of a zero accumulator.
+/// additions of a zero accumulator. Structs add field by field.
 mlir::Value accumulate(mlir::OpBuilder &b, mlir::Location loc, mlir::Value sum,
                        mlir::Value contribution);
+
+/// Field `index` of the struct `value`: the value an insert or make that
+/// built it put there, else a new `ks.struct_extract`.
+mlir::Value structField(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value value, unsigned index);
+
+/// Whether `value` is a constant zero (or a struct built of them).
+bool isKnownZero(mlir::Value value);
 
 /// Which values of a kernel carry derivatives that matter: those that
 /// depend on an active input (varied) and reach a store or an atomic update
@@ -127,7 +131,7 @@ PrimalWrites analyzePrimalWrites(KernelOp kernel);
 mlir::LogicalResult inlineCalls(KernelOp kernel, mlir::SymbolTable &symbols);
 
 /// Whether an argument of `type` has a derivative: a differentiable
-/// scalar, vector or matrix, or an array of those.
+/// scalar, vector, matrix or struct, or an array of those.
 bool isDifferentiableArgument(mlir::Type type);
 
 /// Which arguments of a kernel get derivatives.
@@ -190,10 +194,6 @@ setUpDerivative(KernelOp kernel, mlir::SymbolTable &symbols,
                 llvm::StringRef ofAttr, const llvm::StringSet<> &wanted,
                 llvm::StringSet<> &seen, unsigned numCandidates,
                 DerivativeSetup &setup);
-
-/// Refuses what the activity analysis would silently drop: an active value
-/// that flows into a struct.
-mlir::LogicalResult checkStructs(KernelOp kernel, const Activity &activity);
 
 /// An empty kernel `name` after `kernel`, with its arguments (names and
 /// attributes) followed by `extraTypes` named `extraNames`, and its

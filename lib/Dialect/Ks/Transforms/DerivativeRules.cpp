@@ -12,21 +12,55 @@
 #include "AD.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace ksc;
 using namespace ksc::ks;
 
-bool ad::isDifferentiable(Type type) {
-  if (auto vector = dyn_cast<VectorType>(type))
-    type = vector.getElementType();
-  return type.isF32() || type.isF64();
+Value ad::structField(OpBuilder &b, Location loc, Value value,
+                      unsigned index) {
+  Value at = value;
+  while (auto insert = at.getDefiningOp<StructInsertOp>()) {
+    if (insert.getIndex() == index)
+      return insert.getValue();
+    at = insert.getInput();
+  }
+  if (auto make = at.getDefiningOp<StructMakeOp>())
+    return make.getFields()[index];
+  return StructExtractOp::create(b, loc, value, index);
+}
+
+bool ad::isKnownZero(Value value) {
+  if (auto make = value.getDefiningOp<StructMakeOp>())
+    return llvm::all_of(make.getFields(),
+                        [](Value field) { return isKnownZero(field); });
+  return matchPattern(value, m_AnyZeroFloat()) ||
+         matchPattern(value, m_Zero());
 }
 
 Value ad::accumulate(OpBuilder &b, Location loc, Value sum,
                      Value contribution) {
-  return arith::AddFOp::create(b, loc, sum, contribution,
-                               arith::FastMathFlags::nsz);
+  auto structType = dyn_cast<StructType>(sum.getType());
+  if (!structType)
+    return arith::AddFOp::create(b, loc, sum, contribution,
+                                 arith::FastMathFlags::nsz);
+  // Field by field, only those the contribution may have non-zero; the
+  // other fields are the sum's (integers are zero in derivatives).
+  // The sums first, then the inserts: the sum is not read after them.
+  SmallVector<std::pair<unsigned, Value>> totals;
+  for (unsigned i = 0, e = structType.getNumFields(); i < e; ++i) {
+    if (!isDifferentiable(structType.getFieldTypes()[i]))
+      continue;
+    Value field = structField(b, loc, contribution, i);
+    if (!isKnownZero(field))
+      totals.emplace_back(
+          i, accumulate(b, loc, structField(b, loc, sum, i), field));
+  }
+  Value result = sum;
+  for (auto [i, total] : totals)
+    result = StructInsertOp::create(b, loc, total, result, i);
+  return result;
 }
 
 LogicalResult ad::applyDerivativeRule(RuleContext &ctx) {

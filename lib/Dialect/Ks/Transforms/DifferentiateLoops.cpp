@@ -72,7 +72,7 @@ LogicalResult KernelDifferentiator::cloneTapedBody(Block &body, Block &target) {
   llvm::DenseSet<Operation *> recompute;
   SmallVector<Value> worklist;
   for (Value v : defined)
-    if (needed.contains(v) && !isa<ArrayType, StructType>(v.getType()))
+    if (needed.contains(v) && !isa<ArrayType>(v.getType()))
       worklist.push_back(v);
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();

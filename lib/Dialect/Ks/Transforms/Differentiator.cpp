@@ -89,6 +89,33 @@ ownIndexOf(ValueRange indices) {
   return std::nullopt;
 }
 
+/// Adds `value` into the element of `array` at `indices` atomically; a
+/// struct field by field (its differentiable ones), through `path`.
+static void atomicAdd(OpBuilder &b, Location loc, Value array,
+                      ValueRange indices, Value value,
+                      SmallVectorImpl<int64_t> &path) {
+  auto structType = dyn_cast<StructType>(value.getType());
+  if (!structType) {
+    AtomicRMWOp::create(b, loc, AtomicKind::add, array, indices, value, path);
+    return;
+  }
+  for (unsigned i = 0, e = structType.getNumFields(); i < e; ++i) {
+    if (!isDifferentiable(structType.getFieldTypes()[i]))
+      continue;
+    Value field = structField(b, loc, value, i);
+    if (isKnownZero(field))
+      continue;
+    path.push_back(i);
+    atomicAdd(b, loc, array, indices, field, path);
+    path.pop_back();
+  }
+}
+static void atomicAdd(OpBuilder &b, Location loc, Value array,
+                      ValueRange indices, Value value) {
+  SmallVector<int64_t> path;
+  atomicAdd(b, loc, array, indices, value, path);
+}
+
 //===----------------------------------------------------------------------===//
 // The two sweeps
 //===----------------------------------------------------------------------===//
@@ -204,8 +231,7 @@ LogicalResult KernelDifferentiator::run() {
       continue;
     Location loc = primal.getLoc();
     Value index = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
-    AtomicRMWOp::create(b, loc, AtomicKind::add, shadows[arg],
-                        ValueRange{index}, adj);
+    atomicAdd(b, loc, shadows[arg], ValueRange{index}, adj);
   }
   ReturnOp::create(b, primal.getLoc());
   return success();
@@ -244,15 +270,14 @@ KernelDifferentiator::cloneForward(Block &block, OpBuilder &b,
 
 /// A zero of any type a branch may have to yield for a value computed only
 /// in the other branch; null for types that are never needed (arrays,
-/// structs).
+/// random states).
 static Value placeholder(OpBuilder &b, Location loc, Type type) {
-  if (ad::isDifferentiable(type))
+  if (ad::isDifferentiable(type) || type.isIntOrIndex() ||
+      isa<StructType>(type))
     return ad::zero(b, loc, type);
-  if (type.isIntOrIndex())
-    return arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
   if (auto vector = dyn_cast<VectorType>(type);
       vector && vector.getElementType().isIntOrIndex())
-    return arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+    return ad::zero(b, loc, type);
   return nullptr;
 }
 
@@ -283,7 +308,7 @@ LogicalResult KernelDifferentiator::cloneIf(scf::IfOp op, OpBuilder &b,
   SmallVector<Type> types(op.getResultTypes());
   for (int i = 0; i < 2; ++i)
     for (Value v : branchDefined[i]) {
-      if (isa<ArrayType, StructType>(v.getType()))
+      if (isa<ArrayType>(v.getType()))
         continue;
       saved.push_back(v);
       types.push_back(v.getType());
@@ -486,7 +511,7 @@ LogicalResult KernelDifferentiator::reverseLoad(LoadOp op, OpBuilder &b) {
                     indices);
     return success();
   }
-  AtomicRMWOp::create(b, loc, AtomicKind::add, adjArray, indices, adj);
+  atomicAdd(b, loc, adjArray, indices, adj);
   return success();
 }
 

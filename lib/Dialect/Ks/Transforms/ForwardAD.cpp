@@ -101,8 +101,6 @@ struct ForwardAD : public ks::impl::KsForwardADBase<ForwardAD> {
     // element's tangent is in the tangent array (zero before the launch
     // for an argument outside --wrt, then what threads wrote or added).
     ad::Activity activity(work, args->hasDerivative, args->hasDerivative);
-    if (failed(ad::checkStructs(work, activity)))
-      return failure();
 
     SmallVector<Type> types;
     SmallVector<std::string> names;

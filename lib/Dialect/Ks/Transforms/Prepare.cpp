@@ -2,9 +2,8 @@
 //
 // Part of ksc. Before a derivative kernel is built (K_adj by ks-reverse-ad,
 // K_jvp by ks-forward-ad): a copy of the kernel gets its device functions
-// inlined, the arguments with derivatives are chosen from --wrt and from
-// what the kernel writes, and constructs the modes cannot differentiate
-// are refused with located errors. Then the new kernel is created with the
+// inlined and the arguments with derivatives are chosen from --wrt and
+// from what the kernel writes. Then the new kernel is created with the
 // primal arguments followed by the derivative ones.
 //
 //===----------------------------------------------------------------------===//
@@ -143,21 +142,6 @@ LogicalResult ad::setUpDerivative(KernelOp kernel, SymbolTable &symbols,
     setup.work = nullptr;
   }
   return success();
-}
-
-LogicalResult ad::checkStructs(KernelOp kernel, const Activity &activity) {
-  WalkResult result = kernel.walk([&](Operation *op) {
-    if (!isa<StructMakeOp, StructInsertOp>(op))
-      return WalkResult::advance();
-    for (Value v : op->getOperands())
-      if (activity.isVaried(v)) {
-        op->emitError("cannot differentiate through a struct yet: keep the "
-                      "differentiated values in scalars, vectors or arrays");
-        return WalkResult::interrupt();
-      }
-    return WalkResult::advance();
-  });
-  return failure(result.wasInterrupted());
 }
 
 KernelOp ad::createDerivativeKernel(OpBuilder &b, KernelOp kernel,

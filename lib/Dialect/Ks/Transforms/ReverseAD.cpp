@@ -99,8 +99,6 @@ struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
                           setup.args.hasDerivative);
     if (printActivity)
       activity.print(llvm::errs());
-    if (failed(ad::checkStructs(work, activity)))
-      return failure();
 
     SmallVector<Type> types;
     SmallVector<std::string> names;

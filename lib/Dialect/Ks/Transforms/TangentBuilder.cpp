@@ -273,7 +273,7 @@ LogicalResult TangentBuilder::processAtomic(AtomicRMWOp op, OpBuilder &b) {
   for (unsigned k = 0; k < values.size(); ++k)
     AtomicRMWOp::create(b, loc, kind, array,
                         tangentIndices(prefix, op.getIndices(), k, b, loc),
-                        values[k]);
+                        values[k], op.getFields().value_or(ArrayRef<int64_t>()));
   return success();
 }
 

@@ -25,18 +25,6 @@ ks.kernel @minimum(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
 
 // -----
 
-ks.kernel @through_struct(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
-  %i = ks.tid : i32
-  %v = ks.load %x[%i] : !ks.array<const f32>, i32
-  // expected-error@+1 {{cannot differentiate through a struct yet: keep the differentiated values in scalars, vectors or arrays}}
-  %s = ks.struct_make %v : !ks.struct<"S", m: f32>
-  %m = ks.struct_extract %s[0] : !ks.struct<"S", m: f32> -> f32
-  ks.store %m, %y[%i] : !ks.array<f32>, i32
-  ks.return
-}
-
-// -----
-
 // An operation without the DerivativeOpInterface (KsInterfaces.td) has no
 // derivative rule.
 ks.kernel @no_rule(%x: !ks.array<const f32>, %y: !ks.array<f32>) {

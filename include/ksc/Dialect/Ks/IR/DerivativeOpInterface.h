@@ -55,8 +55,14 @@ struct TangentContext {
 /// to dx_i in place of the result's adjoint.
 mlir::LogicalResult pointwiseTangent(TangentContext &ctx);
 
-/// The zero of a differentiable type (a float, or a vector or matrix of
-/// floats).
+/// Whether values of `type` carry derivatives: `f32`, `f64`, vectors and
+/// matrices of them (quaternions are `vector<4xf32>`), and structs with
+/// such a field (at any depth). A struct's derivative is a struct of the
+/// same type whose other fields (integers, `bool`) are zero.
+bool isDifferentiable(mlir::Type type);
+
+/// The zero of a value type: of a float, vector, matrix or integer type,
+/// or a struct of zeros (the derivative of a struct with no contribution).
 mlir::Value zero(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type);
 
 } // namespace ksc::ks::ad

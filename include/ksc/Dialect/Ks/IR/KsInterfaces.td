@@ -78,4 +78,11 @@ def Ks_DerivativeOpInterface : OpInterface<"DerivativeOpInterface"> {
   ];
 }
 
+// The ks operations with this trait have their reverse and forward
+// derivative rules next to each other in KsDerivatives.cpp; `overridden`
+// names the other DerivativeOpInterface methods an operation defines there.
+class Ks_DerivativeRules<list<string> overridden = []>
+    : DeclareOpInterfaceMethods<Ks_DerivativeOpInterface,
+                                ["buildTangent"] # overridden>;
+
 #endif // KSC_DIALECT_KS_IR_KSINTERFACES_TD

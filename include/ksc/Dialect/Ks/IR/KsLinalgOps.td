@@ -23,12 +23,6 @@ def Ks_Matrix : VectorOfRankAndType<[2], [F32, F64]>;
 class Ks_LinalgOp<string mnemonic, list<Trait> traits = []>
     : Ks_Op<mnemonic, [Ks_LinearAlgebra] # traits>;
 
-// The operations below have their reverse and forward derivative rules
-// next to each other in KsDerivatives.cpp; `overridden` names the other
-// DerivativeOpInterface methods an operation defines there.
-class Ks_DerivativeRules<list<string> overridden = []>
-    : DeclareOpInterfaceMethods<Ks_DerivativeOpInterface,
-                                ["buildTangent"] # overridden>;
 // A product reads each factor for the other's adjoint.
 def Ks_ProductRules : Ks_DerivativeRules<["adjointReadsOperand"]>;
 

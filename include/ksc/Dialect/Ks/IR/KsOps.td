@@ -287,13 +287,7 @@ def Ks_StoreOp : Ks_Op<"store", [
   let hasCanonicalizeMethod = 1;
 }
 
-def Ks_AtomicRMWOp : Ks_Op<"atomic_rmw", [Ks_CppExpression, 
-    TypesMatchWith<"value has the array's value type",
-                   "array", "value",
-                   "::llvm::cast<ArrayType>($_self).getValueType()">,
-    TypesMatchWith<"result (the old value) has the array's value type",
-                   "array", "result",
-                   "::llvm::cast<ArrayType>($_self).getValueType()">]> {
+def Ks_AtomicRMWOp : Ks_Op<"atomic_rmw", [Ks_CppExpression]> {
   let summary = "Atomically updates an element of an array";
   let description = [{
     Reads the element of `array` at `indices` (one signless integer per
@@ -336,21 +330,44 @@ def Ks_AtomicRMWOp : Ks_Op<"atomic_rmw", [Ks_CppExpression,
     memory private (launch-private sums, or every thread of a launch on one
     OS thread).
 
+    `fields [i, j]` updates a field of a struct element instead (field `j`
+    of field `i`, for nested structs), which has one of the types above:
+    adjoint kernels accumulate the adjoints of structs field by field so.
+    `value` and the result then have the field's value type.
+
     ```mlir
     %old = ks.atomic_rmw add %hist[%bin], %one : !ks.array<f32>, i32
     %prev = ks.atomic_rmw max %grid[%i, %j], %v : !ks.array<i64, 2>, i32, i64
     %0 = ks.atomic_rmw add exclusive %sum[%c0], %x : !ks.array<f32>, i32
+    %1 = ks.atomic_rmw add %adj[%i] fields [0], %dpos : !ks.array<!ks.struct<"Particle", pos: vector<3xf32>, mass: f32>>, i32
     ```
   }];
   let arguments = (ins Ks_AtomicKind:$kind,
                        Arg<Ks_ArrayType, "the array", [MemRead, MemWrite]>:$array,
                        Variadic<AnySignlessInteger>:$indices,
                        AnyType:$value,
-                       UnitAttr:$exclusive);
+                       UnitAttr:$exclusive,
+                       OptionalAttr<DenseI64ArrayAttr>:$fields);
   let results = (outs AnyType:$result);
-  let assemblyFormat = [{
-    $kind (`exclusive` $exclusive^)? $array `[` $indices `]` `,` $value attr-dict `:` qualified(type($array)) `,` type($indices)
+  let builders = [
+    // The result has the value's type.
+    OpBuilder<(ins "AtomicKind":$kind, "::mlir::Value":$array,
+                   "::mlir::ValueRange":$indices, "::mlir::Value":$value,
+                   CArg<"::llvm::ArrayRef<int64_t>", "{}">:$fields), [{
+      build($_builder, $_state, value.getType(), kind, array, indices, value,
+            /*exclusive=*/false,
+            fields.empty() ? ::mlir::DenseI64ArrayAttr()
+                           : $_builder.getDenseI64ArrayAttr(fields));
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// The type of what the operation updates: the array's element type,
+    /// or the type of the field `fields` names.
+    ::mlir::Type getTargetType();
+    /// The value type of what the operation updates (`i32` for `ui32`).
+    ::mlir::Type getTargetValueType();
   }];
+  let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
 }
 

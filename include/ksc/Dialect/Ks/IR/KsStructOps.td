@@ -1,6 +1,9 @@
 //===- KsStructOps.td - Struct operations of the ks dialect -*- tablegen -*-===//
 //
 // Part of ksc. Building structs and reading and replacing their fields.
+// The three operations are linear: their derivative rules
+// (KsDerivatives.cpp) move the derivatives of the fields as the operations
+// move the fields, and a struct's derivative is a struct of the same type.
 // Structs are values (SSA), like vectors: replacing a field returns a new
 // struct, and the frontend stores it back into the variable or array
 // element that held the old one.
@@ -10,7 +13,8 @@
 #ifndef KSC_DIALECT_KS_IR_KSSTRUCTOPS_TD
 #define KSC_DIALECT_KS_IR_KSSTRUCTOPS_TD
 
-def Ks_StructMakeOp : Ks_Op<"struct_make", [Ks_CppExpression, Pure]> {
+def Ks_StructMakeOp : Ks_Op<"struct_make", [Ks_CppExpression, Pure,
+    Ks_DerivativeRules<["adjointReadsOperand"]>]> {
   let summary = "Builds a struct from the values of its fields";
   let description = [{
     A struct whose fields hold `fields`, in declaration order: one operand
@@ -30,7 +34,8 @@ def Ks_StructMakeOp : Ks_Op<"struct_make", [Ks_CppExpression, Pure]> {
   let hasVerifier = 1;
 }
 
-def Ks_StructExtractOp : Ks_Op<"struct_extract", [Ks_CppExpression, Pure]> {
+def Ks_StructExtractOp : Ks_Op<"struct_extract", [Ks_CppExpression, Pure,
+    Ks_DerivativeRules<["adjointReadsOperand"]>]> {
   let summary = "Reads a field of a struct";
   let description = [{
     The value of field `index` (0 for the first field declared) of `input`,
@@ -45,11 +50,19 @@ def Ks_StructExtractOp : Ks_Op<"struct_extract", [Ks_CppExpression, Pure]> {
   let assemblyFormat = [{
     $input `[` $index `]` attr-dict `:` qualified(type($input)) `->` type($result)
   }];
+  let builders = [
+    // Field `index` of `input`, of the field's value type.
+    OpBuilder<(ins "::mlir::Value":$input, "int64_t":$index), [{
+      auto type = ::llvm::cast<StructType>(input.getType());
+      build($_builder, $_state, type.getFieldValueType(index), input, index);
+    }]>
+  ];
   let hasVerifier = 1;
   let hasFolder = 1;
 }
 
 def Ks_StructInsertOp : Ks_Op<"struct_insert", [Pure,
+    Ks_DerivativeRules<["adjointReadsOperand"]>,
     AllTypesMatch<["input", "result"]>]> {
   let summary = "A copy of a struct with one field replaced";
   let description = [{
@@ -67,6 +80,7 @@ def Ks_StructInsertOp : Ks_Op<"struct_insert", [Pure,
     $value `,` $input `[` $index `]` attr-dict `:` type($value) `into` qualified(type($input))
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 #endif // KSC_DIALECT_KS_IR_KSSTRUCTOPS_TD

@@ -12,4 +12,10 @@
 #define GET_TYPEDEF_CLASSES
 #include "ksc/Dialect/Ks/IR/KsOpsTypes.h.inc"
 
+namespace ksc::ks {
+/// The type in which values of an element or field type `type` are read
+/// and written: `type`, signless (`i32` for `ui32`).
+mlir::Type getSignless(mlir::Type type);
+} // namespace ksc::ks
+
 #endif // KSC_DIALECT_KS_IR_KSTYPES_H
