@@ -475,7 +475,7 @@ template <int N, typename T> struct vec;
 template <int N, typename T> struct mat;
 
 namespace detail {
-enum class atomic_kind { add, sub, min, max };
+enum class atomic_kind { add, sub, min, max, exchange };
 
 /// Adds (subtracts) a vector or matrix component by component, each
 /// component atomically (adjoint kernels accumulate into vector elements
@@ -510,8 +510,11 @@ __device__ __forceinline__ T device_atomic_update(T *p, T v) {
                 "the GPU's atomics work on 32-bit and 64-bit elements");
   using Bits =
       std::conditional_t<sizeof(T) == 8, unsigned long long, unsigned int>;
-  if constexpr (std::is_floating_point_v<T> &&
-                (Kind == atomic_kind::add || Kind == atomic_kind::sub)) {
+  if constexpr (Kind == atomic_kind::exchange) {
+    Bits *bits = reinterpret_cast<Bits *>(p);
+    return bit_cast<T>(atomicExch(bits, bit_cast<Bits>(v)));
+  } else if constexpr (std::is_floating_point_v<T> &&
+                       (Kind == atomic_kind::add || Kind == atomic_kind::sub)) {
     return atomicAdd(p, Kind == atomic_kind::add ? v : -v);
   } else if constexpr (std::is_integral_v<T>) {
     // Addition and subtraction wrap, the same on the unsigned bits; min and
@@ -561,6 +564,8 @@ KSC_INLINE T atomic_update(T *p, T v) {
       *p = T(old + v);
     else if constexpr (Kind == atomic_kind::sub)
       *p = T(old - v);
+    else if constexpr (Kind == atomic_kind::exchange)
+      *p = v;
     else if (replaces<Kind>(old, v))
       *p = v;
     return old;
@@ -568,7 +573,11 @@ KSC_INLINE T atomic_update(T *p, T v) {
 #ifdef __CUDA_ARCH__
   return device_atomic_update<Kind>(p, v);
 #else
-  if constexpr (std::is_integral_v<T> && Kind == atomic_kind::add)
+  if constexpr (Kind == atomic_kind::exchange) {
+    T old;
+    __atomic_exchange(p, &v, &old, __ATOMIC_RELAXED);
+    return old;
+  } else if constexpr (std::is_integral_v<T> && Kind == atomic_kind::add)
     return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
   else if constexpr (std::is_integral_v<T> && Kind == atomic_kind::sub)
     return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED);
@@ -633,6 +642,9 @@ KSC_RUNTIME_ATOMIC(atomic_min, min, false)
 /// Sets element (i, ...) of `a` to the larger of it and `v`; returns the
 /// old value.
 KSC_RUNTIME_ATOMIC(atomic_max, max, false)
+/// Sets element (i, ...) of `a` to `v`; returns the old value (the adjoints
+/// of atomic_min and atomic_max take an element's adjoint with it).
+KSC_RUNTIME_ATOMIC(atomic_exchange, exchange, false)
 // The same updates as plain reads and writes, where the launch guarantees
 // that no other OS thread accesses the element while the thread runs
 // (`ks.atomic_rmw` with `exclusive`: launch-private sums, or every thread
@@ -641,6 +653,7 @@ KSC_RUNTIME_ATOMIC(exclusive_add, add, true)
 KSC_RUNTIME_ATOMIC(exclusive_sub, sub, true)
 KSC_RUNTIME_ATOMIC(exclusive_min, min, true)
 KSC_RUNTIME_ATOMIC(exclusive_max, max, true)
+KSC_RUNTIME_ATOMIC(exclusive_exchange, exchange, true)
 #undef KSC_RUNTIME_ATOMIC
 
 //===----------------------------------------------------------------------===//

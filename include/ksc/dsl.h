@@ -19,10 +19,23 @@
 #define KSC_KERNEL __attribute__((annotate("ksc.kernel")))
 /// Marks a device function, callable from kernels and device functions.
 #define KSC_FUNC __attribute__((annotate("ksc.func")))
+/// Marks a device function as the reverse-mode derivative rule of device
+/// function `f` (docs/autodiff.md, "Custom derivatives"): it takes f's
+/// parameters, the adjoint of f's result, and a reference to the adjoint of
+/// each parameter with a derivative, to add to.
+#define KSC_ADJOINT(f)                                                         \
+  __attribute__((annotate("ksc.func"), annotate("ksc.adjoint:" #f)))
+/// Marks a device function as the forward-mode derivative rule of device
+/// function `f`: it takes f's parameters and the tangent of each parameter
+/// with a derivative, and returns the tangent of f's result.
+#define KSC_TANGENT(f)                                                         \
+  __attribute__((annotate("ksc.func"), annotate("ksc.tangent:" #f)))
 #else
 // Other compilers (for syntax checks) have no annotate attribute.
 #define KSC_KERNEL
 #define KSC_FUNC
+#define KSC_ADJOINT(f)
+#define KSC_TANGENT(f)
 #endif
 
 namespace ksc {

@@ -167,6 +167,9 @@ private:
   void handleFunctionTemplate(const clang::FunctionTemplateDecl *tmpl);
   std::string templateArgumentsSuffix(const clang::FunctionDecl *spec);
   void checkRecursion();
+  /// Records the KSC_ADJOINT and KSC_TANGENT rules on the functions they
+  /// are for (CustomDerivatives.cpp).
+  void attachCustomDerivatives();
 
   /// Struct definitions and their types (null for those that failed).
   llvm::DenseMap<const clang::CXXRecordDecl *, mlir::Type> structTypes;

@@ -732,6 +732,8 @@ mlir::OwningOpRef<mlir::ModuleOp> ModuleBuilder::build(FileID file) {
     handleTopLevelDecl(decl);
 
   if (!hadError())
+    attachCustomDerivatives();
+  if (!hadError())
     checkRecursion();
   if (hadError())
     return nullptr;

@@ -157,10 +157,13 @@ static bool fromJSON(const json::Value &value, Signature &sig,
 }
 
 static json::Object toJSON(const DerivativeSignature &sig) {
-  return json::Object{{"primal", sig.primalKernel},
+  json::Object object{{"primal", sig.primalKernel},
                       {"signature", toJSON(sig.signature)},
                       {"num_primal", sig.numPrimal},
                       {"primal_of", sig.primalOf}};
+  if (!sig.finalValueArgs.empty())
+    object["final_value_args"] = sig.finalValueArgs;
+  return object;
 }
 
 static bool fromJSON(const json::Value &value, DerivativeSignature &sig,
@@ -169,7 +172,8 @@ static bool fromJSON(const json::Value &value, DerivativeSignature &sig,
   if (!mapper || !mapper.map("primal", sig.primalKernel) ||
       !mapper.map("signature", sig.signature) ||
       !mapper.map("num_primal", sig.numPrimal) ||
-      !mapper.map("primal_of", sig.primalOf))
+      !mapper.map("primal_of", sig.primalOf) ||
+      !mapper.mapOptional("final_value_args", sig.finalValueArgs))
     return false;
   // The checks of a derivative signature index with these.
   if (sig.numPrimal > sig.signature.params.size() ||
@@ -181,6 +185,11 @@ static bool fromJSON(const json::Value &value, DerivativeSignature &sig,
   for (auto [j, index] : llvm::enumerate(sig.primalOf))
     if (index >= sig.numPrimal) {
       path.field("primal_of").index(j).report("not a primal parameter");
+      return false;
+    }
+  for (auto [j, index] : llvm::enumerate(sig.finalValueArgs))
+    if (index >= sig.numPrimal) {
+      path.field("final_value_args").index(j).report("not a primal parameter");
       return false;
     }
   return true;

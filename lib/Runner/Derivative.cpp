@@ -278,6 +278,15 @@ Error derivatives::launchDerivative(const DerivativeSignature &sig,
                                std::vector<Argument> &primal,
                                std::vector<Argument> &derivatives,
                                Launcher launch) {
+  // The arrays the derivative kernel reads as K left them: launch K on a
+  // copy of the arguments first.
+  if (!sig.finalValueArgs.empty()) {
+    std::vector<Argument> after = primal;
+    if (Error error = launch(sig.primalKernel, after))
+      return error;
+    for (unsigned index : sig.finalValueArgs)
+      primal[index] = std::move(after[index]);
+  }
   std::vector<Argument> args = std::move(primal);
   args.insert(args.end(), std::make_move_iterator(derivatives.begin()),
               std::make_move_iterator(derivatives.end()));

@@ -73,7 +73,9 @@ double startCheck(llvm::StringRef kernel, bool single,
                   const GradCheckOptions &options, GradCheckReport &report);
 
 /// Launches the derivative kernel of `sig` on `primal` followed by
-/// `derivatives`; both are updated in place.
+/// `derivatives`; both are updated in place. The arrays of
+/// `sig.finalValueArgs` are first replaced by what a launch of the primal
+/// kernel on `primal` leaves in them.
 llvm::Error launchDerivative(const DerivativeSignature &sig,
                              std::vector<Argument> &primal,
                              std::vector<Argument> &derivatives,

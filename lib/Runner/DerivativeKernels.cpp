@@ -126,5 +126,34 @@ Error derivatives::readDerivativeSignature(
       return error;
     out.primalOf.push_back(index);
   }
+  // The custom rules it calls.
+  out.customRules.clear();
+  llvm::StringMap<std::string> rules;
+  if (auto module = derivative->getParentOfType<mlir::ModuleOp>())
+    for (auto func : module.getOps<ks::FuncOp>())
+      for (auto [attr, macro] :
+           {std::pair(ks::kCustomAdjointAttr, "KSC_ADJOINT"),
+            std::pair(ks::kCustomTangentAttr, "KSC_TANGENT")})
+        if (auto rule = func->getAttrOfType<mlir::FlatSymbolRefAttr>(attr))
+          rules[rule.getValue()] = (func.getSymName() + " (" + macro + " " +
+                                    rule.getValue() + ")")
+                                       .str();
+  derivative.walk([&](ks::CallOp call) {
+    auto it = rules.find(call.getCallee());
+    if (it != rules.end() && !llvm::is_contained(out.customRules, it->second))
+      out.customRules.push_back(it->second);
+  });
+  out.finalValueArgs.clear();
+  if (auto finals = derivative->getAttrOfType<mlir::DenseI64ArrayAttr>(
+          ks::kFinalValueArgsAttr))
+    for (int64_t index : finals.asArrayRef()) {
+      if (index < 0 || index >= out.numPrimal ||
+          !out.signature.params[index].isArray)
+        return fail(kind.name + " kernel '" + name + "': " +
+                    ks::kFinalValueArgsAttr + " names argument " +
+                    Twine(index) + ", which is not an array of '" +
+                    primal.kernel + "'");
+      out.finalValueArgs.push_back(index);
+    }
   return Error::success();
 }

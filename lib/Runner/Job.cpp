@@ -147,6 +147,19 @@ Expected<JobArguments> runner::parseJobArguments(const Job &job,
 // The modes
 //===----------------------------------------------------------------------===//
 
+/// `message`, and which custom derivative rules the kernels of `sigs` use:
+/// where a check fails, they are the first suspects.
+static Error checkFailed(ArrayRef<const DerivativeSignature *> sigs,
+                         const std::string &message) {
+  std::string text = message;
+  for (const DerivativeSignature *sig : sigs)
+    if (!sig->customRules.empty())
+      text += "; '" + sig->signature.kernel +
+              "' uses the custom derivative rules of " +
+              join(sig->customRules, ", ") + ": check them";
+  return makeError(text);
+}
+
 /// --check-grad: K_adj and K_jvp against finite differences and against
 /// each other.
 static Error checkGradients(const Job &job, ArrayRef<Argument> args,
@@ -164,29 +177,32 @@ static Error checkGradients(const Job &job, ArrayRef<Argument> args,
   writeGradCheckReport(out, *report);
   writeTangentCheckReport(out, *forward);
   if (const GradCheckResult *worst = report->worstFailure())
-    return makeError("gradient check failed: the adjoint of '" + worst->name +
-                     "' differs from central differences at " + worst->worst +
-                     ": AD " + formatValue(worst->worstAD) + ", FD " +
-                     formatValue(worst->worstFD) + " (|AD - FD| is " +
-                     formatValue(worst->worstRatio) +
-                     " times atol + rtol * |FD|)");
+    return checkFailed({&job.adjoint},
+                       "gradient check failed: the adjoint of '" + worst->name +
+                           "' differs from central differences at " +
+                           worst->worst + ": AD " +
+                           formatValue(worst->worstAD) + ", FD " +
+                           formatValue(worst->worstFD) + " (|AD - FD| is " +
+                           formatValue(worst->worstRatio) +
+                           " times atol + rtol * |FD|)");
   if (const GradCheckResult *worst = forward->directional.worstFailure())
-    return makeError("tangent check failed: the output tangent of '" +
-                     worst->name +
-                     "' differs from central directional differences at " +
-                     worst->worst + ": AD " + formatValue(worst->worstAD) +
-                     ", FD " + formatValue(worst->worstFD) + " (|AD - FD| is " +
-                     formatValue(worst->worstRatio) +
-                     " times atol + rtol * |FD|)");
+    return checkFailed(
+        {&job.tangent},
+        "tangent check failed: the output tangent of '" + worst->name +
+            "' differs from central directional differences at " +
+            worst->worst + ": AD " + formatValue(worst->worstAD) + ", FD " +
+            formatValue(worst->worstFD) + " (|AD - FD| is " +
+            formatValue(worst->worstRatio) + " times atol + rtol * |FD|)");
   const DotProductTest &dot = forward->dot;
   if (!dot.passed())
-    return makeError("dot-product test failed: <Jv, w> = " +
-                     formatValue(dot.forward) + " from '" +
-                     job.tangent.signature.kernel + "' but <v, J^T w> = " +
-                     formatValue(dot.reverse) + " from '" +
-                     job.adjoint.signature.kernel + "' (relative difference " +
-                     formatValue(dot.relativeDifference()) + ", tolerance " +
-                     formatValue(dot.tol) + ")");
+    return checkFailed(
+        {&job.tangent, &job.adjoint},
+        "dot-product test failed: <Jv, w> = " + formatValue(dot.forward) +
+            " from '" + job.tangent.signature.kernel +
+            "' but <v, J^T w> = " + formatValue(dot.reverse) + " from '" +
+            job.adjoint.signature.kernel + "' (relative difference " +
+            formatValue(dot.relativeDifference()) + ", tolerance " +
+            formatValue(dot.tol) + ")");
   return Error::success();
 }
 

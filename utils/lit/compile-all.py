@@ -2,8 +2,9 @@
 """Compiles the C++ ksc emits for many .kdsl files with several compilers.
 
     compile-all.py --ksc KSC --cxx "g++ -std=c++17 ..." --cxx "clang++ ..." \
-        [--cover] [--exclude NAME ...] [--ksc-arg ARG ...]
-        [--variant "ARGS" ...] [--pch HEADER] FILE_OR_DIRECTORY...
+        [--cover] [--exclude NAME ...] [--skip "ARGS:NAME" ...]
+        [--ksc-arg ARG ...] [--variant "ARGS" ...] [--pch HEADER]
+        FILE_OR_DIRECTORY...
 
 Every .kdsl file given (directories: every .kdsl file in them, sorted) is
 compiled to C++ with `KSC FILE [ARG...] -o OUT.cpp` (the --ksc-arg
@@ -11,7 +12,8 @@ arguments, such as --grad), once per --variant (its arguments, split as a
 shell does, added to those), and OUT.cpp with each --cxx command line
 followed by `-c -o /dev/null OUT.cpp` (ptxas, with `--ksc-arg=--emit=ptx`,
 accepts these arguments too). A file named with --exclude (its base name)
-is left out; the test says why. With --cover, only a few of the outputs of
+is left out, and with --skip "ARGS:NAME" out of variant ARGS only; the
+test says why. With --cover, only a few of the outputs of
 all files and variants are compiled, which have every construct of them all
 (see cover.py). With --pch HEADER, the host compilers (GCC, Clang) compile
 HEADER (the runtime) once, as a precompiled header. Exits 1 after printing
@@ -81,6 +83,7 @@ def main():
     parser.add_argument("--ksc", required=True)
     parser.add_argument("--cxx", action="append", required=True)
     parser.add_argument("--exclude", action="append", default=[])
+    parser.add_argument("--skip", action="append", default=[])
     parser.add_argument("--ksc-arg", action="append", default=[])
     parser.add_argument("--variant", action="append", default=[])
     parser.add_argument("--cover", action="store_true")
@@ -93,12 +96,15 @@ def main():
         print("compile-all.py: no .kdsl files", file=sys.stderr)
         return 1
     variants = [shlex.split(v) for v in args.variant] or [[]]
+    skipped = {tuple(item.rsplit(":", 1)) for item in args.skip}
 
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
         outputs = {}
         for index, source in enumerate(files):
             for number, variant in enumerate(variants):
+                if (shlex.join(variant), os.path.basename(source)) in skipped:
+                    continue
                 cpp = os.path.join(tmp, "%d-%d.cpp" % (index, number))
                 failed = run([args.ksc, source] + args.ksc_arg + variant +
                              ["-o", cpp])

@@ -30,6 +30,13 @@ struct DerivativeSignature {
   /// kernel), the index of its primal parameter in `K` (the attribute
   /// `ks.adjoint_args` or `ks.tangent_args`).
   std::vector<unsigned> primalOf;
+  /// The primal arrays the derivative kernel reads as `K` left them, not as
+  /// `K` found them (`ks.final_value_args`: arrays updated with atomic_min
+  /// or atomic_max): launchDerivative runs `K` first for them.
+  std::vector<unsigned> finalValueArgs;
+  /// The user's derivative rules the derivative kernel calls, as
+  /// "f (KSC_ADJOINT g)", for messages when a check fails.
+  std::vector<std::string> customRules;
 
   size_t numDerivatives() const { return primalOf.size(); }
   const Param &derivativeParam(unsigned j) const {

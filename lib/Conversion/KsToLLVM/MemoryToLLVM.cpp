@@ -141,14 +141,16 @@ struct AtomicRMWLowering : KsPattern<ks::AtomicRMWOp> {
     return success();
   }
 
-  /// An atomic add, sub, or integer min or max of `value` into the scalar
+  /// An atomic add, sub, exchange, or integer min or max of `value` into the scalar
   /// at `address`, of ks type `element`; returns the old value.
   static Value scalarUpdate(ConversionPatternRewriter &rewriter, Location loc,
                             ks::AtomicKind kind, Type element, Value address,
                             Value value) {
     using LLVM::AtomicBinOp;
     AtomicBinOp op = AtomicBinOp::fadd;
-    if (isa<FloatType>(element)) {
+    if (kind == ks::AtomicKind::exchange) {
+      op = AtomicBinOp::xchg;
+    } else if (isa<FloatType>(element)) {
       // old - value is old + -value, exactly.
       if (kind == ks::AtomicKind::sub)
         value = LLVM::FNegOp::create(rewriter, loc, value);
@@ -167,6 +169,8 @@ struct AtomicRMWLowering : KsPattern<ks::AtomicRMWOp> {
       case ks::AtomicKind::max:
         op = isUnsigned ? AtomicBinOp::umax : AtomicBinOp::max;
         break;
+      case ks::AtomicKind::exchange:
+        llvm_unreachable("exchanges are handled above");
       }
     }
     return LLVM::AtomicRMWOp::create(rewriter, loc, op, address, value,

@@ -485,6 +485,185 @@ bool StructInsertOp::adjointReadsOperand(unsigned,
 }
 
 //===----------------------------------------------------------------------===//
+// Calls of functions with custom derivative rules
+//===----------------------------------------------------------------------===//
+
+// The differentiation passes keep the calls of a device function that has
+// custom rules (KSC_ADJOINT, KSC_TANGENT: ks.custom_adjoint and
+// ks.custom_tangent on the callee) instead of inlining them; these rules
+// call the user's rules. The adjoint rule g of f(x_1..x_n) is called as
+// g(x_1..x_n, dy, 0...) with a zero for the adjoint of each operand with a
+// derivative, which it adds to and returns (in-out parameters).
+
+/// The rule `attr` names on the callee of `call`, if any.
+static FuncOp customRule(CallOp call, StringRef attr) {
+  auto callee =
+      SymbolTable::lookupNearestSymbolFrom<FuncOp>(call, call.getCalleeAttr());
+  auto rule = callee ? callee->getAttrOfType<FlatSymbolRefAttr>(attr)
+                     : FlatSymbolRefAttr();
+  return rule ? SymbolTable::lookupNearestSymbolFrom<FuncOp>(call, rule)
+              : FuncOp();
+}
+
+/// The adjoints of `operands` (null for those without a derivative) that the
+/// adjoint rule `rule` gives for the result adjoint `dy`.
+static SmallVector<Value> callAdjointRule(OpBuilder &b, Location loc,
+                                          FuncOp rule, ValueRange operands,
+                                          Value dy) {
+  SmallVector<Value> args(operands.begin(), operands.end());
+  args.push_back(dy);
+  for (Value x : operands)
+    if (ad::isDifferentiable(x.getType()))
+      args.push_back(ad::zero(b, loc, x.getType()));
+  auto call = CallOp::create(b, loc, rule, args);
+  SmallVector<Value> adjoints(operands.size());
+  unsigned next = 0;
+  for (auto [i, x] : llvm::enumerate(operands))
+    if (ad::isDifferentiable(x.getType()))
+      adjoints[i] = call.getResult(next++);
+  return adjoints;
+}
+
+/// The float components of a value of differentiable type: a scalar, the
+/// elements of a vector or matrix, the components of a struct's fields
+/// with derivatives, in order.
+static void componentTypes(Type type, SmallVectorImpl<Type> &types) {
+  if (auto structType = dyn_cast<StructType>(type)) {
+    for (Type field : structType.getFieldTypes())
+      if (ad::isDifferentiable(field))
+        componentTypes(getSignless(field), types);
+    return;
+  }
+  if (auto vector = dyn_cast<VectorType>(type)) {
+    types.append(vector.getNumElements(), vector.getElementType());
+    return;
+  }
+  types.push_back(type);
+}
+
+static void components(OpBuilder &b, Location loc, Value value,
+                       SmallVectorImpl<Value> &out) {
+  Type type = value.getType();
+  if (auto structType = dyn_cast<StructType>(type)) {
+    for (unsigned i = 0, e = structType.getNumFields(); i < e; ++i)
+      if (ad::isDifferentiable(structType.getFieldTypes()[i]))
+        components(b, loc, StructExtractOp::create(b, loc, value, i), out);
+    return;
+  }
+  auto vector = dyn_cast<VectorType>(type);
+  if (!vector) {
+    out.push_back(value);
+    return;
+  }
+  SmallVector<int64_t> position(vector.getRank(), 0);
+  for (int64_t flat = 0; flat < vector.getNumElements(); ++flat) {
+    for (int64_t d = vector.getRank() - 1, rest = flat; d >= 0; --d) {
+      position[d] = rest % vector.getDimSize(d);
+      rest /= vector.getDimSize(d);
+    }
+    out.push_back(vector::ExtractOp::create(b, loc, value, position));
+  }
+}
+
+/// A value of `type` made of the components `parts` (consumed from the
+/// front); a struct's fields without derivatives are zero.
+static Value fromComponents(OpBuilder &b, Location loc, Type type,
+                            ArrayRef<Value> &parts) {
+  if (auto structType = dyn_cast<StructType>(type)) {
+    SmallVector<Value> fields;
+    for (unsigned i = 0, e = structType.getNumFields(); i < e; ++i) {
+      Type field = structType.getFieldValueType(i);
+      fields.push_back(ad::isDifferentiable(field)
+                           ? fromComponents(b, loc, field, parts)
+                           : ad::zero(b, loc, field));
+    }
+    return StructMakeOp::create(b, loc, structType, fields);
+  }
+  if (auto vector = dyn_cast<VectorType>(type)) {
+    ArrayRef<Value> elements = parts.take_front(vector.getNumElements());
+    parts = parts.drop_front(vector.getNumElements());
+    return vector::FromElementsOp::create(b, loc, vector, elements);
+  }
+  Value scalar = parts.front();
+  parts = parts.drop_front();
+  return scalar;
+}
+
+LogicalResult CallOp::buildAdjoint(RuleContext &ctx) {
+  FuncOp rule = customRule(*this, kCustomAdjointAttr);
+  if (!rule || getNumResults() != 1)
+    return failure();
+  SmallVector<Value> adjoints = callAdjointRule(ctx.b, ctx.loc, rule,
+                                                ctx.operands,
+                                                resultAdjoint(ctx));
+  for (auto [i, adj] : llvm::enumerate(adjoints))
+    ctx.operandAdjoints[i] = adj;
+  return success();
+}
+
+// With a tangent rule h: h(x_1..x_n, dx...) with the tangent (or a zero)
+// of each operand with a derivative. Without one, from the adjoint rule:
+// component k of J dx is sum_i <g_i(e_k), dx_i>, where g_i(e_k) is the
+// adjoint of operand i for the k-th unit vector as the result's adjoint:
+// one call of the adjoint rule per component of the result.
+LogicalResult CallOp::buildTangent(TangentContext &ctx) {
+  OpBuilder &b = ctx.b;
+  Location loc = ctx.loc;
+  if (getNumResults() != 1)
+    return failure();
+  if (FuncOp rule = customRule(*this, kCustomTangentAttr)) {
+    SmallVector<Value> args(ctx.operands.begin(), ctx.operands.end());
+    for (auto [x, dx] : llvm::zip(ctx.operands, ctx.operandTangents))
+      if (ad::isDifferentiable(x.getType()))
+        args.push_back(dx ? dx : ad::zero(b, loc, x.getType()));
+    ctx.resultTangents[0] = CallOp::create(b, loc, rule, args).getResult(0);
+    return success();
+  }
+  FuncOp adjoint = customRule(*this, kCustomAdjointAttr);
+  if (!adjoint)
+    return failure();
+  Type type = getResult(0).getType();
+  SmallVector<Type> types;
+  componentTypes(type, types);
+  SmallVector<Value> zeros = llvm::map_to_vector(
+      types, [&](Type t) { return ad::zero(b, loc, t); });
+  SmallVector<Value> tangent;
+  for (auto [k, componentType] : llvm::enumerate(types)) {
+    SmallVector<Value> unit = zeros;
+    unit[k] = arith::ConstantOp::create(b, loc, b.getFloatAttr(componentType, 1));
+    ArrayRef<Value> parts = unit;
+    SmallVector<Value> grads = callAdjointRule(
+        b, loc, adjoint, ctx.operands, fromComponents(b, loc, type, parts));
+    Math m{b, loc, componentType};
+    Value sum;
+    for (auto [grad, dx] : llvm::zip(grads, ctx.operandTangents)) {
+      if (!grad || !dx)
+        continue;
+      SmallVector<Value> g, d;
+      components(b, loc, grad, g);
+      components(b, loc, dx, d);
+      for (auto [gi, di] : llvm::zip(g, d)) {
+        // Components of another precision than the result's.
+        Value product = m.mul(gi, di);
+        if (product.getType() != componentType)
+          product = product.getType().getIntOrFloatBitWidth() <
+                            componentType.getIntOrFloatBitWidth()
+                        ? arith::ExtFOp::create(b, loc, componentType, product)
+                              .getResult()
+                        : arith::TruncFOp::create(b, loc, componentType,
+                                                  product)
+                              .getResult();
+        sum = ad::sumOf(m, sum, product);
+      }
+    }
+    tangent.push_back(sum ? sum : zeros[k]);
+  }
+  ArrayRef<Value> parts = tangent;
+  ctx.resultTangents[0] = fromComponents(b, loc, type, parts);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Random numbers
 //===----------------------------------------------------------------------===//
 

@@ -119,6 +119,10 @@ struct PrimalWrites {
   /// the forward sweep of the adjoint kernel must write the array as the
   /// kernel does.
   llvm::SmallVector<bool> readBack;
+  /// The first atomic_min or atomic_max of it, if any, and the first other
+  /// access of it (a read, another write, or a min or max whose old value
+  /// is used).
+  llvm::SmallVector<mlir::Operation *> minMax, otherAccess;
 };
 PrimalWrites analyzePrimalWrites(KernelOp kernel);
 
@@ -127,8 +131,10 @@ PrimalWrites analyzePrimalWrites(KernelOp kernel);
 //===----------------------------------------------------------------------===//
 
 /// Replaces every `ks.call` in `kernel` by the body of its callee, until
-/// none is left (the language has no recursion).
-mlir::LogicalResult inlineCalls(KernelOp kernel, mlir::SymbolTable &symbols);
+/// none is left (the language has no recursion), except the calls of the
+/// functions `keep` accepts.
+mlir::LogicalResult inlineCalls(KernelOp kernel, mlir::SymbolTable &symbols,
+                                llvm::function_ref<bool(FuncOp)> keep);
 
 /// Whether an argument of `type` has a derivative: a differentiable
 /// scalar, vector, matrix or struct, or an array of those.
@@ -175,6 +181,10 @@ struct DerivativeSetup {
   KernelOp work;
   PrimalWrites writes;
   DerivativeArguments args;
+  /// The arrays with derivatives that atomic_min/atomic_max update: the
+  /// derivative kernel reads them as the kernel left them
+  /// (ks.final_value_args).
+  llvm::SmallVector<int64_t> finalValueArgs;
 
   DerivativeSetup() = default;
   DerivativeSetup(const DerivativeSetup &) = delete;
@@ -196,12 +206,14 @@ setUpDerivative(KernelOp kernel, mlir::SymbolTable &symbols,
                 DerivativeSetup &setup);
 
 /// An empty kernel `name` after `kernel`, with its arguments (names and
-/// attributes) followed by `extraTypes` named `extraNames`, and its
-/// discardable attributes except those of derivative kernels.
+/// attributes) followed by `extraTypes` named `extraNames`, its
+/// discardable attributes except those of derivative kernels, and
+/// `ks.final_value_args` when `finalValueArgs` is not empty.
 KernelOp createDerivativeKernel(mlir::OpBuilder &b, KernelOp kernel,
                                 llvm::StringRef name,
                                 llvm::ArrayRef<mlir::Type> extraTypes,
-                                llvm::ArrayRef<std::string> extraNames);
+                                llvm::ArrayRef<std::string> extraNames,
+                                llvm::ArrayRef<int64_t> finalValueArgs = {});
 
 /// Erases from `adjoint` the stores and atomic updates (whose old value is
 /// unused) of the primal array arguments `i < keep.size()` with `!keep[i]`:

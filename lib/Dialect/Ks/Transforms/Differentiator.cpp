@@ -146,8 +146,13 @@ static SmallVector<Value> readsOf(Operation *op, const Activity &activity) {
     access(load.getArray(), load.getIndices());
   else if (auto store = dyn_cast<StoreOp>(op))
     access(store.getArray(), store.getIndices());
-  else if (auto atomic = dyn_cast<AtomicRMWOp>(op))
+  else if (auto atomic = dyn_cast<AtomicRMWOp>(op)) {
     access(atomic.getArray(), atomic.getIndices());
+    // Whether the value won: compared with what the element ends with.
+    if (atomic.getKind() == AtomicKind::min ||
+        atomic.getKind() == AtomicKind::max)
+      reads.push_back(atomic.getValue());
+  }
   else if (auto ifOp = dyn_cast<scf::IfOp>(op))
     reads.push_back(ifOp.getCondition());
   else if (auto loop = dyn_cast<scf::ForOp>(op))
@@ -477,6 +482,8 @@ LogicalResult KernelDifferentiator::reverseAtomic(AtomicRMWOp op,
     return op.emitError("cannot differentiate the value an atomic update "
                         "returns: it depends on the order of the threads; "
                         "read the element with a[i] instead");
+  if (op.getKind() == AtomicKind::min || op.getKind() == AtomicKind::max)
+    return reverseMinMax(op, b);
   if (op.getKind() != AtomicKind::add && op.getKind() != AtomicKind::sub)
     return op.emitError("cannot differentiate atomic_")
            << stringifyAtomicKind(op.getKind()) << " yet";
@@ -491,6 +498,38 @@ LogicalResult KernelDifferentiator::reverseAtomic(AtomicRMWOp op,
   if (op.getKind() == AtomicKind::sub)
     adj = arith::NegFOp::create(b, loc, adj);
   addAdjoint(op.getValue(), adj, b);
+  return success();
+}
+
+// The element ends with the value of one update (or its value before the
+// launch); that one gets the element's adjoint. The adjoint kernel reads
+// the array as the launch left it (ks.final_value_args): an update whose
+// value equals the element's takes the element's adjoint, atomically
+// exchanged for zero, so that at a tie exactly one of the tied updates
+// gets it. What no update takes is the adjoint of the value before the
+// launch.
+LogicalResult KernelDifferentiator::reverseMinMax(AtomicRMWOp op,
+                                                  OpBuilder &b) {
+  Value adjArray = shadow(op.getArray(), b);
+  if (!adjArray)
+    return success();
+  Location loc = plain(op.getLoc());
+  SmallVector<Value> indices = primalValues(op.getIndices());
+  Value value = primalValue(op.getValue());
+  Value final = LoadOp::create(b, loc, primalValue(op.getArray()), indices);
+  Value won = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, value,
+                                    final);
+  Value zero = ad::zero(b, loc, value.getType());
+  auto taken = scf::IfOp::create(
+      b, loc, won,
+      [&](OpBuilder &inner, Location l) {
+        Value adj = AtomicRMWOp::create(inner, l, AtomicKind::exchange,
+                                        adjArray, indices, zero);
+        scf::YieldOp::create(inner, l, adj);
+      },
+      [&](OpBuilder &inner, Location l) { scf::YieldOp::create(inner, l, zero); });
+  if (activity.isActive(op.getValue()))
+    addAdjoint(op.getValue(), taken.getResult(0), b);
   return success();
 }
 

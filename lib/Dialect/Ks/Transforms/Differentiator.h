@@ -89,6 +89,7 @@ private:
   mlir::LogicalResult reverseWhile(mlir::scf::WhileOp op, mlir::OpBuilder &b);
   mlir::LogicalResult reverseStore(StoreOp op, mlir::OpBuilder &b);
   mlir::LogicalResult reverseAtomic(AtomicRMWOp op, mlir::OpBuilder &b);
+  mlir::LogicalResult reverseMinMax(AtomicRMWOp op, mlir::OpBuilder &b);
   mlir::LogicalResult reverseLoad(LoadOp op, mlir::OpBuilder &b);
   mlir::LogicalResult reversePure(mlir::Operation *op, mlir::OpBuilder &b);
 

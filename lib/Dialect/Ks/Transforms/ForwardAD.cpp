@@ -117,7 +117,8 @@ struct ForwardAD : public ks::impl::KsForwardADBase<ForwardAD> {
     }
     OpBuilder b(kernel);
     KernelOp tangent =
-        ad::createDerivativeKernel(b, kernel, name, types, names);
+        ad::createDerivativeKernel(b, kernel, name, types, names,
+                                   setup.finalValueArgs);
     tangent->setAttr(kTangentOfAttr,
                      FlatSymbolRefAttr::get(kernel.getSymNameAttr()));
     tangent->setAttr(

@@ -17,10 +17,15 @@ using namespace mlir;
 using namespace ksc;
 using namespace ksc::ks;
 
-LogicalResult ad::inlineCalls(KernelOp kernel, SymbolTable &symbols) {
+LogicalResult ad::inlineCalls(KernelOp kernel, SymbolTable &symbols,
+                              function_ref<bool(FuncOp)> keep) {
   while (true) {
     SmallVector<CallOp> calls;
-    kernel.walk([&](CallOp call) { calls.push_back(call); });
+    kernel.walk([&](CallOp call) {
+      auto callee = symbols.lookup<FuncOp>(call.getCallee());
+      if (!callee || !keep(callee))
+        calls.push_back(call);
+    });
     if (calls.empty())
       return success();
     for (CallOp call : calls) {
@@ -100,6 +105,41 @@ LogicalResult ad::differentiateKernels(ModuleOp module,
   return success();
 }
 
+/// The derivatives of atomic_min and atomic_max read the values the launch
+/// leaves in the array (which update each element ends with): refuses any
+/// other access of such an array with a derivative, whose derivative would
+/// read the values before the launch. Lists the arrays in `setup`.
+static LogicalResult checkMinMax(KernelOp kernel, ad::DerivativeSetup &setup) {
+  for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i) {
+    if (!setup.args.hasDerivative[i])
+      continue;
+    Operation *minMax = setup.writes.minMax[i];
+    Operation *other = setup.writes.otherAccess[i];
+    // A min or max whose old value is used.
+    if (auto atomic = dyn_cast_or_null<AtomicRMWOp>(other);
+        atomic && (atomic.getKind() == AtomicKind::min ||
+                   atomic.getKind() == AtomicKind::max))
+      return atomic.emitError("cannot differentiate the value an atomic "
+                              "update returns: it depends on the order of "
+                              "the threads; read the element with a[i] "
+                              "instead");
+    if (!minMax)
+      continue;
+    if (other) {
+      auto atomic = cast<AtomicRMWOp>(minMax);
+      InFlightDiagnostic diag =
+          other->emitError("cannot differentiate this access of '")
+          << kernel.getArgName(i) << "': the kernel also updates it with atomic_"
+          << stringifyAtomicKind(atomic.getKind())
+          << ", whose derivative reads the values the launch leaves in it";
+      diag.attachNote(minMax->getLoc()) << "updated here";
+      return diag;
+    }
+    setup.finalValueArgs.push_back(i);
+  }
+  return success();
+}
+
 ad::DerivativeSetup::~DerivativeSetup() {
   if (work)
     work.erase();
@@ -128,7 +168,15 @@ LogicalResult ad::setUpDerivative(KernelOp kernel, SymbolTable &symbols,
   OpBuilder b(kernel);
   setup.work = cast<KernelOp>(b.clone(*kernel));
   setup.work.setSymName((name + "_work").str());
-  if (failed(inlineCalls(setup.work, symbols)))
+  // Calls of functions with custom rules for this mode stay: their
+  // derivatives call the rules (CallOp's DerivativeOpInterface). Forward
+  // mode can also use an adjoint rule.
+  bool forward = ofAttr == kTangentOfAttr;
+  auto hasRule = [&](FuncOp callee) {
+    return callee->hasAttr(kCustomAdjointAttr) ||
+           (forward && callee->hasAttr(kCustomTangentAttr));
+  };
+  if (failed(inlineCalls(setup.work, symbols, hasRule)))
     return failure();
   // Arrays written anywhere, device functions included.
   setup.writes = analyzePrimalWrites(setup.work);
@@ -137,6 +185,8 @@ LogicalResult ad::setUpDerivative(KernelOp kernel, SymbolTable &symbols,
   if (failed(args))
     return failure();
   setup.args = std::move(*args);
+  if (failed(checkMinMax(kernel, setup)))
+    return failure();
   if (setup.args.derivativeOf.empty()) {
     setup.work.erase();
     setup.work = nullptr;
@@ -146,7 +196,8 @@ LogicalResult ad::setUpDerivative(KernelOp kernel, SymbolTable &symbols,
 
 KernelOp ad::createDerivativeKernel(OpBuilder &b, KernelOp kernel,
                                     StringRef name, ArrayRef<Type> extraTypes,
-                                    ArrayRef<std::string> extraNames) {
+                                    ArrayRef<std::string> extraNames,
+                                    ArrayRef<int64_t> finalValueArgs) {
   SmallVector<Type> inputs(kernel.getArgumentTypes());
   inputs.append(extraTypes.begin(), extraTypes.end());
   SmallVector<StringRef> names;
@@ -159,7 +210,8 @@ KernelOp ad::createDerivativeKernel(OpBuilder &b, KernelOp kernel,
   // The source's attributes, not those saying what `kernel` derives from.
   for (NamedAttribute attr : kernel->getDiscardableAttrs())
     if (!llvm::is_contained({kAdjointOfAttr, kAdjointArgsAttr, kTangentOfAttr,
-                             kTangentArgsAttr, kTangentWidthAttr},
+                             kTangentArgsAttr, kTangentWidthAttr,
+                             kFinalValueArgsAttr},
                             attr.getName().strref()))
       derived->setAttr(attr.getName(), attr.getValue());
   if (ArrayAttr argAttrs = kernel.getArgAttrsAttr()) {
@@ -167,5 +219,8 @@ KernelOp ad::createDerivativeKernel(OpBuilder &b, KernelOp kernel,
     all.append(extraTypes.size(), b.getDictionaryAttr({}));
     derived.setArgAttrsAttr(b.getArrayAttr(all));
   }
+  if (!finalValueArgs.empty())
+    derived->setAttr(kFinalValueArgsAttr,
+                     b.getDenseI64ArrayAttr(finalValueArgs));
   return derived;
 }

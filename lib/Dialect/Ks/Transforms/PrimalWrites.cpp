@@ -76,10 +76,21 @@ static bool mayRunAfter(Operation *later, Operation *earlier) {
   return false;
 }
 
+/// Whether `op` is an atomic_min or atomic_max whose old value is unused.
+static bool isPlainMinMax(Operation *op) {
+  auto atomic = dyn_cast<AtomicRMWOp>(op);
+  return atomic && atomic.getResult().use_empty() &&
+         (atomic.getKind() == AtomicKind::min ||
+          atomic.getKind() == AtomicKind::max);
+}
+
 ad::PrimalWrites ad::analyzePrimalWrites(KernelOp kernel) {
   unsigned n = kernel.getNumArguments();
   SmallVector<SmallVector<Operation *>> reads(n), writes(n);
   SmallVector<bool> keep(n, false);
+  PrimalWrites result;
+  result.minMax.assign(n, nullptr);
+  result.otherAccess.assign(n, nullptr);
   kernel.walk([&](Operation *op) {
     for (Value operand : op->getOperands()) {
       if (!isa<ArrayType>(operand.getType()))
@@ -92,6 +103,10 @@ ad::PrimalWrites ad::analyzePrimalWrites(KernelOp kernel) {
       if (isa<ViewLikeOpInterface>(op))
         continue;
       Access access = accessOf(op, operand);
+      Operation *&first =
+          isPlainMinMax(op) ? result.minMax[i] : result.otherAccess[i];
+      if (!first && (access.reads || access.writes || access.unknown))
+        first = op;
       if (access.unknown) {
         keep[i] = true;
       } else if (access.writes) {
@@ -105,7 +120,6 @@ ad::PrimalWrites ad::analyzePrimalWrites(KernelOp kernel) {
       }
     }
   });
-  PrimalWrites result;
   for (unsigned i = 0; i < n; ++i) {
     result.written.push_back(!writes[i].empty());
     for (Operation *write : writes[i])

@@ -107,7 +107,8 @@ struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
       names.push_back("adj_" + kernel.getArgName(i).str());
     }
     OpBuilder b(kernel);
-    auto adjoint = ad::createDerivativeKernel(b, kernel, name, types, names);
+    auto adjoint = ad::createDerivativeKernel(b, kernel, name, types, names,
+                                              setup.finalValueArgs);
     adjoint->setAttr(kAdjointOfAttr,
                      FlatSymbolRefAttr::get(kernel.getSymNameAttr()));
     adjoint->setAttr(kAdjointArgsAttr,

@@ -252,23 +252,36 @@ LogicalResult TangentBuilder::processAtomic(AtomicRMWOp op, OpBuilder &b) {
   Value array = shadow(op.getArray(), prefix);
   if (!array)
     return success();
+  // The adjoint of an atomic_min or atomic_max (in K_adj, for --grad=hvp).
+  if (op.getKind() == AtomicKind::exchange)
+    return op.emitError("cannot take second derivatives of atomic_min and "
+                        "atomic_max yet");
   if (activity.isActive(op.getResult()))
     return op.emitError("cannot differentiate the value an atomic update "
                         "returns: it depends on the order of the threads; "
                         "read the element with a[i] instead");
   Location loc = plain(op.getLoc());
   AtomicKind kind = op.getKind();
-  if (kind != AtomicKind::add && kind != AtomicKind::sub) {
-    // The element's tangent becomes that of the thread that wins, which an
-    // atomic update cannot record next to the value.
-    if (activity.isVaried(op.getValue()) ||
-        activity.isVariedArray(op.getArray()))
-      return op.emitError("cannot differentiate atomic_")
-             << stringifyAtomicKind(kind)
-             << " yet: the tangent of the result is that of the thread that "
-                "wins, which an atomic update cannot record";
+  if (kind == AtomicKind::min || kind == AtomicKind::max) {
+    // The tangent kernel gets the array as the launch left it
+    // (ks.final_value_args): the update whose value the element ends with
+    // writes its tangent (atomically: one of several tied updates does).
+    SmallVector<Value> indices = mapped(op.getIndices());
+    Value value = mapped(op.getValue());
+    Value final = LoadOp::create(b, loc, mapped(op.getArray()), indices);
+    Value won = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                      value, final);
+    auto ifOp = scf::IfOp::create(b, loc, won, /*withElseRegion=*/false);
+    OpBuilder inner = OpBuilder::atBlockBegin(ifOp.thenBlock());
+    Tangents values = tangentsOrZero(op.getValue(), inner, loc);
+    for (unsigned k = 0; k < width; ++k)
+      AtomicRMWOp::create(inner, loc, AtomicKind::exchange, array,
+                          tangentIndices(prefix, op.getIndices(), k, inner,
+                                         loc),
+                          values[k]);
     return success();
   }
+
   ArrayRef<Value> values = tangentsOf(op.getValue());
   for (unsigned k = 0; k < values.size(); ++k)
     AtomicRMWOp::create(b, loc, kind, array,

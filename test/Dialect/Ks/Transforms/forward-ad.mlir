@@ -194,3 +194,28 @@ ks.kernel @total(%x: !ks.array<const f32>, %sum: !ks.array<f32>, %count: !ks.arr
   %n = ks.atomic_rmw add %count[%c0], %c1 : !ks.array<i32>, i32
   ks.return
 }
+
+// atomic_max: the tangent kernel gets the array as the launch left it
+// (ks.final_value_args); the update whose value the element ends with
+// writes its tangent.
+// CHECK-LABEL: ks.kernel @pool_jvp(
+// CHECK-SAME:      %[[M:[a-z_]*]]: !ks.array<f32>, %[[TAN_X:[a-z_]*]]: !ks.array<const f32>, %[[TAN_M:[a-z_]*]]: !ks.array<f32>)
+// CHECK-SAME:      ks.final_value_args = array<i64: 1>
+// CHECK:         %[[K:.*]] = arith.divsi
+// CHECK:         %[[E:.*]] = math.exp
+// CHECK-NEXT:    %[[TE:.*]] = arith.mulf
+// CHECK-NEXT:    ks.atomic_rmw max %[[M]][%[[K]]], %[[E]]
+// CHECK-NEXT:    %[[FINAL:.*]] = ks.load %[[M]][%[[K]]]
+// CHECK-NEXT:    %[[WON:.*]] = arith.cmpf oeq, %[[E]], %[[FINAL]] : f32
+// CHECK-NEXT:    scf.if %[[WON]] {
+// CHECK-NEXT:      ks.atomic_rmw exchange %[[TAN_M]][%[[K]]], %[[TE]]
+// CHECK-NEXT:    }
+ks.kernel @pool(%x: !ks.array<const f32>, %m: !ks.array<f32>) {
+  %c2 = arith.constant 2 : i32
+  %i = ks.tid : i32
+  %k = arith.divsi %i, %c2 : i32
+  %v = ks.load %x[%i] : !ks.array<const f32>, i32
+  %e = math.exp %v : f32
+  %old = ks.atomic_rmw max %m[%k], %e : !ks.array<f32>, i32
+  ks.return
+}

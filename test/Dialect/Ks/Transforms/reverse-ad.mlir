@@ -258,3 +258,32 @@ ks.kernel @read_back(%x: !ks.array<const f32>, %y: !ks.array<f32>, %out: !ks.arr
   ks.store %p, %out[%slot] : !ks.array<f32>, i32
   ks.return
 }
+
+// atomic_max: the adjoint kernel reads the array as the launch left it
+// (ks.final_value_args); an update whose value equals the element takes
+// the element's adjoint, exchanged for zero, so that one of several tied
+// updates gets it.
+// CHECK-LABEL: ks.kernel @pool_adj(
+// CHECK-SAME:      %[[X:.*]]: !ks.array<const f32>, %[[M:.*]]: !ks.array<f32>, %[[ADJ_X:.*]]: !ks.array<f32>, %[[ADJ_M:.*]]: !ks.array<f32>)
+// CHECK-SAME:      ks.final_value_args = array<i64: 1>
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:         %[[K:.*]] = arith.divsi
+// CHECK:         %[[E:.*]] = math.exp
+// CHECK-NEXT:    %[[FINAL:.*]] = ks.load %[[M]][%[[K]]]
+// CHECK-NEXT:    %[[WON:.*]] = arith.cmpf oeq, %[[E]], %[[FINAL]] : f32
+// CHECK-NEXT:    %[[TAKEN:.*]] = scf.if %[[WON]] -> (f32) {
+// CHECK-NEXT:      %[[ADJ:.*]] = ks.atomic_rmw exchange %[[ADJ_M]][%[[K]]], %[[ZERO]]
+// CHECK-NEXT:      scf.yield %[[ADJ]] : f32
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      scf.yield %[[ZERO]] : f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    arith.mulf %[[TAKEN]], %[[E]] : f32
+ks.kernel @pool(%x: !ks.array<const f32>, %m: !ks.array<f32>) {
+  %c2 = arith.constant 2 : i32
+  %i = ks.tid : i32
+  %k = arith.divsi %i, %c2 : i32
+  %v = ks.load %x[%i] : !ks.array<const f32>, i32
+  %e = math.exp %v : f32
+  %old = ks.atomic_rmw max %m[%k], %e : !ks.array<f32>, i32
+  ks.return
+}

@@ -83,6 +83,12 @@ def Ks_Dialect : Dialect {
   // - ks.tangent_of, ks.tangent_args, ks.tangent_width: the same for a
   //   tangent kernel (ks-forward-ad), and its number of tangent directions
   //   when it is more than one.
+  // - ks.custom_adjoint, ks.custom_tangent: on a device function, the
+  //   device functions that are its reverse-mode and forward-mode
+  //   derivative rules (KSC_ADJOINT, KSC_TANGENT in the source).
+  // - ks.final_value_args: on an adjoint or tangent kernel, the indices of
+  //   the primal arrays it must be given as the primal kernel left them
+  //   (those it updates with atomic_min/atomic_max), not as it found them.
   // - ks.names: on scf operations, the source name of each result ("" for
   //   none).
   // - ks.unsigned_names: on kernels and functions, the sorted source names
@@ -100,6 +106,9 @@ def Ks_Dialect : Dialect {
     "::mlir::FlatSymbolRefAttr":$tangent_of,
     "::mlir::DenseI64ArrayAttr":$tangent_args,
     "::mlir::IntegerAttr":$tangent_width,
+    "::mlir::DenseI64ArrayAttr":$final_value_args,
+    "::mlir::FlatSymbolRefAttr":$custom_adjoint,
+    "::mlir::FlatSymbolRefAttr":$custom_tangent,
     "::mlir::ArrayAttr":$names,
     "::mlir::ArrayAttr":$unsigned_names,
     "::mlir::StringAttr":$launch_of,

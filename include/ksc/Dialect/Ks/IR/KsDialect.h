@@ -29,6 +29,12 @@ inline constexpr llvm::StringLiteral kTangentArgsAttr =
     KsDialect::TangentArgsAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kTangentWidthAttr =
     KsDialect::TangentWidthAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kFinalValueArgsAttr =
+    KsDialect::FinalValueArgsAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kCustomAdjointAttr =
+    KsDialect::CustomAdjointAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kCustomTangentAttr =
+    KsDialect::CustomTangentAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kNamesAttr =
     KsDialect::NamesAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kUnsignedNamesAttr =

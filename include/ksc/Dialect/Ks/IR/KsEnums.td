@@ -16,7 +16,8 @@ def Ks_AtomicKind : I32EnumAttr<"AtomicKind",
       I32EnumAttrCase<"add", 0>,
       I32EnumAttrCase<"sub", 1>,
       I32EnumAttrCase<"min", 2>,
-      I32EnumAttrCase<"max", 3>
+      I32EnumAttrCase<"max", 3>,
+      I32EnumAttrCase<"exchange", 4>
     ]> {
   let cppNamespace = "::ksc::ks";
 }

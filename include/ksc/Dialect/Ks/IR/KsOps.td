@@ -126,11 +126,17 @@ def Ks_ReturnOp : Ks_Op<"return", [Pure, HasParent<"KernelOp, FuncOp">,
 }
 
 def Ks_CallOp : Ks_Op<"call", [CallOpInterface,
-    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    Ks_DerivativeRules<>]> {
   let summary = "Calls a device function";
   let description = [{
     Calls the `ks.func` named by `callee` with the given operands. The operand
     and result types must match the callee's function type.
+
+    The differentiation passes inline calls, except those of a function
+    with custom derivative rules (`ks.custom_adjoint`, `ks.custom_tangent`
+    on the callee): the derivative rules of such a call call them
+    (KsDerivatives.cpp).
 
     ```mlir
     %r = ks.call @sq(%x) : (f32) -> f32
@@ -302,7 +308,9 @@ def Ks_AtomicRMWOp : Ks_Op<"atomic_rmw", [Ks_CppExpression]> {
     elements).
     The source builtins `atomic_add`, `atomic_sub`, `atomic_min` and
     `atomic_max`, and `a[i] += v`, `a[i] -= v`, `++a[i]` and `a[i]--`,
-    become this operation.
+    become this operation; `exchange` has no builtin: the derivative
+    kernels of `atomic_min` and `atomic_max` take an element's adjoint
+    with it (`ks-reverse-ad`).
 
     The new element, with `old` the value read:
 
@@ -312,6 +320,7 @@ def Ks_AtomicRMWOp : Ks_Op<"atomic_rmw", [Ks_CppExpression]> {
     | `sub` | `old - value`, wrapping on overflow | `old - value`, rounded to the element type |
     | `min` | the smaller: signed, unsigned for `ui32` | `value` if `value < old` or `old` is NaN and `value` is not, else `old` |
     | `max` | the larger: signed, unsigned for `ui32` | `value` if `value > old` or `old` is NaN and `value` is not, else `old` |
+    | `exchange` | `value` | `value` |
 
     Float `min`/`max` ignore a NaN as `arith.minnumf`/`arith.maxnumf` (and
     the source's `min`/`max` builtins) do: a NaN `value` leaves the element
