@@ -121,6 +121,39 @@ void newton(benchmark::State &state) {
       [&] { y = y0; });
 }
 
+/// The particles of `integrate` as an array of structs.
+std::vector<Particle> particles(const std::vector<ksc::vec3> &p,
+                                const std::vector<ksc::vec3> &v,
+                                const std::vector<float> &m) {
+  std::vector<Particle> out(p.size());
+  for (size_t k = 0; k < p.size(); ++k)
+    out[k] = Particle{p[k], v[k], m[k], int(k)};
+  return out;
+}
+
+// The inputs of `integrate`, as an array of structs.
+void integrate_aos(benchmark::State &state) {
+  auto p0 = values<ksc::vec3>(kThreads, 0, 1);
+  auto v0 = values<ksc::vec3>(kThreads, -1, 1);
+  auto m = values<float>(kThreads, 1, 2);
+  auto ps0 = particles(p0, v0, m);
+  auto ps = ps0;
+  auto tp = tangents<ksc::vec3>(kThreads, W);
+  auto tm = tangents<float>(kThreads, W);
+  auto tps0 = particles(tp, tp, tm);
+  auto tps = tps0;
+  auto tdt = scalar_tangents<float>(W);
+  auto tg = scalar_tangents<ksc::vec3>(W);
+  ksc::vec3 g(0, -9.8f, 0);
+  run(
+      state,
+      [&] {
+        launch_integrate_aos_jvp(kGrid, view(ps), g, 0.01f, T::array(tps),
+                                 T::scalar(tg), T::scalar(tdt));
+      },
+      [&] { ps = ps0, tps = tps0; });
+}
+
 } // namespace
 
 // "tangent" for one direction, "tangent4" for four, ...
@@ -136,6 +169,7 @@ void newton(benchmark::State &state) {
 
 KSC_FORWARD_BENCHMARK(saxpy);
 KSC_FORWARD_BENCHMARK(integrate);
+KSC_FORWARD_BENCHMARK(integrate_aos);
 KSC_FORWARD_BENCHMARK(nbody);
 KSC_FORWARD_BENCHMARK(transform);
 KSC_FORWARD_BENCHMARK(horner);

@@ -135,6 +135,39 @@ void newton(benchmark::State &state) {
       [&] { y = y0, dy = y0; });
 }
 
+/// The particles of `integrate` as an array of structs.
+std::vector<Particle> particles(const std::vector<ksc::vec3> &p,
+                                const std::vector<ksc::vec3> &v,
+                                const std::vector<float> &m) {
+  std::vector<Particle> out(p.size());
+  for (size_t k = 0; k < p.size(); ++k)
+    out[k] = Particle{p[k], v[k], m[k], int(k)};
+  return out;
+}
+
+// The inputs of `integrate`, as an array of structs.
+void integrate_aos(benchmark::State &state) {
+  auto p0 = values<ksc::vec3>(kThreads, 0, 1);
+  auto v0 = values<ksc::vec3>(kThreads, -1, 1);
+  auto m = values<float>(kThreads, 1, 2);
+  auto ps0 = particles(p0, v0, m);
+  auto ps = ps0, dps = ps0;
+  std::vector<ksc::vec3> dg(1);
+  std::vector<float> ddt(1);
+  ksc::vec3 g(0, -9.8f, 0);
+  run(
+      state,
+      [&] {
+#if KSC_ADJOINT
+        launch_integrate_aos_adj(kGrid, view(ps), g, 0.01f, view(dps),
+                                 view(dg), view(ddt));
+#else
+        launch_integrate_aos(kGrid, view(ps), g, 0.01f);
+#endif
+      },
+      [&] { ps = ps0, dps = ps0; });
+}
+
 } // namespace
 
 #if KSC_ADJOINT
@@ -147,6 +180,7 @@ void newton(benchmark::State &state) {
 
 KSC_REVERSE_BENCHMARK(saxpy);
 KSC_REVERSE_BENCHMARK(integrate);
+KSC_REVERSE_BENCHMARK(integrate_aos);
 KSC_REVERSE_BENCHMARK(nbody);
 KSC_REVERSE_BENCHMARK(transform);
 KSC_REVERSE_BENCHMARK(horner);
