@@ -476,13 +476,22 @@ GeneratedKernel atomic(Draft &d) {
     b.declare(bin, Ty::Int, 1e6, false);
     if (!hist.empty()) {
       Expr w = b.limit(b.activeExpr(Ty::Float, depthOf(d)), Ty::Float, 1e3);
-      if (d.rng.chance(50))
-        b.line("atomic_add(" + hist + ", " + bin + ", " + w.text + ");");
-      else
-        b.line(hist + "[" + bin + "] += " + w.text + ";");
-      if (d.rng.chance(30))
-        b.line("atomic_add(" + hist + ", 0, " + b.realLit(Ty::Float, 100) +
-               ");");
+      unsigned form = d.rng.below(10);
+      if (form < 3) {
+        // The largest (smallest) value per bin: differentiated as the
+        // update the element ends with (docs/autodiff.md), so no other
+        // update of the array.
+        b.line(std::string(form == 0 ? "atomic_min(" : "atomic_max(") + hist +
+               ", " + bin + ", " + w.text + ");");
+      } else {
+        if (form < 7)
+          b.line("atomic_add(" + hist + ", " + bin + ", " + w.text + ");");
+        else
+          b.line(hist + "[" + bin + "] += " + w.text + ";");
+        if (d.rng.chance(30))
+          b.line("atomic_add(" + hist + ", 0, " +
+                 b.realLit(Ty::Float, 100) + ");");
+      }
     }
     if (!cnt.empty()) {
       unsigned form = d.rng.below(4);

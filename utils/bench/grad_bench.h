@@ -44,6 +44,18 @@ std::vector<T> values(size_t n, float lo, float hi, unsigned seed = 42) {
   return out;
 }
 
+/// The particles of `integrate` as an array of structs `P` (the Particle
+/// of `integrate_aos`, declared by the generated code).
+template <typename P>
+std::vector<P> particles(const std::vector<ksc::vec3> &p,
+                         const std::vector<ksc::vec3> &v,
+                         const std::vector<float> &m) {
+  std::vector<P> out(p.size());
+  for (size_t k = 0; k < p.size(); ++k)
+    out[k] = P{p[k], v[k], m[k], int(k)};
+  return out;
+}
+
 template <typename T> ksc::array<T> view(std::vector<T> &v) {
   return ksc::array<T>(v.data(), int64_t(v.size()));
 }

@@ -121,26 +121,16 @@ void newton(benchmark::State &state) {
       [&] { y = y0; });
 }
 
-/// The particles of `integrate` as an array of structs.
-std::vector<Particle> particles(const std::vector<ksc::vec3> &p,
-                                const std::vector<ksc::vec3> &v,
-                                const std::vector<float> &m) {
-  std::vector<Particle> out(p.size());
-  for (size_t k = 0; k < p.size(); ++k)
-    out[k] = Particle{p[k], v[k], m[k], int(k)};
-  return out;
-}
-
 // The inputs of `integrate`, as an array of structs.
 void integrate_aos(benchmark::State &state) {
   auto p0 = values<ksc::vec3>(kThreads, 0, 1);
   auto v0 = values<ksc::vec3>(kThreads, -1, 1);
   auto m = values<float>(kThreads, 1, 2);
-  auto ps0 = particles(p0, v0, m);
+  auto ps0 = particles<Particle>(p0, v0, m);
   auto ps = ps0;
   auto tp = tangents<ksc::vec3>(kThreads, W);
   auto tm = tangents<float>(kThreads, W);
-  auto tps0 = particles(tp, tp, tm);
+  auto tps0 = particles<Particle>(tp, tp, tm);
   auto tps = tps0;
   auto tdt = scalar_tangents<float>(W);
   auto tg = scalar_tangents<ksc::vec3>(W);
