@@ -1104,6 +1104,10 @@ public:
     std::memcpy(&value, top_, sizeof(T));
     return value;
   }
+  /// The bytes a loop's values may take before adjoint kernels checkpoint
+  /// the loop instead (`ks.tape_capacity`): the tape grows as needed, this
+  /// only bounds what one loop keeps.
+  int64_t capacity() const { return int64_t(1) << 20; }
 
 private:
   void grow(std::size_t more) {
@@ -1699,6 +1703,8 @@ public:
          sizeof(T));
     *top_ += slot<T>;
   }
+  /// The tape's size in bytes (`--tape-bytes`).
+  KSC_HD int64_t capacity() const { return capacity_; }
   template <typename T> KSC_HD T pop() {
     T value;
     *top_ -= slot<T>;

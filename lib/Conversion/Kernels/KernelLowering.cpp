@@ -210,7 +210,8 @@ void ksc::conversion::addLegalKsOps(ConversionTarget &target) {
                     ks::AsConstOp, ks::GridExtentOp, ks::GridSizeOp,
                     ks::RandInitOp, ks::RandIOp, ks::RandFOp, ks::RandNOp,
                     ks::StructMakeOp, ks::StructExtractOp, ks::StructInsertOp,
-                    ks::TapePushOp, ks::TapePopOp>();
+                    ks::TapePushOp, ks::TapePopOp,
+                    ks::TapeCapacityOp>();
   target.addIllegalOp<ks::KernelOp, ks::FuncOp, ks::ReturnOp, ks::CallOp,
                       ks::TidOp>();
 }

@@ -152,7 +152,7 @@ struct ConvertKsToCuda
       auto thread = module.lookupSymbol<func::FuncOp>(kernel);
       SmallVector<Operation *> tapeOps;
       thread.walk([&](Operation *op) {
-        if (isa<ks::TapePushOp, ks::TapePopOp>(op))
+        if (isa<ks::TapePushOp, ks::TapePopOp, ks::TapeCapacityOp>(op))
           tapeOps.push_back(op);
       });
       if (tapeOps.empty())
@@ -169,8 +169,10 @@ struct ConvertKsToCuda
       for (Operation *op : tapeOps) {
         if (auto push = dyn_cast<ks::TapePushOp>(op))
           push.getTapeMutable().assign(tape);
+        else if (auto pop = dyn_cast<ks::TapePopOp>(op))
+          pop.getTapeMutable().assign(tape);
         else
-          cast<ks::TapePopOp>(op).getTapeMutable().assign(tape);
+          cast<ks::TapeCapacityOp>(op).getTapeMutable().assign(tape);
       }
       OpBuilder b = OpBuilder::atBlockBegin(&launcher.front());
       Value created = ks::TapeCreateOp::create(b, loc, tapeBytes, kernel);
@@ -182,7 +184,9 @@ struct ConvertKsToCuda
     WalkResult stray = module.walk([](Operation *op) {
       auto push = dyn_cast<ks::TapePushOp>(op);
       auto pop = dyn_cast<ks::TapePopOp>(op);
-      if ((push && !push.getTape()) || (pop && !pop.getTape())) {
+      auto capacity = dyn_cast<ks::TapeCapacityOp>(op);
+      if ((push && !push.getTape()) || (pop && !pop.getTape()) ||
+          (capacity && !capacity.getTape())) {
         op->emitError("the CUDA target supports tapes only in kernels, not in "
                       "device functions");
         return WalkResult::interrupt();

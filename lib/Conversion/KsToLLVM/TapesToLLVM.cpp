@@ -107,6 +107,23 @@ struct TapePushLowering : KsPattern<ks::TapePushOp> {
   }
 };
 
+struct TapeCapacityLowering : KsPattern<ks::TapeCapacityOp> {
+  using KsPattern::KsPattern;
+  LogicalResult
+  matchAndRewrite(ks::TapeCapacityOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!adaptor.getTape())
+      return rewriter.notifyMatchFailure(op, "the CPU's thread tape");
+    Location loc = op.getLoc();
+    Value capacityOffset = i64Constant(rewriter, loc, kCapacityOffset);
+    rewriter.replaceOp(
+        op, LLVM::LoadOp::create(
+                rewriter, loc, rewriter.getI64Type(),
+                byteAddress(rewriter, loc, adaptor.getTape(), capacityOffset)));
+    return success();
+  }
+};
+
 struct TapePopLowering : KsPattern<ks::TapePopOp> {
   using KsPattern::KsPattern;
   LogicalResult
@@ -136,6 +153,7 @@ struct TapePopLowering : KsPattern<ks::TapePopOp> {
 
 void ksc::conversion::populateTapesToLLVMPatterns(
     const KsLLVMTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<TapeCreateLowering, TapePushLowering, TapePopLowering>(
+  patterns.add<TapeCreateLowering, TapePushLowering, TapePopLowering,
+               TapeCapacityLowering>(
       converter);
 }

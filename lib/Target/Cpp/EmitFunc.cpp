@@ -336,6 +336,8 @@ LogicalResult Emitter::emitFunction(func::FuncOp func) {
       usesThreadTape |= !push.getTape();
     else if (auto pop = dyn_cast<ks::TapePopOp>(op))
       usesThreadTape |= !pop.getTape();
+    else if (auto capacity = dyn_cast<ks::TapeCapacityOp>(op))
+      usesThreadTape |= !capacity.getTape();
   });
   if (usesThreadTape) {
     unsigned var = newVar("tape", ks::TapeType::get(func.getContext()));

@@ -153,6 +153,14 @@ FailureOr<Expr> Emitter::buildKsExpr(Operation &op) {
     result.isUnsigned = false;
     return result;
   }
+  if (auto capacity = dyn_cast<ks::TapeCapacityOp>(op)) {
+    std::string tape = capacity.getTape()
+                           ? operand(valueExpr(capacity.getTape()), kPostfix)
+                           : threadTape;
+    Expr result(tape + ".capacity()", kPostfix);
+    result.readsMemory = true;
+    return result;
+  }
   if (auto size = dyn_cast<ks::GridSizeOp>(op)) {
     Expr base = valueExpr(size.getGrid());
     Expr result(operand(base, kPostfix) + ".size()", kPostfix);

@@ -27,6 +27,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -91,7 +92,9 @@ LogicalResult KernelDifferentiator::cloneTapedBody(Block &body, Block &target) {
         body.getParentOp()->isAncestor(v.getParentRegion()->getParentOp()))
       push.insert(v);
   }
+  // (A checkpointed loop clones its body again: the same record, anew.)
   Tape &tape = tapes[&body];
+  tape = Tape();
   for (Value v : defined)
     if (push.contains(v)) {
       TapePushOp::create(inner, plain(v.getLoc()), primalValue(v));
@@ -154,7 +157,7 @@ SmallVector<Value> KernelDifferentiator::loopAdjoints(
   return adjoint;
 }
 
-void KernelDifferentiator::takeLoopAdjoints(scf::ForOp reversed,
+void KernelDifferentiator::takeLoopAdjoints(Operation *reversed,
                                             ValueRange named, ValueRange inits,
                                             ArrayRef<unsigned> carried,
                                             ArrayRef<Value> outer,
@@ -166,14 +169,69 @@ void KernelDifferentiator::takeLoopAdjoints(scf::ForOp reversed,
   if (!namedAfter.empty())
     reversed->setAttr(kNamesAttr, adjointNames(namedAfter, b));
   for (auto [k, u] : llvm::enumerate(outer))
-    adjoints[u] = reversed.getResult(carried.size() + k);
+    adjoints[u] = reversed->getResult(carried.size() + k);
   for (auto [k, i] : llvm::enumerate(carried))
-    addAdjoint(inits[i], reversed.getResult(k), b);
+    addAdjoint(inits[i], reversed->getResult(k), b);
 }
 
 //===----------------------------------------------------------------------===//
 // scf.for
 //===----------------------------------------------------------------------===//
+
+/// Erases the yields an `scf.if` without results gets when it is built:
+/// the code that fills its branches yields itself.
+static void dropImplicitYields(scf::IfOp op) {
+  for (Block *block : {op.thenBlock(), op.elseBlock()})
+    if (!block->empty())
+      block->getTerminator()->erase();
+}
+
+/// Drops from `mapping` the arguments of the blocks in `op`'s regions: the
+/// body of a loop runs (is cloned) again, and a clone of a region
+/// operation takes the mapped arguments of its blocks for the
+/// replacements of inlining and makes blocks without them.
+static void forgetBlockArguments(Operation *op, IRMapping &mapping) {
+  op->walk([&](Block *block) {
+    for (BlockArgument arg : block->getArguments())
+      mapping.erase(arg);
+  });
+}
+
+/// The bytes a push of a value of `type` takes on a GPU tape (8-byte
+/// slots; the CPU's take at most that).
+static int64_t slotBytes(Type type) {
+  int64_t bytes = 8;
+  if (auto structType = dyn_cast<StructType>(type)) {
+    bytes = 0;
+    for (Type field : structType.getFieldTypes())
+      bytes += slotBytes(field);
+  } else if (auto vector = dyn_cast<VectorType>(type)) {
+    bytes = vector.getNumElements() *
+            llvm::divideCeil(vector.getElementTypeBitWidth(), 8);
+  } else if (type.isIntOrFloat()) {
+    bytes = llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
+  }
+  return llvm::alignTo(bytes, 8);
+}
+
+/// The bytes the taped loop `op` pushes per iteration.
+static int64_t bytesPerIteration(const KernelDifferentiator::Tape &tape) {
+  int64_t bytes = 0;
+  for (Value v : tape.pushed)
+    bytes += slotBytes(v.getType());
+  return bytes;
+}
+
+/// Whether `op`, taped as `tape` says, keeps at most kAlwaysTaped bytes:
+/// a constant trip count small enough that checkpointing is not worth the
+/// code.
+static constexpr int64_t kAlwaysTaped = 1024;
+static bool fitsAnyTape(scf::ForOp op,
+                        const KernelDifferentiator::Tape &tape) {
+  std::optional<APInt> count = op.getStaticTripCount();
+  return count && count->getSExtValue() * bytesPerIteration(tape) <=
+                      kAlwaysTaped;
+}
 
 LogicalResult KernelDifferentiator::cloneFor(scf::ForOp op, OpBuilder &b) {
   auto loop = cast<scf::ForOp>(b.cloneWithoutRegions(*op, fwd));
@@ -190,18 +248,290 @@ LogicalResult KernelDifferentiator::cloneFor(scf::ForOp op, OpBuilder &b) {
   if (failed(cloneTapedBody(body, *target)))
     return failure();
   OpBuilder::atBlockEnd(target).clone(*body.getTerminator(), fwd);
+  if (tapes[&body].pushed.empty() || !canCheckpoint(op) ||
+      fitsAnyTape(op, tapes[&body]))
+    return success();
+  // Where the taped loop would not fit in the tape: if (checkpoint) { save
+  // the loop-carried values with the iteration index 0; run the loop as
+  // the primal does } else { the taped loop }.
+  checkpointed.insert(op);
+  Location loc = plain(op.getLoc());
+  b.setInsertionPoint(loop);
+  Value use = useCheckpoints(op, b);
+  auto choice = scf::IfOp::create(b, loc, loop.getResultTypes(), use,
+                                  /*withElseRegion=*/true);
+  dropImplicitYields(choice);
+  OpBuilder thenB = OpBuilder::atBlockBegin(choice.thenBlock());
+  TapePushOp::create(thenB, loc,
+                     arith::ConstantOp::create(
+                         thenB, loc, thenB.getZeroAttr(loop.getLowerBound().getType())));
+  SmallVector<Value> inits = primalValues(op.getInitArgs());
+  for (Value init : inits)
+    TapePushOp::create(thenB, loc, init);
+  SmallVector<Value> results =
+      advance(op, arith::ConstantOp::create(
+                      thenB, loc, thenB.getZeroAttr(loop.getLowerBound().getType())),
+              nullptr, inits, thenB);
+  scf::YieldOp::create(thenB, loc, results);
+  OpBuilder elseB = OpBuilder::atBlockBegin(choice.elseBlock());
+  auto yield = scf::YieldOp::create(elseB, loc, loop.getResults());
+  loop->moveBefore(yield);
+  for (auto [result, value] : llvm::zip(op.getResults(), choice.getResults()))
+    fwd.map(result, value);
+  if (auto names = op->getAttrOfType<ArrayAttr>(kNamesAttr))
+    choice->setAttr(kNamesAttr, names);
+  b.setInsertionPointAfter(choice);
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Checkpointed loops
+//===----------------------------------------------------------------------===//
+
+// The adjoint of a loop of n iterations that pushes B bytes per iteration
+// tapes it when n * B fits in half the tape (ks.tape_capacity); otherwise
+// it keeps only checkpoints: the loop-carried values before some
+// iterations, with their index. The forward sweep saves the values before
+// iteration 0 and runs the loop as the primal does. The reverse sweep
+// undoes iterations n - 1 down to 0; for iteration t it takes the last
+// checkpoint (before iteration c <= t) and, while c < t, saves it again and
+// runs the loop from c to the middle of [c, t] (bisection), checkpointing
+// there; from the state before t it runs iteration t, keeping its values,
+// and undoes it. At most about log2(n) checkpoints are kept at once, and
+// the body runs about (log2(n) / 2 + 2) n times in all.
+
+/// The trip count of `op`, whose step is a positive constant.
+static Value tripCount(scf::ForOp op, Value lb, Value ub, Value step,
+                       OpBuilder &b, Location loc) {
+  Type type = lb.getType();
+  auto nsw = arith::IntegerOverflowFlags::nsw;
+  Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 1));
+  Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 0));
+  Value span = arith::SubIOp::create(b, loc, ub, lb, nsw);
+  Value rounded = arith::AddIOp::create(
+      b, loc, span, arith::SubIOp::create(b, loc, step, one, nsw), nsw);
+  Value count = arith::DivSIOp::create(b, loc, rounded, step);
+  return arith::MaxSIOp::create(b, loc, count, zero);
+}
+
+bool KernelDifferentiator::canCheckpoint(scf::ForOp op) {
+  // Outside other loops (an inner loop's tape lasts one iteration of the
+  // outer one), with an induction variable the reverse loop can compute.
+  if (op->getParentOfType<LoopLikeOpInterface>() ||
+      !derived.contains(op.getInductionVar()))
+    return false;
+  // The loop-carried values go on the tape as they are.
+  for (Type type : op.getResultTypes())
+    if (!isa<IntegerType, FloatType, IndexType, VectorType, StructType>(type))
+      return false;
+  // Running the body again must not write what the primal writes.
+  WalkResult walk = op.getBody()->walk([&](Operation *inner) {
+    for (Value operand : inner->getOperands()) {
+      if (!isa<ArrayType>(operand.getType()))
+        continue;
+      auto arg = dyn_cast<BlockArgument>(getViewRoot(operand));
+      if (!arg || arg.getOwner() != &primal.getBody().front() ||
+          (arg.getArgNumber() < readBack.size() &&
+           readBack[arg.getArgNumber()]))
+        if (auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
+            !effects || !effects.onlyHasEffect<MemoryEffects::Read>())
+          return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return !walk.wasInterrupted();
+}
+
+Value KernelDifferentiator::useCheckpoints(scf::ForOp op, OpBuilder &b) {
+  Location loc = plain(op.getLoc());
+  Value n = tripCount(op, primalValue(op.getLowerBound()),
+                      primalValue(op.getUpperBound()),
+                      primalValue(op.getStep()), b, loc);
+  int64_t bytes = bytesPerIteration(tapes[op.getBody()]);
+  Type i64 = b.getI64Type();
+  if (n.getType() != i64)
+    n = arith::ExtSIOp::create(b, loc, i64, n);
+  Value perIteration =
+      arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(bytes));
+  Value taped = arith::MulIOp::create(b, loc, n, perIteration,
+                                      arith::IntegerOverflowFlags::nsw);
+  Value half = arith::ShRSIOp::create(
+      b, loc, TapeCapacityOp::create(b, loc),
+      arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(1)));
+  return arith::CmpIOp::create(b, NameLoc::get(b.getStringAttr("checkpoint"), loc),
+                               arith::CmpIPredicate::sgt, taped, half);
+}
+
+SmallVector<Value> KernelDifferentiator::advance(scf::ForOp op, Value from,
+                                                 Value to, ValueRange state,
+                                                 OpBuilder &b) {
+  Location loc = plain(op.getLoc());
+  Value lb = primalValue(op.getLowerBound());
+  Value step = primalValue(op.getStep());
+  // From iteration `from` to `to` (null: to the end, the primal's bounds).
+  auto nsw = arith::IntegerOverflowFlags::nsw;
+  Value start = arith::AddIOp::create(
+      b, loc, lb, arith::MulIOp::create(b, loc, from, step, nsw), nsw);
+  Value end = to ? arith::AddIOp::create(
+                       b, loc, lb, arith::MulIOp::create(b, loc, to, step, nsw),
+                       nsw)
+                       .getResult()
+                 : primalValue(op.getUpperBound());
+  auto loop = scf::ForOp::create(
+      b, op.getLoc(), start, end, step, state,
+      [&](OpBuilder &inner, Location, Value iv, ValueRange args) {
+        IRMapping local = fwd;
+        forgetBlockArguments(op, local);
+        local.map(op.getInductionVar(), iv);
+        local.map(op.getRegionIterArgs(), args);
+        for (Operation &bodyOp : op.getBody()->without_terminator())
+          inner.clone(bodyOp, local);
+        scf::YieldOp::create(
+            inner, loc,
+            llvm::map_to_vector(op.getBody()->getTerminator()->getOperands(),
+                                [&](Value v) { return local.lookupOrDefault(v); }));
+      });
+  if (auto names = op->getAttrOfType<ArrayAttr>(kNamesAttr))
+    loop->setAttr(kNamesAttr, names);
+  return SmallVector<Value>(loop.getResults());
+}
+
+FailureOr<scf::ForOp> KernelDifferentiator::reverseCheckpointedFor(
+    scf::ForOp op, ArrayRef<unsigned> carried, ArrayRef<Value> outer,
+    ArrayRef<Value> inits, OpBuilder &b) {
+  Location loc = plain(op.getLoc());
+  Block &body = *op.getBody();
+  auto yield = cast<scf::YieldOp>(body.getTerminator());
+  Value lb = primalValue(op.getLowerBound());
+  Value step = primalValue(op.getStep());
+  Type type = lb.getType();
+  Value n = tripCount(op, lb, primalValue(op.getUpperBound()), step, b, loc);
+  Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 0));
+  Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 1));
+  Value two = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 2));
+  auto nsw = arith::IntegerOverflowFlags::nsw;
+  LogicalResult status = success();
+  auto buildBody = [&](OpBuilder &inner, Location, Value t, ValueRange args) {
+    llvm::DenseMap<Value, Value> saved = adjoints;
+    // The iteration undone: n - 1 - t.
+    auto named = [&](StringRef name) {
+      return name.empty() ? loc : Location(NameLoc::get(
+                                      inner.getStringAttr(name), loc));
+    };
+    Value target = arith::SubIOp::create(
+        inner, named(getSourceName(op.getInductionVar())),
+        arith::SubIOp::create(inner, loc, n, one, nsw), t, nsw);
+    // The last checkpoint: its index, then its values, were pushed.
+    TypeRange types = op.getResultTypes();
+    SmallVector<Value> state(types.size());
+    for (unsigned k = types.size(); k-- > 0;)
+      state[k] = TapePopOp::create(
+          inner, named(getSourceName(op.getRegionIterArgs()[k])), types[k]);
+    Value at = TapePopOp::create(inner, named("from"), type);
+    // Up to the state before iteration `target`, checkpointing halfway.
+    SmallVector<Type> whileTypes{type};
+    llvm::append_range(whileTypes, types);
+    SmallVector<Value> whileInits{at};
+    llvm::append_range(whileInits, state);
+    auto walk = scf::WhileOp::create(inner, loc, whileTypes, whileInits);
+    Block *before = inner.createBlock(&walk.getBefore(), {}, whileTypes,
+                                      SmallVector<Location>(whileTypes.size(), loc));
+    Value behind = arith::CmpIOp::create(inner, loc, arith::CmpIPredicate::slt,
+                                         before->getArgument(0), target);
+    scf::ConditionOp::create(inner, loc, behind, before->getArguments());
+    Block *after = inner.createBlock(&walk.getAfter(), {}, whileTypes,
+                                     SmallVector<Location>(whileTypes.size(), loc));
+    Value from = after->getArgument(0);
+    for (Value v : after->getArguments())
+      TapePushOp::create(inner, loc, v);
+    Value middle = arith::AddIOp::create(
+        inner, loc, from,
+        arith::DivSIOp::create(
+            inner, loc,
+            arith::AddIOp::create(
+                inner, loc,
+                arith::SubIOp::create(inner, loc, target, from, nsw), one,
+                nsw),
+            two),
+        nsw);
+    SmallVector<Value> next{middle};
+    llvm::append_range(next, advance(op, from, middle,
+                                     after->getArguments().drop_front(), inner));
+    scf::YieldOp::create(inner, loc, next);
+    inner.setInsertionPointAfter(walk);
+    // Iteration `target`, its values kept, then undone.
+    fwd.map(op.getInductionVar(),
+            arith::AddIOp::create(
+                inner, loc, lb,
+                arith::MulIOp::create(inner, loc, target, step, nsw), nsw));
+    fwd.map(op.getRegionIterArgs(), walk.getResults().drop_front());
+    for (Operation &inner : body)
+      forgetBlockArguments(&inner, fwd);
+    SmallVector<Value> defined;
+    if (failed(cloneForward(body, inner, defined)))
+      status = failure();
+    for (auto [k, u] : llvm::enumerate(outer))
+      adjoints[u] = args[carried.size() + k];
+    for (auto [k, i] : llvm::enumerate(carried))
+      addAdjoint(yield.getOperand(i), args[k], inner);
+    if (failed(reverseBlock(body, inner)))
+      status = failure();
+    scf::YieldOp::create(inner, loc,
+                         loopAdjoints(op.getRegionIterArgs(), carried, outer,
+                                      inner, loc));
+    adjoints = std::move(saved);
+  };
+  auto reversed = scf::ForOp::create(b, loc, zero, n, one, inits, buildBody);
+  if (failed(status))
+    return failure();
+  return reversed;
 }
 
 LogicalResult KernelDifferentiator::reverseFor(scf::ForOp op, OpBuilder &b) {
   Location loc = plain(op.getLoc());
-  Block &body = *op.getBody();
-  auto yield = cast<scf::YieldOp>(body.getTerminator());
   llvm::SetVector<Value> outer = outerActiveValues(op);
   // The loop-carried values with adjoints, then the values from outside.
   SmallVector<unsigned> carried = activePositions(op.getRegionIterArgs());
   SmallVector<Value> inits =
       loopAdjoints(op.getResults(), carried, outer.getArrayRef(), b, loc);
+  Operation *reversed;
+  if (!checkpointed.contains(op)) {
+    FailureOr<scf::ForOp> loop =
+        reverseTapedFor(op, carried, outer.getArrayRef(), inits, b);
+    if (failed(loop))
+      return failure();
+    reversed = *loop;
+  } else {
+    // As the forward sweep chose.
+    auto choice = scf::IfOp::create(b, loc, ValueRange(inits).getTypes(),
+                                    useCheckpoints(op, b),
+                                    /*withElseRegion=*/true);
+    dropImplicitYields(choice);
+    OpBuilder thenB = OpBuilder::atBlockBegin(choice.thenBlock());
+    FailureOr<scf::ForOp> checkpointedLoop = reverseCheckpointedFor(
+        op, carried, outer.getArrayRef(), inits, thenB);
+    if (failed(checkpointedLoop))
+      return failure();
+    scf::YieldOp::create(thenB, loc, checkpointedLoop->getResults());
+    OpBuilder elseB = OpBuilder::atBlockBegin(choice.elseBlock());
+    FailureOr<scf::ForOp> tapedLoop =
+        reverseTapedFor(op, carried, outer.getArrayRef(), inits, elseB);
+    if (failed(tapedLoop))
+      return failure();
+    scf::YieldOp::create(elseB, loc, tapedLoop->getResults());
+    reversed = choice;
+  }
+  takeLoopAdjoints(reversed, op.getResults(), op.getInitArgs(), carried,
+                   outer.getArrayRef(), b);
+  return success();
+}
+
+FailureOr<scf::ForOp> KernelDifferentiator::reverseTapedFor(
+    scf::ForOp op, ArrayRef<unsigned> carried, ArrayRef<Value> outer,
+    ArrayRef<Value> inits, OpBuilder &b) {
+  Location loc = plain(op.getLoc());
+  Block &body = *op.getBody();
+  auto yield = cast<scf::YieldOp>(body.getTerminator());
   LogicalResult status = success();
   // The trip count, for the induction variable: iteration t of the reverse
   // loop undoes iteration count - 1 - t, whose variable is lb + that * step.
@@ -243,8 +573,8 @@ LogicalResult KernelDifferentiator::reverseFor(scf::ForOp op, OpBuilder &b) {
     if (failed(reverseBlock(body, inner)))
       status = failure();
     scf::YieldOp::create(inner, loc,
-                         loopAdjoints(op.getRegionIterArgs(), carried,
-                                      outer.getArrayRef(), inner, loc));
+                         loopAdjoints(op.getRegionIterArgs(), carried, outer,
+                                      inner, loc));
     adjoints = std::move(saved);
   };
   auto reversed = scf::ForOp::create(
@@ -252,9 +582,7 @@ LogicalResult KernelDifferentiator::reverseFor(scf::ForOp op, OpBuilder &b) {
       primalValue(op.getStep()), inits, buildBody);
   if (failed(status))
     return failure();
-  takeLoopAdjoints(reversed, op.getResults(), op.getInitArgs(), carried,
-                   outer.getArrayRef(), b);
-  return success();
+  return reversed;
 }
 
 //===----------------------------------------------------------------------===//

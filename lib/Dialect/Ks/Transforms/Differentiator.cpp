@@ -123,8 +123,10 @@ static void atomicAdd(OpBuilder &b, Location loc, Value array,
 KernelDifferentiator::KernelDifferentiator(KernelOp primal,
                                            const Activity &activity,
                                            ArrayRef<int> adjointArgOf,
-                                           KernelOp adjoint)
-    : primal(primal), activity(activity), adjoint(adjoint) {
+                                           KernelOp adjoint,
+                                           ArrayRef<bool> readBack)
+    : primal(primal), activity(activity), adjoint(adjoint),
+      readBack(readBack.begin(), readBack.end()) {
   Block &entry = adjoint.getBody().front();
   unsigned numPrimal = primal.getNumArguments();
   fwd.map(primal.getBody().getArguments(),

@@ -32,10 +32,22 @@ bool isCheapToRecompute(mlir::Operation *op);
 
 class KernelDifferentiator {
 public:
+  /// What the reverse sweep of a loop body (`scf.for` body, `scf.while`
+  /// region) gets back of one iteration: the values the forward sweep
+  /// pushes on the tape, in order, and the cheap operations of the body it
+  /// runs again on them (in order) for the other values it needs.
+  struct Tape {
+    llvm::SmallVector<mlir::Value> pushed;
+    llvm::SmallVector<mlir::Operation *> recomputed;
+  };
+
   /// `adjointArgOf[j]` is the index of the argument of `primal` whose
-  /// adjoint is argument `numPrimal + j` of `adjoint`, an empty kernel.
+  /// adjoint is argument `numPrimal + j` of `adjoint`, an empty kernel;
+  /// `readBack[i]`: whether the adjoint writes primal argument i as the
+  /// primal does (PrimalWrites).
   KernelDifferentiator(KernelOp primal, const Activity &activity,
-                       llvm::ArrayRef<int> adjointArgOf, KernelOp adjoint);
+                       llvm::ArrayRef<int> adjointArgOf, KernelOp adjoint,
+                       llvm::ArrayRef<bool> readBack);
 
   /// Fills the body of the adjoint kernel.
   mlir::LogicalResult run();
@@ -76,7 +88,7 @@ private:
   /// `named[i]` (i in `carried`) and `outer`, makes them the adjoints of the
   /// outer values, and adds the loop-carried ones to the adjoints of the
   /// loop's initial values `inits`.
-  void takeLoopAdjoints(mlir::scf::ForOp reversed, mlir::ValueRange named,
+  void takeLoopAdjoints(mlir::Operation *reversed, mlir::ValueRange named,
                         mlir::ValueRange inits,
                         llvm::ArrayRef<unsigned> carried,
                         llvm::ArrayRef<mlir::Value> outer, mlir::OpBuilder &b);
@@ -86,6 +98,26 @@ private:
   mlir::LogicalResult reverseOp(mlir::Operation *op, mlir::OpBuilder &b);
   mlir::LogicalResult reverseIf(mlir::scf::IfOp op, mlir::OpBuilder &b);
   mlir::LogicalResult reverseFor(mlir::scf::ForOp op, mlir::OpBuilder &b);
+  /// The reverse loop of `op` that pops what the taped loop pushed.
+  mlir::FailureOr<mlir::scf::ForOp>
+  reverseTapedFor(mlir::scf::ForOp op, llvm::ArrayRef<unsigned> carried,
+                  llvm::ArrayRef<mlir::Value> outer,
+                  llvm::ArrayRef<mlir::Value> inits, mlir::OpBuilder &b);
+  /// Checkpointing (DifferentiateLoops.cpp): whether the adjoint may run
+  /// `op`'s body again from a saved state, and the reverse loop that does.
+  bool canCheckpoint(mlir::scf::ForOp op);
+  mlir::Value useCheckpoints(mlir::scf::ForOp op, mlir::OpBuilder &b);
+  mlir::FailureOr<mlir::scf::ForOp>
+  reverseCheckpointedFor(mlir::scf::ForOp op, llvm::ArrayRef<unsigned> carried,
+                         llvm::ArrayRef<mlir::Value> outer,
+                         llvm::ArrayRef<mlir::Value> inits,
+                         mlir::OpBuilder &b);
+  /// Runs iterations [from, to) of `op`'s body from the loop-carried values
+  /// `state`, as the primal does (nothing pushed); returns the values after.
+  llvm::SmallVector<mlir::Value> advance(mlir::scf::ForOp op,
+                                         mlir::Value from, mlir::Value to,
+                                         mlir::ValueRange state,
+                                         mlir::OpBuilder &b);
   mlir::LogicalResult reverseWhile(mlir::scf::WhileOp op, mlir::OpBuilder &b);
   mlir::LogicalResult reverseStore(StoreOp op, mlir::OpBuilder &b);
   mlir::LogicalResult reverseAtomic(AtomicRMWOp op, mlir::OpBuilder &b);
@@ -130,18 +162,15 @@ private:
   llvm::DenseMap<mlir::Value, mlir::Value> shadows;
   /// The arrays (of `primal`) whose adjoints other threads also update.
   llvm::DenseSet<mlir::Value> sharedAdjoints;
-  /// What the reverse sweep of a loop body (`scf.for` body, `scf.while`
-  /// region) gets back of one iteration: the values the forward sweep
-  /// pushes on the tape, in order, and the cheap operations of the body it
-  /// runs again on them (in order) for the other values it needs.
-  struct Tape {
-    llvm::SmallVector<mlir::Value> pushed;
-    llvm::SmallVector<mlir::Operation *> recomputed;
-  };
+  /// The tapes of the loop bodies.
   llvm::DenseMap<mlir::Block *, Tape> tapes;
   /// Values of loop bodies the reverse sweep computes itself (induction
   /// variables of loops with a constant positive step): never pushed.
   llvm::DenseSet<mlir::Value> derived;
+  llvm::SmallVector<bool> readBack;
+  /// The loops whose adjoint chooses at run time between taping and
+  /// checkpointing.
+  llvm::DenseSet<mlir::Operation *> checkpointed;
 };
 
 } // namespace ksc::ks::ad

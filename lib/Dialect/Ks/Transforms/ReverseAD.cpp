@@ -115,7 +115,7 @@ struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
                      b.getDenseI64ArrayAttr(llvm::map_to_vector(
                          adjointArgOf, [](int i) { return int64_t(i); })));
     ad::KernelDifferentiator differentiator(work, activity, adjointArgOf,
-                                            adjoint);
+                                            adjoint, setup.writes.readBack);
     if (failed(differentiator.run())) {
       adjoint.erase();
       return failure();

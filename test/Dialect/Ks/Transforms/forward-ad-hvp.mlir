@@ -2,7 +2,9 @@
 
 // Forward mode over an adjoint kernel (K_hvp, Hessian-vector products):
 // the tape of the adjoint's loop carries each pushed value's tangent right
-// after it, and the reverse loop pops the tangent first. For
+// after it, and the reverse loop pops the tangent first (checked here where
+// the loop is taped, the else branches of the choice between taping and
+// checkpointing; test/Grad/long-loop.kdsl has the other). For
 // E = log(sum_k exp(x_k)), tan_adj_x receives (Hessian of E) * tan_x.
 
 // CHECK-LABEL: ks.kernel @energy_hvp(
@@ -14,6 +16,7 @@
 // CHECK:           ks.tape_push %[[EX]] : f32
 // CHECK-NEXT:      ks.tape_push %[[DEX]] : f32
 // CHECK:         } {ks.names = ["s", "tan_s"]}
+// CHECK:         } else {
 // CHECK:         scf.for
 // CHECK:           %[[DPOP:.*]] = ks.tape_pop : f32
 // CHECK-NEXT:      %[[POP:.*]] = ks.tape_pop : f32

@@ -110,28 +110,47 @@ ks.kernel @branch(%x: !ks.array<const f32>, %y: !ks.array<f32>) {
   ks.return
 }
 
-// A loop with a run-time trip count: the forward loop pushes what the
-// reverse sweep reads and cannot recompute (the loop-carried product); the
-// reverse loop undoes iteration n - 1 - t in its iteration t, pops the
-// product back, reads x[k] again (x is const) and carries adj_p.
+// A loop with a run-time trip count. Its adjoint tapes it when n times the
+// bytes it pushes per iteration fit in half the tape (ks.tape_capacity),
+// else it checkpoints it. Taped: the forward loop pushes what the reverse
+// sweep reads and cannot recompute (the loop-carried product); the reverse
+// loop undoes iteration n - 1 - t in its iteration t, pops the product
+// back, reads x[k] again (x is const) and carries adj_p. Checkpointed: the
+// forward sweep pushes the index 0 and the product before it; the reverse
+// loop pops the last checkpoint and, while it is before the iteration to
+// undo, pushes it again and runs the loop halfway there.
 
 // CHECK-LABEL: ks.kernel @product_adj(
-// CHECK:         scf.for %[[K:.*]] = %{{.*}} to %[[N:.*]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
-// CHECK-NEXT:      %[[XK:.*]] = ks.load %{{.*}}[%[[K]]]
-// CHECK-NEXT:      %[[NEXT:.*]] = arith.mulf %[[ACC]], %[[XK]]
-// CHECK-NEXT:      ks.tape_push %[[ACC]] : f32
-// CHECK-NEXT:      scf.yield %[[NEXT]]
+// CHECK:         %[[CAP:.*]] = ks.tape_capacity : i64
+// CHECK:         %[[USE:.*]] = arith.cmpi sgt, %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT:    scf.if %[[USE]] {
+// CHECK-NEXT:      ks.tape_push %{{.*}} : i32
+// CHECK-NEXT:      ks.tape_push %{{.*}} : f32
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      scf.for %[[K:.*]] = %{{.*}} to %[[N:.*]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
+// CHECK-NEXT:        %[[XK:.*]] = ks.load %{{.*}}[%[[K]]]
+// CHECK-NEXT:        %[[NEXT:.*]] = arith.mulf %[[ACC]], %[[XK]]
+// CHECK-NEXT:        ks.tape_push %[[ACC]] : f32
+// CHECK-NEXT:        scf.yield %[[NEXT]]
+// CHECK-NEXT:      }
 // CHECK-NEXT:    }
 // CHECK-NEXT:    %[[DP:.*]] = ks.load
-// CHECK:         %[[LAST:.*]] = arith.subi %[[N]], %{{.*}} overflow<nsw>
-// CHECK-NEXT:    scf.for %[[T:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[DACC:.*]] = %[[DP]]) -> (f32)
-// CHECK-NEXT:      %[[K2:.*]] = arith.subi %[[LAST]], %[[T]] overflow<nsw>
-// CHECK-NEXT:      %[[ACC2:.*]] = ks.tape_pop : f32
-// CHECK-NEXT:      %[[XK2:.*]] = ks.load %{{.*}}[%[[K2]]]
-// CHECK-NEXT:      %[[DXK:.*]] = arith.mulf %[[DACC]], %[[ACC2]]
-// CHECK-NEXT:      %[[DNEXT:.*]] = arith.mulf %[[DACC]], %[[XK2]]
-// CHECK-NEXT:      ks.atomic_rmw add %{{.*}}[%[[K2]]], %[[DXK]]
-// CHECK-NEXT:      scf.yield %[[DNEXT]]
+// CHECK:         scf.if
+// CHECK:           %[[STATE:.*]] = ks.tape_pop : f32
+// CHECK-NEXT:      %[[FROM:.*]] = ks.tape_pop : i32
+// CHECK-NEXT:      scf.while (%{{.*}} = %[[FROM]], %{{.*}} = %[[STATE]]) : (i32, f32) -> (i32, f32)
+// CHECK:             ks.tape_push %{{.*}} : i32
+// CHECK-NEXT:        ks.tape_push %{{.*}} : f32
+// CHECK:           } else {
+// CHECK:           %[[LAST:.*]] = arith.subi %[[N]], %{{.*}} overflow<nsw>
+// CHECK-NEXT:      scf.for %[[T:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[DACC:.*]] = %[[DP]]) -> (f32)
+// CHECK-NEXT:        %[[K2:.*]] = arith.subi %[[LAST]], %[[T]] overflow<nsw>
+// CHECK-NEXT:        %[[ACC2:.*]] = ks.tape_pop : f32
+// CHECK-NEXT:        %[[XK2:.*]] = ks.load %{{.*}}[%[[K2]]]
+// CHECK-NEXT:        %[[DXK:.*]] = arith.mulf %[[DACC]], %[[ACC2]]
+// CHECK-NEXT:        %[[DNEXT:.*]] = arith.mulf %[[DACC]], %[[XK2]]
+// CHECK-NEXT:        ks.atomic_rmw add %{{.*}}[%[[K2]]], %[[DXK]]
+// CHECK-NEXT:        scf.yield %[[DNEXT]]
 ks.kernel @product(%x: !ks.array<const f32>, %y: !ks.array<f32>, %n: i32) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -152,9 +171,12 @@ ks.kernel @product(%x: !ks.array<const f32>, %y: !ks.array<f32>, %n: i32) {
 // loop-carried %acc it is computed from (the forward sweep's %f does not
 // dominate the reverse sweep).
 
+// (The reverse loop of the taped outer loop is the else branch of the
+// choice between taping and checkpointing.)
 // CHECK-LABEL: ks.kernel @outer_operand_adj(
 // CHECK:         scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
 // CHECK:           ks.tape_push %[[ACC]] : f32
+// CHECK:         } else {
 // CHECK:         scf.for %{{.*}} iter_args(%[[DACC:.*]] = %{{.*}}) -> (f32)
 // CHECK-NEXT:      %[[ACC2:.*]] = ks.tape_pop : f32
 // CHECK-NEXT:      %[[F:.*]] = arith.mulf %[[ACC2]], %{{.*}} : f32

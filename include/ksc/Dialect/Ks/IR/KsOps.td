@@ -668,6 +668,33 @@ def Ks_TapePopOp : Ks_Op<"tape_pop",
   ];
 }
 
+def Ks_TapeCapacityOp : Ks_Op<"tape_capacity",
+    [Ks_CppExpression, MemoryEffects<[MemRead<Ks_TapeResource>]>]> {
+  let summary = "The bytes a loop of the running thread may keep on its tape";
+  let description = [{
+    The capacity of the running thread's tape in bytes (of the one `tape`
+    names, if given): on the CUDA target the capacity `ks.tape_create` gave
+    it (`--tape-bytes`), on the CPU, whose tapes grow, the budget the
+    runtime sets for the values a loop keeps (`ksc::tape::capacity()`, 1
+    MiB). Adjoint kernels compare what a loop would push with half of it
+    to choose between taping the loop and checkpointing it
+    (docs/autodiff.md).
+
+    ```mlir
+    %bytes = ks.tape_capacity : i64
+    %gpu = ks.tape_capacity of %tape : i64
+    ```
+  }];
+  let arguments = (ins Optional<Ks_TapeType>:$tape);
+  let results = (outs I64:$result);
+  let assemblyFormat = "(`of` $tape^)? attr-dict `:` type($result)";
+  let builders = [
+    OpBuilder<(ins), [{
+      build($_builder, $_state, $_builder.getI64Type(), ::mlir::Value());
+    }]>
+  ];
+}
+
 def Ks_TapeCreateOp : Ks_Op<"tape_create",
     [MemoryEffects<[MemAlloc<Ks_TapeResource>]>]> {
   let summary = "A new, empty tape for one thread of a GPU launch";
