@@ -401,7 +401,6 @@ FailureOr<scf::ForOp> KernelDifferentiator::reverseCheckpointedFor(
     ArrayRef<Value> inits, OpBuilder &b) {
   Location loc = plain(op.getLoc());
   Block &body = *op.getBody();
-  auto yield = cast<scf::YieldOp>(body.getTerminator());
   Value lb = primalValue(op.getLowerBound());
   Value step = primalValue(op.getStep());
   Type type = lb.getType();
@@ -468,17 +467,9 @@ FailureOr<scf::ForOp> KernelDifferentiator::reverseCheckpointedFor(
     for (Operation &inner : body)
       forgetBlockArguments(&inner, fwd);
     SmallVector<Value> defined;
-    if (failed(cloneForward(body, inner, defined)))
+    if (failed(cloneForward(body, inner, defined)) ||
+        failed(undoIteration(op, carried, outer, args, inner)))
       status = failure();
-    for (auto [k, u] : llvm::enumerate(outer))
-      adjoints[u] = args[carried.size() + k];
-    for (auto [k, i] : llvm::enumerate(carried))
-      addAdjoint(yield.getOperand(i), args[k], inner);
-    if (failed(reverseBlock(body, inner)))
-      status = failure();
-    scf::YieldOp::create(inner, loc,
-                         loopAdjoints(op.getRegionIterArgs(), carried, outer,
-                                      inner, loc));
     adjoints = std::move(saved);
   };
   auto reversed = scf::ForOp::create(b, loc, zero, n, one, inits, buildBody);
@@ -526,12 +517,29 @@ LogicalResult KernelDifferentiator::reverseFor(scf::ForOp op, OpBuilder &b) {
   return success();
 }
 
+LogicalResult KernelDifferentiator::undoIteration(scf::ForOp op,
+                                                  ArrayRef<unsigned> carried,
+                                                  ArrayRef<Value> outer,
+                                                  ValueRange args,
+                                                  OpBuilder &b) {
+  Location loc = plain(op.getLoc());
+  auto yield = cast<scf::YieldOp>(op.getBody()->getTerminator());
+  for (auto [k, u] : llvm::enumerate(outer))
+    adjoints[u] = args[carried.size() + k];
+  // The adjoints at the end of the iteration are those of what it yields.
+  for (auto [k, i] : llvm::enumerate(carried))
+    addAdjoint(yield.getOperand(i), args[k], b);
+  LogicalResult status = reverseBlock(*op.getBody(), b);
+  scf::YieldOp::create(
+      b, loc, loopAdjoints(op.getRegionIterArgs(), carried, outer, b, loc));
+  return status;
+}
+
 FailureOr<scf::ForOp> KernelDifferentiator::reverseTapedFor(
     scf::ForOp op, ArrayRef<unsigned> carried, ArrayRef<Value> outer,
     ArrayRef<Value> inits, OpBuilder &b) {
   Location loc = plain(op.getLoc());
   Block &body = *op.getBody();
-  auto yield = cast<scf::YieldOp>(body.getTerminator());
   LogicalResult status = success();
   // The trip count, for the induction variable: iteration t of the reverse
   // loop undoes iteration count - 1 - t, whose variable is lb + that * step.
@@ -565,16 +573,8 @@ FailureOr<scf::ForOp> KernelDifferentiator::reverseTapedFor(
       fwd.map(op.getInductionVar(), var);
     }
     restoreTaped(body, inner);
-    for (auto [k, u] : llvm::enumerate(outer))
-      adjoints[u] = args[carried.size() + k];
-    // The adjoints at the end of the iteration are those of what it yields.
-    for (auto [k, i] : llvm::enumerate(carried))
-      addAdjoint(yield.getOperand(i), args[k], inner);
-    if (failed(reverseBlock(body, inner)))
+    if (failed(undoIteration(op, carried, outer, args, inner)))
       status = failure();
-    scf::YieldOp::create(inner, loc,
-                         loopAdjoints(op.getRegionIterArgs(), carried, outer,
-                                      inner, loc));
     adjoints = std::move(saved);
   };
   auto reversed = scf::ForOp::create(

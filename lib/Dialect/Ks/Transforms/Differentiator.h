@@ -98,6 +98,14 @@ private:
   mlir::LogicalResult reverseOp(mlir::Operation *op, mlir::OpBuilder &b);
   mlir::LogicalResult reverseIf(mlir::scf::IfOp op, mlir::OpBuilder &b);
   mlir::LogicalResult reverseFor(mlir::scf::ForOp op, mlir::OpBuilder &b);
+  /// In the body of a reverse loop of `op`, whose arguments `args` are the
+  /// adjoints (of the positions `carried`, then of `outer`) after the
+  /// iteration, with the iteration's values in `fwd`: its reverse sweep,
+  /// and the yield of the adjoints before it.
+  mlir::LogicalResult undoIteration(mlir::scf::ForOp op,
+                                    llvm::ArrayRef<unsigned> carried,
+                                    llvm::ArrayRef<mlir::Value> outer,
+                                    mlir::ValueRange args, mlir::OpBuilder &b);
   /// The reverse loop of `op` that pops what the taped loop pushed.
   mlir::FailureOr<mlir::scf::ForOp>
   reverseTapedFor(mlir::scf::ForOp op, llvm::ArrayRef<unsigned> carried,
