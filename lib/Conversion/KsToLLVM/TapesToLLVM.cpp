@@ -37,6 +37,13 @@ Value i64Constant(OpBuilder &b, Location loc, int64_t value) {
   return LLVM::ConstantOp::create(b, loc, b.getI64Type(), value);
 }
 
+/// The capacity the tape record at `tape` holds (ks.tape_create's).
+Value loadCapacity(OpBuilder &b, Location loc, Value tape) {
+  Value offset = i64Constant(b, loc, kCapacityOffset);
+  return LLVM::LoadOp::create(b, loc, b.getI64Type(),
+                              byteAddress(b, loc, tape, offset));
+}
+
 /// The bytes a value of memory type `type` takes on the tape.
 int64_t slotSize(Operation *op, Type type) {
   int64_t size = DataLayout::closest(op).getTypeSize(type);
@@ -84,9 +91,7 @@ struct TapePushLowering : KsPattern<ks::TapePushOp> {
     Value top = LLVM::LoadOp::create(rewriter, loc, i64, tape);
     Value slotValue = i64Constant(rewriter, loc, slot);
     Value newTop = LLVM::AddOp::create(rewriter, loc, top, slotValue);
-    Value capacityOffset = i64Constant(rewriter, loc, kCapacityOffset);
-    Value capacity = LLVM::LoadOp::create(
-        rewriter, loc, i64, byteAddress(rewriter, loc, tape, capacityOffset));
+    Value capacity = loadCapacity(rewriter, loc, tape);
     Value full = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::sgt,
                                       newTop, capacity);
     auto function = op->getParentOfType<FunctionOpInterface>();
@@ -114,12 +119,8 @@ struct TapeCapacityLowering : KsPattern<ks::TapeCapacityOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (!adaptor.getTape())
       return rewriter.notifyMatchFailure(op, "the CPU's thread tape");
-    Location loc = op.getLoc();
-    Value capacityOffset = i64Constant(rewriter, loc, kCapacityOffset);
-    rewriter.replaceOp(
-        op, LLVM::LoadOp::create(
-                rewriter, loc, rewriter.getI64Type(),
-                byteAddress(rewriter, loc, adaptor.getTape(), capacityOffset)));
+    rewriter.replaceOp(op,
+                       loadCapacity(rewriter, op.getLoc(), adaptor.getTape()));
     return success();
   }
 };

@@ -262,16 +262,13 @@ LogicalResult KernelDifferentiator::cloneFor(scf::ForOp op, OpBuilder &b) {
                                   /*withElseRegion=*/true);
   dropImplicitYields(choice);
   OpBuilder thenB = OpBuilder::atBlockBegin(choice.thenBlock());
-  TapePushOp::create(thenB, loc,
-                     arith::ConstantOp::create(
-                         thenB, loc, thenB.getZeroAttr(loop.getLowerBound().getType())));
+  Value first = arith::ConstantOp::create(
+      thenB, loc, thenB.getZeroAttr(loop.getLowerBound().getType()));
+  TapePushOp::create(thenB, loc, first);
   SmallVector<Value> inits = primalValues(op.getInitArgs());
   for (Value init : inits)
     TapePushOp::create(thenB, loc, init);
-  SmallVector<Value> results =
-      advance(op, arith::ConstantOp::create(
-                      thenB, loc, thenB.getZeroAttr(loop.getLowerBound().getType())),
-              nullptr, inits, thenB);
+  SmallVector<Value> results = advance(op, first, nullptr, inits, thenB);
   scf::YieldOp::create(thenB, loc, results);
   OpBuilder elseB = OpBuilder::atBlockBegin(choice.elseBlock());
   auto yield = scf::YieldOp::create(elseB, loc, loop.getResults());
@@ -300,9 +297,10 @@ LogicalResult KernelDifferentiator::cloneFor(scf::ForOp op, OpBuilder &b) {
 // and undoes it. At most about log2(n) checkpoints are kept at once, and
 // the body runs about (log2(n) / 2 + 2) n times in all.
 
-/// The trip count of `op`, whose step is a positive constant.
-static Value tripCount(scf::ForOp op, Value lb, Value ub, Value step,
-                       OpBuilder &b, Location loc) {
+/// The trip count of a loop from `lb` to `ub` by `step`, a positive
+/// constant.
+static Value tripCount(Value lb, Value ub, Value step, OpBuilder &b,
+                       Location loc) {
   Type type = lb.getType();
   auto nsw = arith::IntegerOverflowFlags::nsw;
   Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 1));
@@ -344,7 +342,7 @@ bool KernelDifferentiator::canCheckpoint(scf::ForOp op) {
 
 Value KernelDifferentiator::useCheckpoints(scf::ForOp op, OpBuilder &b) {
   Location loc = plain(op.getLoc());
-  Value n = tripCount(op, primalValue(op.getLowerBound()),
+  Value n = tripCount(primalValue(op.getLowerBound()),
                       primalValue(op.getUpperBound()),
                       primalValue(op.getStep()), b, loc);
   int64_t bytes = bytesPerIteration(tapes[op.getBody()]);
@@ -404,22 +402,22 @@ FailureOr<scf::ForOp> KernelDifferentiator::reverseCheckpointedFor(
   Value lb = primalValue(op.getLowerBound());
   Value step = primalValue(op.getStep());
   Type type = lb.getType();
-  Value n = tripCount(op, lb, primalValue(op.getUpperBound()), step, b, loc);
+  Value n = tripCount(lb, primalValue(op.getUpperBound()), step, b, loc);
   Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 0));
   Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 1));
   Value two = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 2));
   auto nsw = arith::IntegerOverflowFlags::nsw;
+  Value last = arith::SubIOp::create(b, loc, n, one, nsw);
   LogicalResult status = success();
   auto buildBody = [&](OpBuilder &inner, Location, Value t, ValueRange args) {
     llvm::DenseMap<Value, Value> saved = adjoints;
-    // The iteration undone: n - 1 - t.
     auto named = [&](StringRef name) {
       return name.empty() ? loc : Location(NameLoc::get(
                                       inner.getStringAttr(name), loc));
     };
+    // The iteration undone: n - 1 - t.
     Value target = arith::SubIOp::create(
-        inner, named(getSourceName(op.getInductionVar())),
-        arith::SubIOp::create(inner, loc, n, one, nsw), t, nsw);
+        inner, named(getSourceName(op.getInductionVar())), last, t, nsw);
     // The last checkpoint: its index, then its values, were pushed.
     TypeRange types = op.getResultTypes();
     SmallVector<Value> state(types.size());
