@@ -858,6 +858,16 @@ KSC_INLINE T dot(const vec<N, T> &a, const vec<N, T> &b) {
   });
   return sum;
 }
+/// sqrt(dot(v, v)).
+template <int N, typename T> KSC_INLINE T length(const vec<N, T> &v) {
+  return std::sqrt(dot(v, v));
+}
+/// v / length(v), and zero where the length is zero (or NaN), as Warp's.
+template <int N, typename T>
+KSC_INLINE vec<N, T> normalize(const vec<N, T> &v) {
+  T l = length(v);
+  return l > T(0) ? v / l : vec<N, T>(T(0));
+}
 template <typename T>
 KSC_INLINE vec<3, T> cross(const vec<3, T> &a, const vec<3, T> &b) {
   return vec<3, T>(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z,
@@ -916,6 +926,13 @@ KSC_INLINE vec<4, T> quat_mul(const vec<4, T> &a, const vec<4, T> &b) {
                    a.w * b.y + b.w * a.y + a.z * b.x - b.z * a.x,
                    a.w * b.z + b.w * a.z + a.x * b.y - b.x * a.y,
                    a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z);
+}
+/// q * (1 / length(q)), and the identity where the length is zero (or
+/// NaN), as Warp's.
+template <typename T>
+KSC_INLINE vec<4, T> quat_normalize(const vec<4, T> &q) {
+  T l = length(q);
+  return l > T(0) ? q * (T(1) / l) : vec<4, T>(T(0), T(0), T(0), T(1));
 }
 /// v rotated by the unit quaternion q (by its inverse when `sign` is -1).
 template <typename T>

@@ -142,24 +142,14 @@ Value lengthSqBuiltin(OpBuilder &b, Location loc, ValueRange args) {
   return ks::DotOp::create(b, loc, args[0], args[0]);
 }
 
-/// sqrt(dot(v, v)).
+/// sqrt(dot(v, v)), with a zero derivative at the zero vector.
 Value lengthBuiltin(OpBuilder &b, Location loc, ValueRange args) {
-  return math::SqrtOp::create(b, loc, lengthSqBuiltin(b, loc, args));
+  return ks::LengthOp::create(b, loc, args[0]);
 }
 
 /// Warp's normalize: l = length(v); l > 0 ? v / l : zero.
 Value normalizeBuiltin(OpBuilder &b, Location loc, ValueRange args) {
-  Value v = args[0];
-  auto type = cast<VectorType>(v.getType());
-  Value length = lengthBuiltin(b, loc, args);
-  Value zero = constant(b, loc, type.getElementType(), 0);
-  Value positive =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, length, zero);
-  Value scaled = arith::DivFOp::create(
-      b, loc, v, vector::BroadcastOp::create(b, loc, type, length));
-  Value zeros = arith::ConstantOp::create(
-      b, loc, cast<TypedAttr>(b.getZeroAttr(type)));
-  return arith::SelectOp::create(b, loc, positive, scaled, zeros);
+  return ks::NormalizeOp::create(b, loc, args[0]);
 }
 
 /// The matrix a b^T.
@@ -252,18 +242,9 @@ Value quatInverseBuiltin(OpBuilder &b, Location loc, ValueRange args) {
 
 Value frontend::buildQuatNormalize(OpBuilder &b, Location loc,
                                    ValueRange args) {
-  Value q = args[0];
-  auto type = cast<VectorType>(q.getType());
-  Type element = type.getElementType();
-  Value length = lengthBuiltin(b, loc, args);
-  Value positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                         length, constant(b, loc, element, 0));
-  Value inverse =
-      arith::DivFOp::create(b, loc, constant(b, loc, element, 1), length);
-  Value scaled = arith::MulFOp::create(
-      b, loc, q, vector::BroadcastOp::create(b, loc, type, inverse));
-  return arith::SelectOp::create(b, loc, positive, scaled,
-                                 buildQuatIdentity(b, loc, type));
+  auto normalize = ks::NormalizeOp::create(b, loc, args[0]);
+  normalize.setQuaternion(true);
+  return normalize;
 }
 
 namespace {

@@ -144,6 +144,12 @@ FailureOr<Expr> Emitter::buildVectorExpr(Operation &op) {
       .Case([&](ks::DotOp o) {
         return call("ksc::dot", {o.getLhs(), o.getRhs()});
       })
+      .Case([&](ks::LengthOp o) { return call("ksc::length", o.getVector()); })
+      .Case([&](ks::NormalizeOp o) {
+        return call(o.getQuaternion() ? "ksc::quat_normalize"
+                                      : "ksc::normalize",
+                    o.getVector());
+      })
       .Case([&](ks::CrossOp o) {
         return call("ksc::cross", {o.getLhs(), o.getRhs()});
       })
@@ -153,9 +159,8 @@ FailureOr<Expr> Emitter::buildVectorExpr(Operation &op) {
       .Case([&](ks::DeterminantOp o) {
         return call("ksc::determinant", o.getMatrix());
       })
-      .Case([&](ks::InverseOp o) {
-        return call("ksc::inverse", o.getMatrix());
-      })
+      .Case(
+          [&](ks::InverseOp o) { return call("ksc::inverse", o.getMatrix()); })
       // Quaternions are ksc::vec4 in C++ (x, y, z, w).
       .Case([&](ks::QuatMulOp o) {
         return call("ksc::quat_mul", {o.getLhs(), o.getRhs()});

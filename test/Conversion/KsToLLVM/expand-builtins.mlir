@@ -167,3 +167,45 @@ func.func @randn(%s: i32) -> (f32, i32) {
   %r, %s1 = ks.randn %s
   return %r, %s1 : f32, i32
 }
+
+// -----
+
+// length: sqrt(dot(v, v)); normalize: l > 0 ? v / l : 0.
+// CHECK-LABEL: func.func @normalize(
+// CHECK-SAME:    %[[V:.*]]: vector<2xf32>)
+// CHECK-DAG:     %[[X:.*]] = vector.extract %[[V]][0]
+// CHECK-DAG:     %[[Y:.*]] = vector.extract %[[V]][1]
+// CHECK:         %[[XX:.*]] = arith.mulf %[[X]], %[[X]] : f32
+// CHECK:         %[[YY:.*]] = arith.mulf %[[Y]], %[[Y]] : f32
+// CHECK:         %[[SQ:.*]] = arith.addf %[[XX]], %[[YY]] : f32
+// CHECK:         %[[L:.*]] = math.sqrt %[[SQ]] : f32
+// CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:         %[[POS:.*]] = arith.cmpf ogt, %[[L]], %[[ZERO]] : f32
+// CHECK:         %[[LV:.*]] = vector.broadcast %[[L]] : f32 to vector<2xf32>
+// CHECK:         %[[UNIT:.*]] = arith.divf %[[V]], %[[LV]] : vector<2xf32>
+// CHECK:         %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<2xf32>
+// CHECK:         %[[N:.*]] = arith.select %[[POS]], %[[UNIT]], %[[ZEROS]] : vector<2xf32>
+// CHECK:         return %[[N]]
+func.func @normalize(%v: vector<2xf32>) -> vector<2xf32> {
+  %n = ks.normalize %v : vector<2xf32>
+  return %n : vector<2xf32>
+}
+
+// -----
+
+// A quaternion's: l > 0 ? q * (1 / l) : the identity (0, 0, 0, 1).
+// CHECK-LABEL: func.func @normalize_quat(
+// CHECK-SAME:    %[[Q:.*]]: vector<4xf64>)
+// CHECK:         %[[L:.*]] = math.sqrt
+// CHECK:         %[[POS:.*]] = arith.cmpf ogt, %[[L]]
+// CHECK:         %[[ONE:.*]] = arith.constant 1.000000e+00 : f64
+// CHECK:         %[[INV:.*]] = arith.divf %[[ONE]], %[[L]] : f64
+// CHECK:         %[[INVV:.*]] = vector.broadcast %[[INV]] : f64 to vector<4xf64>
+// CHECK:         %[[UNIT:.*]] = arith.mulf %[[Q]], %[[INVV]] : vector<4xf64>
+// CHECK:         %[[IDENTITY:.*]] = arith.constant dense<[0.000000e+00, 0.000000e+00, 0.000000e+00, 1.000000e+00]> : vector<4xf64>
+// CHECK:         %[[N:.*]] = arith.select %[[POS]], %[[UNIT]], %[[IDENTITY]] : vector<4xf64>
+// CHECK:         return %[[N]]
+func.func @normalize_quat(%q: vector<4xf64>) -> vector<4xf64> {
+  %n = ks.normalize %q quaternion : vector<4xf64>
+  return %n : vector<4xf64>
+}

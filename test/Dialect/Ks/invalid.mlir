@@ -700,6 +700,22 @@ ks.func @quat_length(%q: vector<3xf32>) -> vector<3xf32> {
 
 // -----
 
+ks.func @normalize_quaternion(%v: vector<3xf32>) -> vector<3xf32> {
+  // expected-error@+1 {{'ks.normalize' op of a quaternion expects a vector of 4 components, got 'vector<3xf32>'}}
+  %n = ks.normalize %v quaternion : vector<3xf32>
+  ks.return %n : vector<3xf32>
+}
+
+// -----
+
+ks.func @length_result(%v: vector<3xf32>) -> f64 {
+  // expected-error@+1 {{'ks.length' op failed to verify that result is the element type of the vector}}
+  %l = "ks.length"(%v) : (vector<3xf32>) -> f64
+  ks.return %l : f64
+}
+
+// -----
+
 ks.func @quat_matrix(%q: vector<4xf32>) -> vector<3x3xf64> {
   // expected-error@+1 {{'ks.quat_to_matrix' op expects a result of type 'vector<3x3xf32>', got 'vector<3x3xf64>'}}
   %m = ks.quat_to_matrix %q : vector<4xf32> -> vector<3x3xf64>

@@ -28,6 +28,30 @@ ks.func @products(%a: vector<3xf32>, %b: vector<3xf32>, %m: vector<3x3xf32>) -> 
   ks.return %r : vector<3xf32>
 }
 
+// Length and normalize (of a vector, of a quaternion).
+// CHECK-LABEL: ks.func @lengths(
+// CHECK-SAME:      %[[V:.*]]: vector<3xf32>, %[[Q:.*]]: vector<4xf64>)
+// CHECK-NEXT:    %[[L:.*]] = ks.length %[[V]] : vector<3xf32>
+// CHECK-NEXT:    %[[N:.*]] = ks.normalize %[[V]] : vector<3xf32>
+// CHECK-NEXT:    %[[R:.*]] = ks.normalize %[[Q]] quaternion : vector<4xf64>
+// CHECK-NEXT:    %[[QL:.*]] = ks.length %[[R]] : vector<4xf64>
+// CHECK-NEXT:    %[[X:.*]] = vector.extract %[[N]][0] : f32 from vector<3xf32>
+// CHECK-NEXT:    %[[S:.*]] = arith.truncf %[[QL]] : f64 to f32
+// CHECK-NEXT:    %[[A:.*]] = arith.addf %[[L]], %[[X]] : f32
+// CHECK-NEXT:    %[[T:.*]] = arith.addf %[[A]], %[[S]] : f32
+// CHECK-NEXT:    ks.return %[[T]] : f32
+ks.func @lengths(%v: vector<3xf32>, %q: vector<4xf64>) -> f32 {
+  %l = ks.length %v : vector<3xf32>
+  %n = ks.normalize %v : vector<3xf32>
+  %r = ks.normalize %q quaternion : vector<4xf64>
+  %ql = ks.length %r : vector<4xf64>
+  %x = vector.extract %n[0] : f32 from vector<3xf32>
+  %s = arith.truncf %ql : f64 to f32
+  %a = arith.addf %l, %x : f32
+  %t = arith.addf %a, %s : f32
+  ks.return %t : f32
+}
+
 // CHECK-LABEL: ks.func @square(
 // CHECK-SAME:      %[[M:.*]]: vector<4x4xf64>)
 // CHECK-NEXT:    %[[D:.*]] = ks.determinant %[[M]] : vector<4x4xf64>

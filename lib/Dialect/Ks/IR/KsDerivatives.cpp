@@ -87,6 +87,65 @@ bool DotOp::adjointReadsOperand(unsigned index,
   return productReadsOperand(*this, index, isActive);
 }
 
+//===----------------------------------------------------------------------===//
+// Length and normalize: a zero derivative at the zero vector
+//===----------------------------------------------------------------------===//
+
+/// 1 / l where l > 0, else 0 (l zero or NaN): the factor of the
+/// derivatives of length and normalize, which have none at the zero
+/// vector. The division is by 1 there, so that no 0 / 0 reaches a
+/// derivative of the division itself (forward-over-reverse).
+static Value inverseOrZero(Math &s, Value length) {
+  Value positive = s.cmp(Math::Pred::OGT, length, s.c(0));
+  Value safe = s.select(positive, length, s.c(1));
+  return s.select(positive, s.div(s.c(1), safe), s.c(0));
+}
+
+LogicalResult LengthOp::buildAdjoint(RuleContext &ctx) {
+  // l = |v|: dv = v (dl / l).
+  Type type = ctx.operands[0].getType();
+  Math s{ctx.b, ctx.loc, ctx.results[0].getType()};
+  Value factor = s.mul(resultAdjoint(ctx), inverseOrZero(s, ctx.results[0]));
+  Math v{ctx.b, ctx.loc, type};
+  ctx.operandAdjoints[0] =
+      v.mul(ctx.operands[0], broadcastTo(ctx.b, ctx.loc, factor, type));
+  return success();
+}
+LogicalResult LengthOp::buildTangent(TangentContext &ctx) {
+  // dl = dot(v, dv) / l.
+  Math s{ctx.b, ctx.loc, ctx.results[0].getType()};
+  Value along =
+      DotOp::create(ctx.b, ctx.loc, ctx.operands[0], ctx.operandTangents[0]);
+  ctx.resultTangents[0] = s.mul(along, inverseOrZero(s, ctx.results[0]));
+  return success();
+}
+bool LengthOp::adjointUsesResult() { return true; }
+
+/// J w for the Jacobian J = (I - n n^T) / l of n = normalize(v), l = |v|
+/// (of a quaternion's too: q (1 / l) has the same); zero where l is not
+/// positive. J is symmetric: it is both the reverse and the forward rule.
+static Value normalizeDerivative(OpBuilder &b, Location loc, Value v, Value w) {
+  auto type = cast<VectorType>(v.getType());
+  Math s{b, loc, type.getElementType()};
+  Math m{b, loc, type};
+  Value inverse =
+      broadcastTo(b, loc, inverseOrZero(s, LengthOp::create(b, loc, v)), type);
+  Value n = m.mul(v, inverse);
+  Value along = broadcastTo(b, loc, DotOp::create(b, loc, n, w), type);
+  return m.mul(m.sub(w, m.mul(n, along)), inverse);
+}
+
+LogicalResult NormalizeOp::buildAdjoint(RuleContext &ctx) {
+  ctx.operandAdjoints[0] =
+      normalizeDerivative(ctx.b, ctx.loc, ctx.operands[0], resultAdjoint(ctx));
+  return success();
+}
+LogicalResult NormalizeOp::buildTangent(TangentContext &ctx) {
+  ctx.resultTangents[0] = normalizeDerivative(ctx.b, ctx.loc, ctx.operands[0],
+                                              ctx.operandTangents[0]);
+  return success();
+}
+
 LogicalResult CrossOp::buildAdjoint(RuleContext &ctx) {
   Value dy = resultAdjoint(ctx);
   ctx.operandAdjoints[0] = CrossOp::create(ctx.b, ctx.loc, ctx.operands[1], dy);

@@ -71,6 +71,14 @@ LogicalResult InverseOp::verify() {
   return squareExtent(*this, getMatrix().getType());
 }
 
+LogicalResult NormalizeOp::verify() {
+  if (getQuaternion() &&
+      cast<VectorType>(getVector().getType()).getDimSize(0) != 4)
+    return emitOpError("of a quaternion expects a vector of 4 components, got ")
+           << getVector().getType();
+  return success();
+}
+
 LogicalResult QuatToMatrixOp::verify() {
   auto quat = cast<VectorType>(getQuat().getType());
   auto expected = VectorType::get({3, 3}, quat.getElementType());

@@ -12,6 +12,7 @@
 #include "ksc/Dialect/Ks/IR/KsOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -47,6 +48,8 @@ public:
     return isFloat ? Value(arith::SubFOp::create(b, loc, x, y))
                    : Value(arith::SubIOp::create(b, loc, x, y));
   }
+  PatternRewriter &builder() { return b; }
+  Location location() { return loc; }
   Value constant(double value) {
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(scalar, value));
   }
@@ -178,6 +181,59 @@ struct DotExpansion : OpRewritePattern<ks::DotOp> {
     SmallVector<Value> a = c.components(op.getLhs());
     SmallVector<Value> b = c.components(op.getRhs());
     rewriter.replaceOp(op, c.dot(a, b));
+    return success();
+  }
+};
+
+/// The runtime's length(v): sqrt(dot(v, v)).
+Value expandLength(Components &c, Value v) {
+  SmallVector<Value> a = c.components(v);
+  Value squared = c.dot(a, a);
+  return math::SqrtOp::create(c.builder(), c.location(), squared);
+}
+
+struct LengthExpansion : OpRewritePattern<ks::LengthOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ks::LengthOp op,
+                                PatternRewriter &rewriter) const override {
+    Components c(rewriter, op.getLoc(), op.getType());
+    rewriter.replaceOp(op, expandLength(c, op.getVector()));
+    return success();
+  }
+};
+
+/// The runtime's normalize(v): l > 0 ? v / l : 0; and quat_normalize(q):
+/// l > 0 ? q * (1 / l) : (0, 0, 0, 1).
+struct NormalizeExpansion : OpRewritePattern<ks::NormalizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ks::NormalizeOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<VectorType>(op.getType());
+    Components c(rewriter, loc, type.getElementType());
+    Value v = op.getVector();
+    Value length = expandLength(c, v);
+    Value positive = arith::CmpFOp::create(
+        rewriter, loc, arith::CmpFPredicate::OGT, length, c.constant(0));
+    Value scaled;
+    SmallVector<Attribute> fallback(
+        type.getDimSize(0), rewriter.getFloatAttr(type.getElementType(), 0));
+    if (op.getQuaternion()) {
+      Value inverse =
+          arith::DivFOp::create(rewriter, loc, c.constant(1), length);
+      scaled = arith::MulFOp::create(
+          rewriter, loc, v,
+          vector::BroadcastOp::create(rewriter, loc, type, inverse));
+      fallback.back() = rewriter.getFloatAttr(type.getElementType(), 1);
+    } else {
+      scaled = arith::DivFOp::create(
+          rewriter, loc, v,
+          vector::BroadcastOp::create(rewriter, loc, type, length));
+    }
+    Value otherwise = arith::ConstantOp::create(
+        rewriter, loc, type, DenseElementsAttr::get(type, fallback));
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, positive, scaled,
+                                                 otherwise);
     return success();
   }
 };
@@ -366,9 +422,10 @@ struct QuatToMatrixExpansion : OpRewritePattern<ks::QuatToMatrixOp> {
 
 void ksc::ks::populateExpandLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<DotExpansion, CrossExpansion, OuterExpansion, MatmulExpansion,
-               DeterminantExpansion, InverseExpansion, QuatMulExpansion,
-               QuatRotateExpansion<ks::QuatRotateOp, false>,
-               QuatRotateExpansion<ks::QuatRotateInvOp, true>,
-               QuatToMatrixExpansion>(patterns.getContext());
+  patterns.add<
+      DotExpansion, LengthExpansion, NormalizeExpansion, CrossExpansion,
+      OuterExpansion, MatmulExpansion, DeterminantExpansion, InverseExpansion,
+      QuatMulExpansion, QuatRotateExpansion<ks::QuatRotateOp, false>,
+      QuatRotateExpansion<ks::QuatRotateInvOp, true>, QuatToMatrixExpansion>(
+      patterns.getContext());
 }

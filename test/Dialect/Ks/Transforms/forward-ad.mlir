@@ -219,3 +219,28 @@ ks.kernel @pool(%x: !ks.array<const f32>, %m: !ks.array<f32>) {
   %old = ks.atomic_rmw max %m[%k], %e : !ks.array<f32>, i32
   ks.return
 }
+
+// length: dl = dot(v, dv) / l where l > 0, and 0 where l is zero (not the
+// NaN of 0 / 0: the division is by 1 there).
+// CHECK-LABEL: ks.kernel @distance_jvp(
+// CHECK-SAME:      %[[X:[a-z_0-9]*]]: !ks.array<const vector<3xf32>>, %[[E:[a-z_0-9]*]]: !ks.array<f32>, %[[TAN_X:[a-z_0-9]*]]: !ks.array<const vector<3xf32>>, %[[TAN_E:[a-z_0-9]*]]: !ks.array<f32>)
+// CHECK-DAG:     %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:         %[[V:.*]] = ks.load %[[X]]
+// CHECK-NEXT:    %[[DV:.*]] = ks.load %[[TAN_X]]
+// CHECK-NEXT:    %[[L:.*]] = ks.length %[[V]] : vector<3xf32>
+// CHECK-NEXT:    %[[ALONG:.*]] = ks.dot %[[V]], %[[DV]] : vector<3xf32>
+// CHECK-NEXT:    %[[POS:.*]] = arith.cmpf ogt, %[[L]], %[[ZERO]] : f32
+// CHECK-NEXT:    %[[SAFE:.*]] = arith.select %[[POS]], %[[L]], %[[ONE]] : f32
+// CHECK-NEXT:    %[[INV:.*]] = arith.divf %[[ONE]], %[[SAFE]] : f32
+// CHECK-NEXT:    %[[FACTOR:.*]] = arith.select %[[POS]], %[[INV]], %[[ZERO]] : f32
+// CHECK-NEXT:    %[[DL:.*]] = arith.mulf %[[ALONG]], %[[FACTOR]] : f32
+// CHECK-NEXT:    ks.store %[[L]], %[[E]]
+// CHECK-NEXT:    ks.store %[[DL]], %[[TAN_E]]
+ks.kernel @distance(%x: !ks.array<const vector<3xf32>>, %e: !ks.array<f32>) {
+  %i = ks.tid : i32
+  %v = ks.load %x[%i] : !ks.array<const vector<3xf32>>, i32
+  %l = ks.length %v : vector<3xf32>
+  ks.store %l, %e[%i] : !ks.array<f32>, i32
+  ks.return
+}

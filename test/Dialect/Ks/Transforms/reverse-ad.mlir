@@ -309,3 +309,35 @@ ks.kernel @pool(%x: !ks.array<const f32>, %m: !ks.array<f32>) {
   %old = ks.atomic_rmw max %m[%k], %e : !ks.array<f32>, i32
   ks.return
 }
+
+// normalize: the adjoint is J dn with the symmetric Jacobian
+// J = (I - n n^T) / l, scaled by 1 / l where l > 0 and by 0 where l is zero
+// (a zero derivative, not the NaN of 0 / 0: the division is by 1 there).
+// CHECK-LABEL: ks.kernel @direction_adj(
+// CHECK-SAME:      %[[X:[a-z_0-9]*]]: !ks.array<const vector<3xf32>>, %{{.*}}, %[[ADJ_X:[a-z_0-9]*]]: !ks.array<vector<3xf32>>, %[[ADJ_N:[a-z_0-9]*]]: !ks.array<vector<3xf32>>)
+// CHECK-DAG:     %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:         %[[V:.*]] = ks.load %[[X]]
+// CHECK:         %[[DN:.*]] = ks.load %[[ADJ_N]]
+// CHECK:         %[[L:.*]] = ks.length %[[V]] : vector<3xf32>
+// CHECK-NEXT:    %[[POS:.*]] = arith.cmpf ogt, %[[L]], %[[ZERO]] : f32
+// CHECK-NEXT:    %[[SAFE:.*]] = arith.select %[[POS]], %[[L]], %[[ONE]] : f32
+// CHECK-NEXT:    %[[INV:.*]] = arith.divf %[[ONE]], %[[SAFE]] : f32
+// CHECK-NEXT:    %[[FACTOR:.*]] = arith.select %[[POS]], %[[INV]], %[[ZERO]] : f32
+// CHECK-NEXT:    %[[SPREAD:.*]] = vector.broadcast %[[FACTOR]] : f32 to vector<3xf32>
+// CHECK-NEXT:    %[[N:.*]] = arith.mulf %[[V]], %[[SPREAD]] : vector<3xf32>
+// CHECK-NEXT:    %[[ALONG:.*]] = ks.dot %[[N]], %[[DN]] : vector<3xf32>
+// CHECK-NEXT:    %[[ALONG_V:.*]] = vector.broadcast %[[ALONG]] : f32 to vector<3xf32>
+// CHECK-NEXT:    %[[PROJ:.*]] = arith.mulf %[[N]], %[[ALONG_V]] : vector<3xf32>
+// CHECK-NEXT:    %[[PERP:.*]] = arith.subf %[[DN]], %[[PROJ]] : vector<3xf32>
+// CHECK-NEXT:    %[[DV:.*]] = arith.mulf %[[PERP]], %[[SPREAD]] : vector<3xf32>
+// CHECK-NEXT:    %[[OLD:.*]] = ks.load %[[ADJ_X]]
+// CHECK-NEXT:    %[[SUM:.*]] = arith.addf %[[OLD]], %[[DV]]
+// CHECK-NEXT:    ks.store %[[SUM]], %[[ADJ_X]]
+ks.kernel @direction(%x: !ks.array<const vector<3xf32>>, %n: !ks.array<vector<3xf32>>) {
+  %i = ks.tid : i32
+  %v = ks.load %x[%i] : !ks.array<const vector<3xf32>>, i32
+  %u = ks.normalize %v : vector<3xf32>
+  ks.store %u, %n[%i] : !ks.array<vector<3xf32>>, i32
+  ks.return
+}

@@ -45,6 +45,47 @@ def Ks_DotOp : Ks_LinalgOp<"dot", [Ks_CppExpression, Pure, SameTypeOperands,
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs)";
 }
 
+def Ks_LengthOp : Ks_LinalgOp<"length", [Ks_CppExpression, Pure,
+    Ks_DerivativeRules<["adjointUsesResult"]>,
+    TypesMatchWith<"result is the element type of the vector", "vector",
+                   "result",
+                   "::llvm::cast<::mlir::VectorType>($_self).getElementType()">]> {
+  let summary = "The Euclidean length of a vector";
+  let description = [{
+    `sqrt(dot(v, v))`. Its derivative at the zero vector, where the length
+    has none, is zero (NVIDIA Warp's adjoint of `length` is too): the
+    distance between two particles that coincide has no gradient rather
+    than a NaN that would spread to every other.
+
+    ```mlir
+    %l = ks.length %v : vector<3xf32>
+    ```
+  }];
+  let arguments = (ins Ks_FloatVector:$vector);
+  let results = (outs AnyTypeOf<[F32, F64]>:$result);
+  let assemblyFormat = "$vector attr-dict `:` type($vector)";
+}
+
+def Ks_NormalizeOp : Ks_LinalgOp<"normalize", [Ks_CppExpression, Pure,
+    Ks_DerivativeRules<>, AllTypesMatch<["vector", "result"]>]> {
+  let summary = "A vector scaled to length one";
+  let description = [{
+    `v / length(v)`, and the zero vector where the length is zero (or NaN),
+    as NVIDIA Warp's `normalize`. With `quaternion`, `q * (1 / length(q))`
+    and the identity quaternion `(0, 0, 0, 1)` where the length is zero.
+    Its derivative there is zero, not NaN.
+
+    ```mlir
+    %n = ks.normalize %v : vector<3xf32>
+    %r = ks.normalize %q quaternion : vector<4xf32>
+    ```
+  }];
+  let arguments = (ins Ks_FloatVector:$vector, UnitAttr:$quaternion);
+  let results = (outs Ks_FloatVector:$result);
+  let assemblyFormat = "$vector (`quaternion` $quaternion^)? attr-dict `:` type($vector)";
+  let hasVerifier = 1;
+}
+
 def Ks_CrossOp : Ks_LinalgOp<"cross", [Ks_CppExpression, Pure, Ks_ProductRules,
     AllTypesMatch<["lhs", "rhs", "result"]>]> {
   let summary = "The cross product of two 3-vectors";
