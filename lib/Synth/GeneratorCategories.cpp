@@ -1,6 +1,7 @@
 //===- GeneratorCategories.cpp - One generator per category ---------------===//
 //
-// Part of ksc. The 14 category generators of ksc-synth and the public API of
+// Part of ksc. The category generators (the struct one in
+// GeneratorStructs.cpp) of ksc-synth and the public API of
 // Generator.h. Each generator chooses the kernel's arguments and the
 // constructs the grammar may draw, emits its category's construct at least
 // once between random statements, and lets the builder write the outputs.
@@ -14,30 +15,7 @@
 using namespace ksc::synth;
 using namespace ksc::synth::detail;
 
-namespace {
-
-const char *const kVerbs[] = {"update",    "compute",   "apply",  "scale",
-                              "blend",     "smooth",    "advect", "relax",
-                              "filter",    "transform", "mix",    "accumulate",
-                              "integrate", "project",   "warp",   "eval"};
-const char *const kNouns[] = {"velocity", "positions", "sum",      "weights",
-                              "forces",   "field",     "density",  "energy",
-                              "signal",   "particles", "features", "samples",
-                              "values",   "state",     "pressure", "heat"};
-
-/// Random statements around a forced construct: `before` statements, the
-/// construct, then the rest of a block of the usual size.
-template <typename F> void around(Draft &d, F &&construct) {
-  unsigned size = d.b.blockSize(0);
-  unsigned before = unsigned(d.rng.range(0, int(size / 2)));
-  d.randomStatements(before);
-  construct();
-  unsigned rest = size > before + 1 ? size - before - 1 : 0;
-  d.randomStatements(rest);
-}
-
-/// Declares `name = init` with an active initializer and returns the name.
-std::string declareActive(Draft &d, Ty ty, unsigned depth) {
+std::string detail::declareActive(Draft &d, Ty ty, unsigned depth) {
   Expr e = d.b.limit(d.b.activeExpr(ty, depth), ty, 1e3);
   std::string name = d.b.nameFor(ty);
   d.b.line(tyName(ty).str() + " " + name + " = " + e.text + ";");
@@ -45,17 +23,15 @@ std::string declareActive(Draft &d, Ty ty, unsigned depth) {
   return name;
 }
 
-unsigned depthOf(Draft &d) {
+unsigned detail::depthOf(Draft &d) {
   return unsigned(d.rng.range(1, int(d.b.opts.maxDepth)));
 }
 
-void chooseReal(Draft &d) {
+void detail::chooseReal(Draft &d) {
   d.b.real = d.rng.chance(20) ? Ty::Double : Ty::Float;
 }
 
-/// Stores `value` (a variable of the output's type) into an output, so that
-/// a forced construct reaches the kernel's result.
-void storeVar(Draft &d, const std::string &name, Ty ty) {
+void detail::storeVar(Draft &d, const std::string &name, Ty ty) {
   for (ArrayInfo &a : d.b.arrays) {
     if (a.isConst || a.atomicOnly || a.elem != ty || a.rank != 1 || a.written)
       continue;
@@ -73,6 +49,60 @@ void storeVar(Draft &d, const std::string &name, Ty ty) {
     return;
   }
 }
+
+void detail::useScalars(Draft &d,
+                        llvm::ArrayRef<std::pair<std::string, Ty>> params) {
+  Builder &b = d.b;
+  std::string acc = declareActive(d, b.real, 1);
+  for (auto &[name, ty] : params) {
+    Expr e = b.limit(b.expr(b.real, depthOf(d)), b.real, 1e3);
+    if (ty == Ty::Int) {
+      std::string k = b.freshName({"k", "j", "s"});
+      b.line("for (int " + k + " = 0; " + k + " < min(" + name + ", " +
+             std::to_string(d.rng.range(2, 8)) + "); ++" + k + ") {");
+      b.line("  " + acc + " += " + e.text + ";");
+      b.line("}");
+    } else if (ty == Ty::Bool) {
+      if (d.rng.chance(50))
+        b.line(acc + " = " + name + " ? " + b.paren(e, POr).text + " : " + acc +
+               ";");
+      else {
+        b.line("if (" + name + ") {");
+        b.line("  " + acc + " = -" + acc + ";");
+        b.line("}");
+      }
+    } else if (isVec(ty)) {
+      static const char *const comps[] = {"x", "y", "z"};
+      b.line(acc + " += " + name + "." +
+             d.rng.pick(llvm::ArrayRef<const char *>(comps)) + " * " +
+             b.paren(e, PMul + 1).text + ";");
+    } else {
+      std::string p = name;
+      if (ty != b.real)
+        p = tyName(b.real).str() + "(" + name + ")";
+      b.line(acc + " = " + acc + (d.rng.chance(50) ? " * " : " + ") + p + ";");
+    }
+    b.findVar(acc)->mag = b.findVar(acc)->mag * 8 + 1e3 * e.mag;
+  }
+  Var *v = b.findVar(acc);
+  if (v->mag > 1e3) {
+    Expr s = b.squash({acc, PPrimary, v->mag, true}, b.real);
+    b.line(acc + " = " + s.text + ";");
+    b.findVar(acc)->mag = 1.6;
+  }
+  storeVar(d, acc, b.real);
+}
+
+namespace {
+
+const char *const kVerbs[] = {"update",    "compute",   "apply",  "scale",
+                              "blend",     "smooth",    "advect", "relax",
+                              "filter",    "transform", "mix",    "accumulate",
+                              "integrate", "project",   "warp",   "eval"};
+const char *const kNouns[] = {"velocity", "positions", "sum",      "weights",
+                              "forces",   "field",     "density",  "energy",
+                              "signal",   "particles", "features", "samples",
+                              "values",   "state",     "pressure", "heat"};
 
 GeneratedKernel arithmetic(Draft &d) {
   chooseReal(d);
@@ -533,43 +563,7 @@ GeneratedKernel scalarParam(Draft &d) {
     params.push_back({d.scalar(ty), ty});
   }
   d.begin();
-  around(d, [&] {
-    Builder &b = d.b;
-    std::string acc = declareActive(d, b.real, 1);
-    for (auto &[name, ty] : params) {
-      Expr e = b.limit(b.expr(b.real, depthOf(d)), b.real, 1e3);
-      if (ty == Ty::Int) {
-        std::string k = b.freshName({"k", "j", "s"});
-        b.line("for (int " + k + " = 0; " + k + " < min(" + name + ", " +
-               std::to_string(d.rng.range(2, 8)) + "); ++" + k + ") {");
-        b.line("  " + acc + " += " + e.text + ";");
-        b.line("}");
-      } else if (ty == Ty::Bool) {
-        if (d.rng.chance(50))
-          b.line(acc + " = " + name + " ? " + b.paren(e, POr).text + " : " +
-                 acc + ";");
-        else {
-          b.line("if (" + name + ") {");
-          b.line("  " + acc + " = -" + acc + ";");
-          b.line("}");
-        }
-      } else {
-        std::string p = name;
-        if (ty != b.real)
-          p = tyName(b.real).str() + "(" + name + ")";
-        b.line(acc + " = " + acc + (d.rng.chance(50) ? " * " : " + ") + p +
-               ";");
-      }
-      b.findVar(acc)->mag = b.findVar(acc)->mag * 8 + 1e3 * e.mag;
-    }
-    Var *v = b.findVar(acc);
-    if (v->mag > 1e3) {
-      Expr s = b.squash({acc, PPrimary, v->mag, true}, b.real);
-      b.line(acc + " = " + s.text + ";");
-      b.findVar(acc)->mag = 1.6;
-    }
-    storeVar(d, acc, b.real);
-  });
+  around(d, [&] { useScalars(d, params); });
   return d.finish();
 }
 
@@ -740,13 +734,13 @@ static const Category kCategories[] = {
     Category::MultiConditional, Category::Loop,        Category::NestedLoop,
     Category::WhileLoop,        Category::Vector,      Category::Matrix,
     Category::Atomic,           Category::ScalarParam, Category::RandomMath,
-    Category::Function,         Category::Combined};
+    Category::Function,         Category::Combined,    Category::Struct};
 
 static const char *const kCategoryNames[] = {
     "arithmetic", "math",        "conditional",  "multi_conditional",
     "loop",       "nested_loop", "while_loop",   "vector",
     "matrix",     "atomic",      "scalar_param", "random_math",
-    "function",   "combined"};
+    "function",   "combined",    "struct"};
 
 llvm::ArrayRef<Category> ksc::synth::allCategories() { return kCategories; }
 
@@ -793,6 +787,8 @@ GeneratedKernel ksc::synth::generateKernel(Category category, uint64_t seed,
     return function(d);
   case Category::Combined:
     return combined(d);
+  case Category::Struct:
+    return structKernel(d);
   }
   return arithmetic(d);
 }

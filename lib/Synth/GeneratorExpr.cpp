@@ -646,6 +646,20 @@ Expr Builder::matrixReduction(unsigned sub) {
   }
 }
 
+/// The vector variables and arrays of vectors `e` reads, sorted.
+static std::vector<std::string> vectorRoots(Builder &b, const Expr &e) {
+  std::vector<std::string> roots;
+  for (auto &scope : b.scopes)
+    for (Var &v : scope)
+      if (isVec(v.ty) && mentions(e.text, v.name))
+        roots.push_back(v.name);
+  for (const ArrayInfo &a : b.arrays)
+    if (isVec(a.elem) && mentions(e.text, a.name))
+      roots.push_back(a.name);
+  llvm::sort(roots);
+  return roots;
+}
+
 Expr Builder::vecExpr(Ty ty, unsigned depth,
                       llvm::ArrayRef<const FuncInfo *> fs) {
   unsigned sub = depth - 1;
@@ -675,9 +689,19 @@ Expr Builder::vecExpr(Ty ty, unsigned depth,
     return call("normalize", {expr(ty, sub)}, 1);
   case 5: {
     if (n == 3) {
+      // Not of two vectors made of one and the same vector (and scalars):
+      // those are parallel, their cross product is rounding noise, and
+      // normalize would make a direction of the noise.
       Expr a = limit(expr(ty, sub), ty, 1e3);
+      std::vector<std::string> roots = vectorRoots(*this, a);
       Expr b = limit(expr(ty, sub), ty, 1e3);
-      return call("cross", {a, b}, 2 * a.mag * b.mag);
+      for (int tries = 0; tries < 5 && roots.size() == 1 &&
+                          vectorRoots(*this, b) == roots;
+           ++tries)
+        b = limit(expr(ty, sub), ty, 1e3);
+      if (roots.size() != 1 || vectorRoots(*this, b) != roots)
+        return call("cross", {a, b}, 2 * a.mag * b.mag);
+      return call("cw_mul", {a, b}, a.mag * b.mag);
     }
     Expr a = expr(ty, sub);
     Expr b = limit(expr(ty, sub), ty, 1e3);

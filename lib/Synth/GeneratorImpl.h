@@ -302,6 +302,10 @@ public:
   Ty randomLocalType();
 };
 
+/// Whether `text` mentions the variable or array `name` (not as a field
+/// or part of a longer name).
+bool mentions(llvm::StringRef text, llvm::StringRef name);
+
 /// The kernel signature, built by the category generators.
 struct Signature {
   std::vector<KernelArgument> args;

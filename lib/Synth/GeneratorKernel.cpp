@@ -189,6 +189,8 @@ GeneratedKernel Draft::finish() {
   k.kernelName = kernelName;
   k.arguments = args;
   std::string text;
+  for (const std::string &s : structs)
+    text += s + "\n";
   for (const std::string &f : functions)
     text += f + "\n";
   text += wrapSignature("KSC_KERNEL void " + kernelName + "(", args, ") {");
@@ -216,23 +218,21 @@ static const char *const kParamReals[] = {"x", "y", "t", "s", "a",
                                           "b", "w", "r", "z", "v"};
 static const char *const kParamVecs[] = {"p", "q", "d", "n", "dir", "u"};
 
-/// A builder for a device function's body, sharing the kernel's generator
-/// and names.
-static Builder functionBuilder(Draft &d) {
-  Builder fb(d.rng, d.b.opts);
-  fb.used = d.b.used;
-  fb.real = d.b.real;
-  fb.feat = d.b.feat;
+Builder Draft::functionBuilder() {
+  Builder fb(rng, b.opts);
+  fb.used = b.used;
+  fb.real = b.real;
+  fb.feat = b.feat;
   fb.feat.whiles = false;
-  fb.feat.loops = d.b.feat.loops && d.rng.chance(50);
+  fb.feat.loops = b.feat.loops && rng.chance(50);
   fb.inKernel = false;
   fb.tidName.clear();
-  fb.funcs = d.b.funcs;
+  fb.funcs = b.funcs;
   return fb;
 }
 
 void Draft::addFunction(Ty result, unsigned nparams) {
-  Builder fb = functionBuilder(*this);
+  Builder fb = functionBuilder();
   std::string name =
       fb.freshName(isVec(result) ? llvm::ArrayRef<const char *>(kVecFuncNames)
                                  : llvm::ArrayRef<const char *>(kFuncNames));
@@ -327,7 +327,7 @@ static Expr genericExpr(Rng &rng, llvm::ArrayRef<std::string> names,
 }
 
 void Draft::addTemplate() {
-  Builder fb = functionBuilder(*this);
+  Builder fb = functionBuilder();
   std::string name = fb.freshName(kFuncNames);
   if (rng.chance(35)) {
     // A value parameter: an iteration count.

@@ -19,6 +19,8 @@ struct Draft {
   Category category;
   std::string kernelName;
   std::vector<KernelArgument> args;
+  /// Struct declarations, in order (before the functions).
+  std::vector<std::string> structs;
   /// Device function definitions, in order.
   std::vector<std::string> functions;
 
@@ -42,9 +44,40 @@ struct Draft {
   void addFunction(Ty result, unsigned nparams);
   /// A KSC_FUNC template (a type or a value parameter).
   void addTemplate();
+  /// A builder for a device function's body, sharing the kernel's
+  /// generator, names, features and functions.
+  Builder functionBuilder();
   /// Writes the outputs not written yet, and assembles the source.
   GeneratedKernel finish();
 };
+
+/// Random statements around a forced construct: `before` statements, the
+/// construct, then the rest of a block of the usual size.
+template <typename F> void around(Draft &d, F &&construct) {
+  unsigned size = d.b.blockSize(0);
+  unsigned before = unsigned(d.rng.range(0, int(size / 2)));
+  d.randomStatements(before);
+  construct();
+  unsigned rest = size > before + 1 ? size - before - 1 : 0;
+  d.randomStatements(rest);
+}
+
+/// A depth for an expression: 1..maxDepth.
+unsigned depthOf(Draft &d);
+/// Makes the kernel's real type double one time in five.
+void chooseReal(Draft &d);
+/// Declares `name = init` with an active initializer and returns the name.
+std::string declareActive(Draft &d, Ty ty, unsigned depth);
+/// Stores `value` (a variable of the output's type) into an output, so that
+/// a forced construct reaches the kernel's result.
+void storeVar(Draft &d, const std::string &name, Ty ty);
+/// Reads each of `params` (scalars or struct fields of any type) into a
+/// new local, which reaches an output: an int bounds a loop, a bool picks
+/// a value, a real scales or shifts it.
+void useScalars(Draft &d, llvm::ArrayRef<std::pair<std::string, Ty>> params);
+
+/// The generator of the `struct` category (GeneratorStructs.cpp).
+GeneratedKernel structKernel(Draft &d);
 
 } // namespace ksc::synth::detail
 

@@ -447,7 +447,7 @@ static bool isIdentChar(char c) { return llvm::isAlnum(c) || c == '_'; }
 
 /// Whether `text` names `name` as a variable: a whole identifier, not a
 /// member (`v.w` for a local `w`) nor part of a literal (`2.0f` for `f`).
-static bool mentions(llvm::StringRef text, llvm::StringRef name) {
+bool detail::mentions(llvm::StringRef text, llvm::StringRef name) {
   for (size_t at = text.find(name); at != llvm::StringRef::npos;
        at = text.find(name, at + 1)) {
     size_t end = at + name.size();

@@ -4,11 +4,13 @@
 // what this ksc makes of its source. A sample (every record with --full):
 // its C++ compiles with the host compiler and its PTX assembles with
 // ptxas. A smaller sample: its CUDA C++ compiles with nvcc (when there is
-// one) and ksc-run --check-grad passes on kernels with float arguments.
+// one) and ksc-run --check-grad passes on kernels with arguments to
+// differentiate (their types, struct fields included, read from the ks IR).
 //
 //===----------------------------------------------------------------------===//
 
 #include "ksc/Config.h"
+#include "ksc/Dialect/Ks/IR/KsOps.h"
 #include "ksc/Runner/Runner.h"
 #include "ksc/Support/Process.h"
 #include "ksc/Support/SplitMix64.h"
@@ -22,6 +24,9 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/thread.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
 
 #include <atomic>
 #include <mutex>
@@ -67,7 +72,8 @@ private:
                 std::vector<std::string> &errors);
   std::string logPath() const;
   std::string writeTemp(unsigned line, StringRef suffix, StringRef text);
-  void checkGradient(const json::Object &record, unsigned line, uint64_t seed,
+  void checkGradient(const json::Object &record, StringRef ksMlir,
+                     unsigned line, uint64_t seed,
                      std::vector<std::string> &errors);
 
   const FrontendSession &session;
@@ -182,67 +188,88 @@ void Validator::runTool(StringRef program, ArrayRef<std::string> args,
                        .str());
 }
 
-/// A value for an argument of type `type` in ksc-run's JSON, for a launch
-/// of `n` threads; nullopt for types the sample does not fill in.
-static std::optional<json::Value> inputFor(StringRef type, unsigned n,
-                                           SplitMix64 &random) {
-  auto real = [&] { return (random.next() % 4001) / 1000.0 - 2.0; };
-  auto integer = [&] { return int64_t(random.next() % 4); };
-  auto scalar = [&](StringRef element) -> std::optional<json::Value> {
-    if (element == "float" || element == "double")
-      return json::Value(real());
-    if (element == "int" || element == "int64_t")
-      return json::Value(integer());
-    if (element == "uint32_t")
-      return json::Value(int64_t(random.next() % 100000));
-    if (element == "bool")
-      return json::Value(bool(random.next() & 1));
-    return std::nullopt;
-  };
-  if (type.consume_front("array<")) {
-    type.consume_back(">");
-    auto [element, rankText] = type.split(',');
-    element = element.trim();
-    element.consume_front("const ");
-    unsigned rank = 1;
-    if (!rankText.trim().empty() && rankText.trim().getAsInteger(10, rank))
-      return std::nullopt;
-    std::function<std::optional<json::Value>(unsigned)> fill =
-        [&](unsigned dim) -> std::optional<json::Value> {
-      json::Array values;
-      unsigned extent = dim == 0 ? n : 3;
-      for (unsigned i = 0; i < extent; ++i) {
-        std::optional<json::Value> value =
-            dim + 1 == rank ? scalar(element) : fill(dim + 1);
-        if (!value)
-          return std::nullopt;
-        values.push_back(std::move(*value));
-      }
-      return json::Value(std::move(values));
-    };
-    return fill(0);
+/// A random value of `type` in ksc-run's JSON: reals in [-2, 2], integers
+/// in [0, 3] (indices and counts stay small), vectors and matrices as
+/// (nested) lists, structs as objects keyed by field.
+static json::Value randomValue(const runner::ValueType &type,
+                               SplitMix64 &random) {
+  if (type.isStruct()) {
+    json::Object fields;
+    for (const runner::ValueType::Field &field : type.fields)
+      fields[field.name] = randomValue(field.type, random);
+    return json::Value(std::move(fields));
   }
-  if (type.consume_front("vec") && type.size() >= 1 && isDigit(type[0])) {
-    unsigned size = type[0] - '0';
-    StringRef element = type.drop_front() == "d"    ? "double"
-                        : type.drop_front() == "i"  ? "int"
-                        : type.drop_front().empty() ? "float"
-                                                    : "";
-    json::Array values;
-    for (unsigned i = 0; i < size; ++i) {
-      std::optional<json::Value> value = scalar(element);
-      if (!value)
-        return std::nullopt;
-      values.push_back(std::move(*value));
+  auto scalar = [&]() -> json::Value {
+    switch (type.scalar) {
+    case runner::Scalar::F32:
+    case runner::Scalar::F64:
+      return (random.next() % 4001) / 1000.0 - 2.0;
+    case runner::Scalar::I1:
+      return bool(random.next() & 1);
+    case runner::Scalar::U32:
+      return int64_t(random.next() % 100000);
+    case runner::Scalar::I32:
+    case runner::Scalar::I64:
+      break;
     }
+    return int64_t(random.next() % 4);
+  };
+  std::function<json::Value(size_t)> components = [&](size_t dim) {
+    if (dim == type.components.size())
+      return scalar();
+    json::Array values;
+    for (int64_t k = 0; k < type.components[dim]; ++k)
+      values.push_back(components(dim + 1));
     return json::Value(std::move(values));
-  }
-  return scalar(type);
+  };
+  return components(0);
 }
 
-void Validator::checkGradient(const json::Object &record, unsigned line,
-                              uint64_t seed, std::vector<std::string> &errors) {
+/// A random value for `param` for a launch of `n` threads: an array has n
+/// elements along dimension 0 and 3 along the others.
+static json::Value randomArgument(const runner::Param &param, unsigned n,
+                                  SplitMix64 &random) {
+  if (!param.isArray)
+    return randomValue(param.type, random);
+  std::function<json::Value(unsigned)> fill = [&](unsigned dim) {
+    json::Array values;
+    unsigned extent = dim == 0 ? n : 3;
+    for (unsigned k = 0; k < extent; ++k)
+      values.push_back(dim + 1 == param.rank ? randomValue(param.type, random)
+                                             : fill(dim + 1));
+    return json::Value(std::move(values));
+  };
+  return fill(0);
+}
+
+/// The signature of the kernel of a record, from its ks IR (`ksMlir`).
+static Expected<runner::Signature> signatureOf(StringRef ksMlir) {
+  std::unique_ptr<mlir::MLIRContext> context = createCompilerContext();
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(
+          ksMlir, mlir::ParserConfig(context.get()));
+  if (!module)
+    return createStringError("its ks IR does not parse");
+  for (auto kernel : module->getOps<ks::KernelOp>())
+    return runner::getSignature(kernel);
+  return createStringError("its ks IR has no kernel");
+}
+
+void Validator::checkGradient(const json::Object &record, StringRef ksMlir,
+                              unsigned line, uint64_t seed,
+                              std::vector<std::string> &errors) {
   constexpr unsigned n = 8;
+  // The argument types as ksc-run reads them (struct fields included).
+  Expected<runner::Signature> signature = signatureOf(ksMlir);
+  if (!signature) {
+    errors.push_back("ksc-run cannot pass the kernel's arguments: " +
+                     toString(signature.takeError()));
+    return;
+  }
+  if (llvm::none_of(signature->params, [](const runner::Param &param) {
+        return param.type.hasDerivative();
+      }))
+    return; // nothing to differentiate
   std::string source = writeTemp(line, "-" + record.getString("file")->str(),
                                  *record.getString("source"));
   // In double precision: float central differences of the large values
@@ -253,14 +280,8 @@ void Validator::checkGradient(const json::Object &record, unsigned line,
   for (unsigned attempt = 0; attempt < 2; ++attempt) {
     SplitMix64 random(seed + attempt);
     json::Object inputs;
-    for (const json::Value &argument : *record.getArray("arguments")) {
-      const json::Object *object = argument.getAsObject();
-      std::optional<json::Value> value =
-          inputFor(*object->getString("type"), n, random);
-      if (!value)
-        return; // not a kernel the sample fills in
-      inputs[*object->getString("name")] = std::move(*value);
-    }
+    for (const runner::Param &param : signature->params)
+      inputs[param.name] = randomArgument(param, n, random);
     std::string json =
         writeTemp(line, "-inputs.json",
                   formatv("{0}", json::Value(std::move(inputs))).str());
@@ -277,16 +298,6 @@ void Validator::checkGradient(const json::Object &record, unsigned line,
       return;
   }
   errors.insert(errors.end(), attemptErrors.begin(), attemptErrors.end());
-}
-
-/// Whether a record has a float or double argument to differentiate.
-static bool hasFloatArgument(const json::Object &record) {
-  for (const json::Value &argument : *record.getArray("arguments")) {
-    StringRef type = *argument.getAsObject()->getString("type");
-    if (type.contains("float") || type.contains("double"))
-      return true;
-  }
-  return false;
 }
 
 std::vector<std::string> Validator::check(RecordCompiler &compiler,
@@ -325,8 +336,12 @@ std::vector<std::string> Validator::check(RecordCompiler &compiler,
   CompiledForms compiled;
   std::string error;
   StringRef fileName = *record->getString("file");
-  if (!compiler.compile(fileName, *record->getString("source"), forms, compiled,
-                        error)) {
+  // The gradient check reads the argument types from the ks IR.
+  FormSet compiledForms = forms;
+  if (gradSample)
+    compiledForms.insert(Form::KsMlir);
+  if (!compiler.compile(fileName, *record->getString("source"), compiledForms,
+                        compiled, error)) {
     errors.push_back("the source does not compile: " + error);
     return errors;
   }
@@ -389,8 +404,9 @@ std::vector<std::string> Validator::check(RecordCompiler &compiler,
               ("the " + formName(form) + " CUDA C++ (nvcc)").str(), errors);
     }
   }
-  if (gradSample && hasFloatArgument(*record))
-    checkGradient(*record, line, *record->getInteger("seed"), errors);
+  if (gradSample)
+    checkGradient(*record, compiled[Form::KsMlir], line,
+                  *record->getInteger("seed"), errors);
   return errors;
 }
 

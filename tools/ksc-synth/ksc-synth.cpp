@@ -66,13 +66,18 @@ cl::opt<std::string> statsFile(
              ".stats.json for .jsonl; none for stdout)"),
     cl::value_desc("file"), cl::cat(synthCategory),
     cl::sub(cl::SubCommand::getTopLevel()), cl::sub(mergeCommand));
-cl::opt<std::string> categoriesOption(
-    "categories",
-    cl::desc("Comma-separated categories (default all): arithmetic, math, "
-             "conditional, multi_conditional, loop, nested_loop, "
-             "while_loop, vector, matrix, atomic, scalar_param, random_math, "
-             "function, combined"),
-    cl::value_desc("list"), cl::cat(synthCategory));
+/// The help of --categories, naming every category (the generator's
+/// table is constant-initialized, so it is ready before this).
+const std::string categoriesHelp = [] {
+  std::string text = "Comma-separated categories (default all):";
+  for (Category category : allCategories())
+    text += (category == allCategories().front() ? " " : ", ") +
+            categoryName(category).str();
+  return text;
+}();
+cl::opt<std::string> categoriesOption("categories", cl::desc(categoriesHelp),
+                                      cl::value_desc("list"),
+                                      cl::cat(synthCategory));
 cl::opt<std::string> formsOption(
     "forms",
     cl::desc("Comma-separated forms (default all): ks_mlir, cpp, cpp_adj, "

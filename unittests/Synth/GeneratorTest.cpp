@@ -75,6 +75,8 @@ std::vector<llvm::StringRef> constructs(Category category) {
     return {"KSC_FUNC "};
   case Category::Combined:
     return {};
+  case Category::Struct:
+    return {"struct ", "};\n"};
   }
   return {};
 }
@@ -131,6 +133,19 @@ void checkAlternatives(Category category, const GeneratedKernel &k,
   case Category::RandomMath:
     EXPECT_TRUE(containsAny(s, {"randf(", "randn(", "randi("})) << where;
     break;
+  case Category::Struct: {
+    // A struct of the file is an argument or an array's element.
+    bool structArgument = false;
+    for (const KernelArgument &a : k.arguments) {
+      llvm::StringRef type = a.type;
+      type.consume_front("array<");
+      type.consume_front("const ");
+      type = type.take_until([](char c) { return c == '>' || c == ','; });
+      structArgument |= s.contains(("struct " + type + " {").str());
+    }
+    EXPECT_TRUE(structArgument) << where;
+    break;
+  }
   default:
     break;
   }

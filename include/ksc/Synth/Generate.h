@@ -67,7 +67,7 @@ struct ValidateOptions {
   unsigned sample = 50;
   /// Records whose CUDA C++ nvcc compiles (when nvcc is found).
   unsigned nvccSample = 8;
-  /// Records with float arguments whose gradients ksc-run checks.
+  /// Records with arguments to differentiate whose gradients ksc-run checks.
   unsigned gradSample = 8;
   unsigned jobs = 1;
   /// The ksc-run executable; empty: next to ksc-synth.

@@ -48,8 +48,9 @@ enum class Category : unsigned {
   RandomMath,       // rand_init, randf, randn, randi
   Function,         // KSC_FUNC device functions and function templates
   Combined,         // several of the above in one kernel
+  Struct,           // structs: arrays of structs, struct arguments, nesting
 };
-inline constexpr unsigned kNumCategories = 14;
+inline constexpr unsigned kNumCategories = 15;
 
 /// Every category, in declaration order.
 llvm::ArrayRef<Category> allCategories();
