@@ -127,7 +127,7 @@ GeneratedKernel arithmetic(Draft &d) {
     const char *op = d.rng.pick(llvm::ArrayRef<const char *>(ops));
     Expr e = d.b.limit(d.b.expr(d.b.real, depthOf(d)), d.b.real, 4);
     if (llvm::StringRef(op) == " /= ")
-      e = Expr{d.b.realLit(d.b.real, d.rng.range(2, 8) * 50), PPrimary, 1,
+      e = Expr{d.b.realLit(d.b.real, d.rng.range(3, 8) * 50), PPrimary, 1,
                false};
     d.b.line(t + op + e.text + ";");
     Var *v = d.b.findVar(t);
@@ -225,7 +225,9 @@ GeneratedKernel multiConditional(Draft &d) {
                                          return b.expr(b.real, depthOf(d));
                                        }),
                        b.real, 1e3);
-      bool plain = d.rng.chance(50) && e.text != acc;
+      // `acc = e` only over a value something has read.
+      bool plain = d.rng.chance(50) && e.text != acc &&
+                   !b.lastWriteUnread(*b.findVar(acc));
       b.line(acc + (plain ? " = " : " += ") + e.text + ";");
       b.findVar(acc)->mag += e.mag;
       b.popScope();

@@ -51,14 +51,22 @@ Expr Builder::binary(const Expr &a, llvm::StringRef op, const Expr &b,
   return e;
 }
 
-/// Whether `e` is built from number literals only (`7`, `-0.27f`, `9 - 2`):
-/// no name in it, but for the suffixes and exponents of literals.
+/// Whether `e` is built from number literals only (`7`, `-0.27f`, `9 - 2`,
+/// `tanh(2.0f)`, `vec3(1.5f)`): no name in it but those of functions and
+/// types called, and the suffixes and exponents of literals.
 static bool isConstant(const Expr &e) {
   llvm::StringRef t = e.text;
-  for (size_t k = 0; k < t.size(); ++k)
-    if ((llvm::isAlpha(t[k]) || t[k] == '_') &&
-        !(k && (llvm::isDigit(t[k - 1]) || t[k - 1] == '.')))
+  for (size_t k = 0; k < t.size(); ++k) {
+    if (!(llvm::isAlpha(t[k]) || t[k] == '_') ||
+        (k && (llvm::isDigit(t[k - 1]) || t[k - 1] == '.')))
+      continue;
+    size_t end = k;
+    while (end < t.size() && (llvm::isAlnum(t[end]) || t[end] == '_'))
+      ++end;
+    if (end == t.size() || (t[end] != '(' && t[end] != '<'))
       return false;
+    k = end - 1;
+  }
   return true;
 }
 
@@ -73,10 +81,21 @@ Expr Builder::differentFrom(const Expr &other, llvm::function_ref<Expr()> gen,
   return e;
 }
 
+/// A vector or matrix times a constant.
+static Expr scaled(Builder &b, const Expr &a) {
+  Expr e = b.binary(a, "*", atom(b.smallRealLit(Ty::Float), 4), PMul);
+  e.mag = a.mag * 4;
+  return e;
+}
+
 Expr Builder::differentOrLiteral(const Expr &other,
                                  llvm::function_ref<Expr()> gen, Ty ty) {
   Expr e = differentFrom(other, gen);
-  if (e.text != other.text || !(ty == Ty::Int || isReal(ty)))
+  if (e.text != other.text)
+    return e;
+  if (isVec(ty) || isMat(ty))
+    return scaled(*this, other);
+  if (!(ty == Ty::Int || isReal(ty)))
     return e;
   if (ty == Ty::Int) {
     int v = rng.range(1, 9);
@@ -133,6 +152,13 @@ Expr Builder::squash(const Expr &e, Ty ty) {
 Expr Builder::limit(const Expr &e, Ty ty, double maxMag) {
   if (e.mag <= maxMag)
     return e;
+  // A smaller constant rather than `tanh(2.0f)`.
+  if (isConstant(e) && isReal(ty) && maxMag >= 1)
+    return atom(realLit(ty, rng.range(5, 95)), 1);
+  if (isConstant(e) && ty == Ty::Int && maxMag >= 1) {
+    int v = rng.range(1, int(std::min(maxMag, 9.0)));
+    return atom(intLit(v), v);
+  }
   return squash(e, ty);
 }
 
@@ -280,8 +306,10 @@ Expr Builder::intExpr(unsigned depth) {
   case 0:
   case 1: {
     Expr a = intExpr(depth - 1);
-    Expr b = differentOrLiteral(a, [&] { return intExpr(depth - 1); });
-    if (a.mag + b.mag > 1e8)
+    auto gen = [&] { return intExpr(depth - 1); };
+    Expr b = isConstant(a) ? differentFrom(a, gen, /*notConstant=*/true)
+                           : differentOrLiteral(a, gen);
+    if (a.mag + b.mag > 1e8 || (isConstant(a) && isConstant(b)))
       return a;
     Expr e = binary(a, rng.chance(60) ? "+" : "-", b, PAdd);
     e.mag = a.mag + b.mag;
@@ -289,32 +317,49 @@ Expr Builder::intExpr(unsigned depth) {
   }
   case 2: {
     Expr a = intExpr(depth - 1);
-    Expr b = intExpr(depth - 1);
-    if (a.mag * b.mag > 1e8)
+    Expr b = isConstant(a) ? differentFrom(
+                                 a, [&] { return intExpr(depth - 1); },
+                                 /*notConstant=*/true)
+                           : intExpr(depth - 1);
+    if (a.mag * b.mag > 1e8 || (isConstant(a) && isConstant(b)))
       return a;
     Expr e = binary(a, "*", b, PMul);
     e.mag = a.mag * b.mag;
     return e;
   }
   case 3: {
-    Expr a = intExpr(depth - 1);
+    Expr a = differentFrom(
+        Expr{}, [&] { return intExpr(depth - 1); },
+        /*notConstant=*/true);
+    if (isConstant(a))
+      return a; // not `2 / 2`
     int c = rng.range(2, 7);
     Expr e = binary(a, rng.chance(50) ? "/" : "%", atom(intLit(c), c), PMul);
     e.mag = a.mag;
     return e;
   }
   case 4: {
-    Expr a = intExpr(depth - 1);
+    // Of a value, not of constants only (`min(1, 3)`).
+    Expr a = differentFrom(
+        Expr{}, [&] { return intExpr(depth - 1); },
+        /*notConstant=*/true);
     Expr b = differentOrLiteral(a, [&] { return intExpr(depth - 1); });
     return call(rng.chance(50) ? "min" : "max", {a, b}, std::max(a.mag, b.mag));
   }
   case 5: {
-    Expr a = intExpr(depth - 1);
+    Expr a = differentFrom(
+        Expr{}, [&] { return intExpr(depth - 1); },
+        /*notConstant=*/true);
     int hi = rng.range(2, 16);
     return call("clamp", {a, atom("0", 0), atom(intLit(hi), hi)}, hi);
   }
   default: {
-    Expr x = limit(expr(real, depth - 1), real, kMaxMag);
+    Expr x = differentFrom(
+        Expr{}, [&] { return expr(real, depth - 1); },
+        /*notConstant=*/true);
+    if (isConstant(x))
+      return leaf(Ty::Int);
+    x = limit(x, real, kMaxMag);
     return call("int", {x}, x.mag + 1);
   }
   }
@@ -362,7 +407,12 @@ Expr Builder::boolExpr(unsigned depth) {
 
 Expr Builder::mathCall(Ty ty, unsigned depth) {
   unsigned sub = depth ? depth - 1 : 0;
-  Expr a = expr(ty, sub);
+  // Of a value, not of a constant (`sin(0.9f)`).
+  Expr a = differentFrom(
+      Expr{}, [&] { return expr(ty, sub); },
+      /*notConstant=*/true);
+  if (isConstant(a))
+    return a;
   Expr one = atom(realLit(ty, 100), 1);
   switch (rng.below(22)) {
   case 0:
@@ -529,13 +579,23 @@ Expr Builder::realExpr(Ty ty, unsigned depth,
     w[8] = w[9] = 0;
   switch (rng.weighted(w)) {
   case 0: {
+    // Not `a - a`, nor `0.5f + 0.25f`: a constant folded by hand.
     Expr a = expr(ty, sub);
-    Expr b = differentOrLiteral(a, [&] { return expr(ty, sub); }, ty);
+    auto gen = [&] { return expr(ty, sub); };
+    Expr b = isConstant(a) ? differentFrom(a, gen, /*notConstant=*/true)
+                           : differentOrLiteral(a, gen, ty);
+    if (isConstant(a) && isConstant(b))
+      return a;
     return arith(*this, ty, a, rng.chance(60) ? '+' : '-', b);
   }
   case 1: {
     Expr a = expr(ty, sub);
-    Expr b = expr(ty, sub);
+    Expr b = isConstant(a) ? differentFrom(
+                                 a, [&] { return expr(ty, sub); },
+                                 /*notConstant=*/true)
+                           : expr(ty, sub);
+    if (isConstant(a) && isConstant(b))
+      return a;
     return arith(*this, ty, a, '*', b);
   }
   case 2:
@@ -551,12 +611,21 @@ Expr Builder::realExpr(Ty ty, unsigned depth,
   case 5:
     return conditional(ty, sub);
   case 6: {
-    Expr k = intExpr(sub);
+    // Conversions of values: `float(2)` reads as a mistake for `2.0f`.
+    Expr k = differentFrom(
+        Expr{}, [&] { return intExpr(sub); },
+        /*notConstant=*/true);
+    if (isConstant(k))
+      return leaf(ty);
     return call(tyName(ty), {k}, k.mag);
   }
   case 7: {
     Ty other = ty == Ty::Float ? Ty::Double : Ty::Float;
-    Expr x = expr(other, sub);
+    Expr x = differentFrom(
+        Expr{}, [&] { return expr(other, sub); },
+        /*notConstant=*/true);
+    if (isConstant(x))
+      return leaf(ty);
     return call(tyName(ty), {x}, x.mag);
   }
   case 8:
@@ -569,17 +638,21 @@ Expr Builder::realExpr(Ty ty, unsigned depth,
 }
 
 Expr Builder::guardedDivision(Ty ty, unsigned sub) {
-  Expr a = expr(ty, sub);
-  Expr b = limit(expr(ty, sub), ty, 1e3);
+  // Of values, not of constants (`0.6f / 3.5f`, `1.0f + 0.2f * 0.2f`).
+  auto gen = [&] { return expr(ty, sub); };
+  Expr a = differentFrom(Expr{}, gen, /*notConstant=*/true);
+  Expr b = limit(differentFrom(Expr{}, gen, /*notConstant=*/true), ty, 1e3);
+  if (isConstant(a))
+    return a;
   Expr one = atom(realLit(ty, 100), 1);
   Expr den;
-  unsigned form = rng.below(3);
+  unsigned form = isConstant(b) ? 2 : rng.below(3);
   if (form == 0)
     den = binary(one, "+", binary(b, "*", b, PMul), PAdd);
   else if (form == 1)
     den = binary(one, "+", call("abs", {b}, b.mag), PAdd);
   else
-    den = atom(realLit(ty, rng.range(2, 8) * 50), 1);
+    den = atom(realLit(ty, rng.range(3, 8) * 50), 1); // not by 1
   Expr e = binary(a, "/", paren(den, PPrimary), PMul);
   e.mag = a.mag;
   return e;
@@ -588,7 +661,8 @@ Expr Builder::guardedDivision(Ty ty, unsigned sub) {
 Expr Builder::conditional(Ty ty, unsigned sub) {
   Expr c = boolExpr(sub);
   Expr a = expr(ty, sub);
-  Expr b = expr(ty, sub);
+  Expr b = differentOrLiteral(
+      a, [&] { return expr(ty, sub); }, ty);
   Expr e;
   e.text = paren(c, POr).text + " ? " + paren(a, POr).text + " : " +
            paren(b, POr).text;
@@ -670,6 +744,8 @@ Expr Builder::vecExpr(Ty ty, unsigned depth,
   case 1: {
     Expr a = expr(ty, sub);
     Expr b = differentFrom(a, [&] { return expr(ty, sub); });
+    if (b.text == a.text)
+      return scaled(*this, a); // not `a - a`
     return arith(*this, ty, a, rng.chance(60) ? '+' : '-', b);
   }
   case 2:
@@ -695,8 +771,8 @@ Expr Builder::vecExpr(Ty ty, unsigned depth,
       Expr a = limit(expr(ty, sub), ty, 1e3);
       std::vector<std::string> roots = vectorRoots(*this, a);
       Expr b = limit(expr(ty, sub), ty, 1e3);
-      for (int tries = 0; tries < 5 && roots.size() == 1 &&
-                          vectorRoots(*this, b) == roots;
+      for (int tries = 0;
+           tries < 5 && roots.size() == 1 && vectorRoots(*this, b) == roots;
            ++tries)
         b = limit(expr(ty, sub), ty, 1e3);
       if (roots.size() != 1 || vectorRoots(*this, b) != roots)
@@ -746,6 +822,8 @@ Expr Builder::matExpr(Ty ty, unsigned depth) {
   case 1: {
     Expr a = expr(ty, sub);
     Expr b = differentFrom(a, [&] { return expr(ty, sub); });
+    if (b.text == a.text)
+      return scaled(*this, a); // not `a - a`
     return arith(*this, ty, a, rng.chance(60) ? '+' : '-', b);
   }
   case 2: {
@@ -835,6 +913,9 @@ Expr Builder::activeExpr(Ty ty, unsigned depth) {
       conv = s;
   }
   conv.active = true;
-  return arith(*this, ty, limit(conv, ty, 1e3), rng.chance(70) ? '+' : '-',
-               limit(base, ty, 1e3));
+  conv = limit(conv, ty, 1e3);
+  base = limit(base, ty, 1e3);
+  if (base.text == conv.text)
+    return conv; // not `x[i] - x[i]`
+  return arith(*this, ty, conv, rng.chance(70) ? '+' : '-', base);
 }

@@ -213,6 +213,10 @@ public:
   /// Whether a statement after the declaration of `var` reads it (rather
   /// than only assigning to it).
   bool isRead(const Var &var) const;
+  /// Whether the value `var` holds was written (declared, assigned or
+  /// updated) and nothing has read it since: assigning `var` again would
+  /// make that write dead code.
+  bool lastWriteUnread(const Var &var) const;
   /// Makes the locals of `scope` that nothing has read count: in a kernel,
   /// adds each to an element of an output array it fits (`out[i] += v;`),
   /// before a `break;`, `continue;` or `return` that ends the block.
@@ -263,8 +267,9 @@ public:
   /// literals only).
   Expr differentFrom(const Expr &other, llvm::function_ref<Expr()> gen,
                      bool notConstant = false);
-  /// differentFrom, then a literal of `ty` (an int or real scalar type)
-  /// when every try gave `other` again.
+  /// differentFrom, then, when every try gave `other` again, a literal of
+  /// `ty` (an int or real scalar type) or `other` times a constant (a
+  /// vector or matrix type).
   Expr differentOrLiteral(const Expr &other, llvm::function_ref<Expr()> gen,
                           Ty ty = Ty::Int);
   Expr mathCall(Ty ty, unsigned depth);

@@ -305,9 +305,16 @@ static Expr genericExpr(Rng &rng, llvm::ArrayRef<std::string> names,
   }
   Expr a = genericExpr(rng, names, w, depth - 1, argMag);
   unsigned pick = rng.below(4);
-  Expr e;
+  Expr e, c;
   if (pick <= 1) {
-    Expr c = genericExpr(rng, names, w, depth - 1, argMag);
+    // Not `a - a`: another operand, or a product below.
+    c = genericExpr(rng, names, w, depth - 1, argMag);
+    for (int tries = 0; tries < 5 && c.text == a.text; ++tries)
+      c = genericExpr(rng, names, w, depth - 1, argMag);
+    if (c.text == a.text)
+      pick = 3;
+  }
+  if (pick <= 1) {
     std::string l = a.prec >= PAdd ? a.text : "(" + a.text + ")";
     std::string r = c.prec > PAdd ? c.text : "(" + c.text + ")";
     e.text = l + (pick == 0 ? " + " : " - ") + r;

@@ -96,7 +96,8 @@ void Builder::ternaryDecl(unsigned depth) {
   unsigned d = exprDepth(*this, depth);
   Expr c = boolExpr(d);
   Expr a = expr(ty, d > 0 ? d - 1 : 0);
-  Expr b = expr(ty, d > 0 ? d - 1 : 0);
+  Expr b = differentOrLiteral(
+      a, [&] { return expr(ty, d > 0 ? d - 1 : 0); }, ty);
   std::string name = nameFor(ty);
   line(tyName(ty).str() + " " + name + " = " + paren(c, POr).text + " ? " +
        paren(a, POr).text + " : " + paren(b, POr).text + ";");
@@ -159,7 +160,13 @@ void Builder::assignStmt(unsigned depth) {
   if (ty == Ty::Bool) {
     Expr b = differentFrom(Expr{name, PPrimary, 1, false},
                            [&] { return boolExpr(d); });
-    if (b.text != name)
+    if (b.text == name)
+      return;
+    // Not over a value nothing has read: that write would be dead code.
+    if (lastWriteUnread(*v))
+      line(name + " = " + name + (rng.chance(50) ? " || " : " && ") +
+           paren(b, PCmp).text + ";");
+    else
       line(name + " = " + b.text + ";");
     return;
   }
@@ -168,6 +175,8 @@ void Builder::assignStmt(unsigned depth) {
                                 [&] { return intExpr(d); });
     unsigned form = rng.below(4);
     Var *w = findVar(name);
+    if (form == 0 && lastWriteUnread(*w))
+      form = 1;
     if (form == 0) {
       line(name + " = " + e.text + ";");
       w->mag = std::max(w->mag, e.mag);
@@ -200,13 +209,20 @@ void Builder::compoundStmt(unsigned depth) {
   Ty scalarTy = isReal(ty) ? ty : Ty::Float;
   unsigned form = rng.below(6);
   Expr e;
+  if (form == 2 && isMat(ty))
+    form = 4; // no `m *= s`
+  // Not over a value nothing has read: that write would be dead code.
+  if (form >= 4 && lastWriteUnread(*v))
+    form = 0;
   if (form <= 1) {
-    e = expr(ty, d);
+    // `x -= x` reads as a mistake.
+    e = differentFrom(Expr{name, PPrimary, 1, false},
+                      [&] { return expr(ty, d); });
     if (mag + e.mag > 1e6)
       e = limit(e, ty, 1);
     line(name + (form == 0 ? " += " : " -= ") + e.text + ";");
     mag += e.mag;
-  } else if (form == 2 && !isMat(ty)) {
+  } else if (form == 2) {
     e = expr(scalarTy, d);
     if (mag * e.mag > 1e6)
       e = limit(e, scalarTy, 1);
@@ -215,7 +231,7 @@ void Builder::compoundStmt(unsigned depth) {
     line(name + " *= " + e.text + ";");
     mag *= e.mag;
   } else if (form == 3) {
-    line(name + " /= " + realLit(scalarTy, rng.range(2, 8) * 50) + ";");
+    line(name + " /= " + realLit(scalarTy, rng.range(3, 8) * 50) + ";");
   } else {
     e = differentFrom(Expr{name, PPrimary, 1, false},
                       [&] { return expr(ty, d); });
@@ -240,11 +256,15 @@ void Builder::storeStmt(unsigned depth) {
   std::string name = a->name;
   Ty ty = a->elem;
   unsigned d = exprDepth(*this, depth);
-  Expr e = rng.chance(80) ? activeExpr(ty, d) : expr(ty, d);
+  std::string target = access(*a, /*own=*/true);
+  bool active = rng.chance(80);
+  // Not `out[i] = out[i];`.
+  Expr e = differentFrom(Expr{target, PPrimary, 1, false}, [&] {
+    return active ? activeExpr(ty, d) : expr(ty, d);
+  });
   // In a loop, or after an earlier store that `=` would overwrite.
   bool accumulate = loopLevel > 0 || a->stored || rng.chance(25);
   e = limit(e, ty, 1e3);
-  std::string target = access(*a, /*own=*/true);
   line(target + (accumulate ? " += " : " = ") + e.text + ";");
   for (ArrayInfo &b : arrays)
     if (b.name == name) {
@@ -470,11 +490,20 @@ static bool onlyAssigns(llvm::StringRef statement, llvm::StringRef name) {
     return false;
   if (statement.consume_front("."))
     statement = statement.drop_while(isIdentChar);
-  return llvm::any_of(llvm::ArrayRef<llvm::StringRef>{" = ", " += ", " -= ",
-                                                      " *= ", " /= "},
-                      [&](llvm::StringRef op) {
-                        return statement.starts_with(op);
-                      });
+  return llvm::any_of(
+      llvm::ArrayRef<llvm::StringRef>{" = ",
+                                      " += ", " -= ", " *= ", " /= ", " %= "},
+      [&](llvm::StringRef op) { return statement.starts_with(op); });
+}
+
+bool Builder::lastWriteUnread(const Var &var) const {
+  for (size_t k = lines.size(); k > var.firstLine; --k) {
+    llvm::StringRef statement = llvm::StringRef(lines[k - 1]).trim();
+    if (mentions(statement, var.name))
+      return onlyAssigns(statement, var.name);
+  }
+  // Its declaration is the last write.
+  return true;
 }
 
 bool Builder::isRead(const Var &var) const {
@@ -599,8 +628,11 @@ void Builder::finishOutputs() {
     // Adding to what the kernel stored before, instead of overwriting it.
     std::string assign = arrays[k].stored ? " += " : " = ";
     if (arrays[k].rank == 1) {
-      Expr e = limit(activeExpr(ty, d), ty, 1e6);
-      line(name + "[" + tidName + "]" + assign + e.text + ";");
+      std::string target = name + "[" + tidName + "]";
+      Expr e = limit(differentFrom(Expr{target, PPrimary, 1, false},
+                                   [&] { return activeExpr(ty, d); }),
+                     ty, 1e6);
+      line(target + assign + e.text + ";");
     } else {
       static const char *const counters[] = {"j", "col", "c", "k"};
       std::string j = freshName(counters);

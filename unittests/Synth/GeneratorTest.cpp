@@ -245,6 +245,91 @@ TEST(GeneratorTest, NoDegenerateStatements) {
     }
 }
 
+TEST(GeneratorTest, ReadsLikeCode) {
+  // Shapes valid C++ has but nobody writes, over thousands of kernels: a
+  // model trained on the pairs would learn the compiler's mapping on code
+  // that does not occur.
+  const std::pair<const char *, std::regex> shapes[] = {
+      {"a self-cancelling update (`x -= x;`, `out[i] = out[i];`)",
+       std::regex(R"(^\s*([\w.\[\]()]+) (-=|/=|=) \1;$)")},
+      {"a difference of an operand and itself (`x - x`)",
+       std::regex(R"((^|[(]|[=,?:] |return )([A-Za-z_][\w.]*(\[[^\]]*\])?) - )"
+                  R"(\2([;),]| :| \?))")},
+      {"a conversion of a constant (`float(2)`)",
+       std::regex(R"(\b(float|double|int)\(-?[0-9][0-9.]*f?\))")},
+      {"a division by one", std::regex(R"(/=? 1\.0f?([^0-9]|$))")},
+      {"a choice between a value and itself (`c ? a : a`)",
+       std::regex(R"(\? ([^:;?]+) : \1[;)])")},
+      {"arithmetic of constants only (`0.6f / 3.5f`)",
+       std::regex(R"((= |\()-?[0-9][0-9.]*f? [-+*/] -?[0-9][0-9.]*f?[;)])")},
+      {"a math function of a constant (`sin(0.9f)`)",
+       std::regex(R"(\b(sin|cos|tan|tanh|atan|exp|log|sqrt|abs|floor|ceil)\()"
+                  R"(-?[0-9][0-9.]*f?\))")},
+  };
+  for (Category category : allCategories())
+    for (uint64_t seed = 0; seed < kSeeds; ++seed) {
+      GeneratedKernel k = generateKernel(category, seed, {});
+      llvm::SmallVector<llvm::StringRef> lines;
+      llvm::StringRef(k.source).split(lines, '\n');
+      for (llvm::StringRef line : lines) {
+        std::string text = line.str();
+        for (const auto &[what, shape] : shapes)
+          EXPECT_FALSE(std::regex_search(text, shape))
+              << what << ": '" << text << "' in "
+              << describe(category, seed, k);
+      }
+    }
+}
+
+/// The indentation of a line.
+size_t indentOf(llvm::StringRef line) {
+  return line.size() - line.ltrim(' ').size();
+}
+
+TEST(GeneratorTest, NoDeadStores) {
+  // `total += x; total = 1.5f;`: the first write is dead code, which the
+  // compiled forms drop. A plain assignment to a local that reads nothing
+  // of it must not follow a write of it that nothing has read, unless the
+  // write may not run (it is in a block the assignment is not in: a branch
+  // or a loop body, which the indentation between them shows).
+  std::regex assignment(R"(^\s*(\w+) = (.*);$)");
+  for (Category category : allCategories())
+    for (uint64_t seed = 0; seed < kSeeds; ++seed) {
+      GeneratedKernel k = generateKernel(category, seed, {});
+      llvm::SmallVector<llvm::StringRef> lines;
+      llvm::StringRef(k.source).split(lines, '\n');
+      for (size_t at = 0; at < lines.size(); ++at) {
+        std::string text = lines[at].str();
+        std::smatch match;
+        if (!std::regex_match(text, match, assignment))
+          continue;
+        std::string name = match[1];
+        std::regex use("(^|[^\\w.])" + name + "(\\W|$)");
+        std::string rhs = match[2];
+        if (std::regex_search(rhs, use))
+          continue;
+        // The last line before that mentions `name`.
+        std::regex write("^\\s*((const )?\\w+ " + name + " = .*|" + name +
+                         R"((\.\w+)? (=|\+=|-=|\*=|/=|%=) .*|)" + name +
+                         R"((\+\+|--)|(\+\+|--))" + name + ");$");
+        size_t indent = indentOf(lines[at]), lowest = indent;
+        for (size_t before = at; before-- > 0;) {
+          if (!lines[before].trim().empty())
+            lowest = std::min(lowest, indentOf(lines[before]));
+          std::string earlier = lines[before].str();
+          if (!std::regex_search(earlier, use))
+            continue;
+          EXPECT_FALSE(std::regex_match(earlier, write) && lowest >= indent)
+              << "'" << text << "' overwrites '"
+              << llvm::StringRef(earlier).trim().str()
+              << "', which nothing has read, in "
+              << describe(category, seed, k);
+          break;
+        }
+      }
+    }
+}
+
 TEST(GeneratorTest, KernelsReadEveryLocal) {
   // A local of the kernel that nothing reads (it is only declared, or only
   // assigned to) is dead code: the compiled forms drop it, so the pair would
