@@ -20,6 +20,7 @@
 #include "ksc/Support/Signals.h"
 #include "ksc/Synth/Checkpoint.h"
 #include "ksc/Synth/Generate.h"
+#include "ksc/Synth/Split.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -41,6 +42,8 @@ cl::OptionCategory synthCategory("ksc-synth options");
 cl::SubCommand validateCommand("validate",
                                "Re-check a dataset against this ksc");
 cl::SubCommand mergeCommand("merge", "Concatenate shards, dropping duplicates");
+cl::SubCommand splitCommand("split",
+                            "Write a dataset's records to one file per split");
 
 // Generating (the top-level command).
 cl::opt<uint64_t>
@@ -127,13 +130,27 @@ cl::opt<bool> quiet("quiet",
                              "shows only on a terminal anyway)"),
                     cl::cat(synthCategory),
                     cl::sub(cl::SubCommand::getTopLevel()),
-                    cl::sub(mergeCommand));
+                    cl::sub(mergeCommand), cl::sub(splitCommand));
 cl::opt<std::string> cudaPath(
     "cuda-path",
     cl::desc("The CUDA toolkit: libdevice for PTX forms, nvcc and ptxas for "
              "validate (default: $CUDA_HOME, then /usr/local/cuda)"),
     cl::value_desc("dir"), cl::cat(synthCategory),
     cl::sub(cl::SubCommand::getTopLevel()), cl::sub(validateCommand));
+
+cl::opt<std::string> splitsOption(
+    "splits",
+    cl::desc("Also write the records to one file per split, by a hash of "
+             "their normalized source: data.train.jsonl, ... for "
+             "train:0.98,val:0.01,test:0.01"),
+    cl::value_desc("name:fraction,..."), cl::cat(synthCategory),
+    cl::sub(cl::SubCommand::getTopLevel()), cl::sub(mergeCommand),
+    cl::sub(splitCommand));
+
+// split
+cl::opt<std::string> splitInput(cl::Positional, cl::Required,
+                                cl::desc("<dataset.jsonl>"),
+                                cl::sub(splitCommand));
 
 // validate
 cl::opt<std::string> validateInput(cl::Positional, cl::Required,
@@ -253,6 +270,40 @@ static json::Object runSettings(const GenerateOptions &options) {
 }
 
 /// The summary on stderr and the exit status of a complete run.
+/// The splits of --splits (none without it), or an error message.
+static Expected<std::vector<Split>> requestedSplits() {
+  if (!splitsOption.getNumOccurrences())
+    return std::vector<Split>();
+  Expected<std::vector<Split>> splits = parseSplits(splitsOption);
+  if (!splits)
+    return createStringError("--splits: " + toString(splits.takeError()));
+  return splits;
+}
+
+/// Writes the records of `path` to its split files; adds their counts to
+/// `settings` (the statistics). False after an error, reported.
+static bool writeSplits(StringRef path, std::vector<Split> &splits,
+                        json::Object *settings) {
+  if (splits.empty())
+    return true;
+  if (Error error = splitDataset(path, splits)) {
+    fail(toString(std::move(error)));
+    return false;
+  }
+  json::Object counts;
+  std::string summary;
+  for (const Split &split : splits) {
+    counts[split.name] = int64_t(split.records);
+    summary += formatv("{0}{1} {2} ({3})", summary.empty() ? "" : ", ",
+                       split.name, split.records, splitPath(path, split.name));
+  }
+  if (settings)
+    (*settings)["splits"] = std::move(counts);
+  if (!quiet)
+    errs() << "ksc-synth: splits: " << summary << "\n";
+  return true;
+}
+
 static int report(const Stats &stats) {
   if (!quiet)
     errs() << formatv(
@@ -278,6 +329,12 @@ static int report(const Stats &stats) {
 /// (Checkpoint.h).
 static int makeDataset(const FrontendSession &session,
                        GenerateOptions &options) {
+  Expected<std::vector<Split>> requested = requestedSplits();
+  if (!requested)
+    return fail(toString(requested.takeError()));
+  std::vector<Split> splits = std::move(*requested);
+  if (!splits.empty() && outputFile == "-")
+    return fail("--splits needs -o FILE: the split files are named after it");
   Expected<std::unique_ptr<StreamedOutput>> output =
       StreamedOutput::createResumable(outputFile);
   if (!output)
@@ -318,6 +375,8 @@ static int makeDataset(const FrontendSession &session,
     return fail("cannot write '" + outputFile +
                 "': " + toString(std::move(error)));
   settings["jobs"] = int64_t(options.jobs);
+  if (!writeSplits((*output)->path(), splits, &settings))
+    return 1;
   if (!writeStats(state.stats, std::move(settings)))
     return 1;
   return report(state.stats);
@@ -388,6 +447,12 @@ static int generate() {
 }
 
 static int merge() {
+  Expected<std::vector<Split>> requested = requestedSplits();
+  if (!requested)
+    return fail(toString(requested.takeError()));
+  std::vector<Split> splits = std::move(*requested);
+  if (!splits.empty() && outputFile == "-")
+    return fail("--splits needs -o FILE: the split files are named after it");
   for (const std::string &input : mergeInputs)
     if (outputFile != "-" && sameFile(outputFile, input))
       return fail("the -o file '" + outputFile + "' is the input file '" +
@@ -407,8 +472,11 @@ static int merge() {
   json::Array inputs;
   for (const std::string &input : mergeInputs)
     inputs.push_back(input);
-  if (!writeStats(stats, json::Object{{"ksc_version", KSC_VERSION},
-                                      {"merged", std::move(inputs)}}))
+  json::Object settings{{"ksc_version", KSC_VERSION},
+                        {"merged", std::move(inputs)}};
+  if (!writeSplits((*output)->path(), splits, &settings))
+    return 1;
+  if (!writeStats(stats, std::move(settings)))
     return 1;
   if (!quiet)
     errs() << formatv("ksc-synth: merged {0} records ({1} duplicates "
@@ -436,6 +504,15 @@ static int validate() {
   return validateDataset(*session, validateInput, options, outs()) ? 0 : 1;
 }
 
+static int split() {
+  Expected<std::vector<Split>> splits = requestedSplits();
+  if (!splits)
+    return fail(toString(splits.takeError()));
+  if (splits->empty())
+    return fail("split needs --splits=name:fraction,...");
+  return writeSplits(splitInput, *splits, nullptr) ? 0 : 1;
+}
+
 static int run(int argc, char **argv) {
   cl::HideUnrelatedOptions(synthCategory);
   cl::SetVersionPrinter(printVersion);
@@ -445,9 +522,12 @@ static int run(int argc, char **argv) {
       "them\n\n"
       "  ksc-synth --count=10000 --seed=1 -o data.jsonl\n"
       "  ksc-synth validate data.jsonl\n"
-      "  ksc-synth merge -o all.jsonl data-*.jsonl\n");
+      "  ksc-synth merge -o all.jsonl data-*.jsonl\n"
+      "  ksc-synth split data.jsonl --splits=train:0.98,val:0.01,test:0.01\n");
   if (validateCommand)
     return validate();
+  if (splitCommand)
+    return split();
   if (mergeCommand)
     return merge();
   return generate();
