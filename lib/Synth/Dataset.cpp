@@ -239,6 +239,7 @@ void Stats::merge(const Stats &other) {
       failed.push_back(failure);
   wallSeconds = std::max(wallSeconds, other.wallSeconds);
   mergeStageSeconds(stageSeconds, other.stageSeconds);
+  coverage.merge(other.coverage);
 }
 
 json::Object Stats::toJSON(json::Object extra) const {
@@ -271,6 +272,7 @@ json::Object Stats::toJSON(json::Object extra) const {
   for (const auto &[stage, seconds] : stageSeconds)
     byStage[stage] = seconds;
   result["seconds_by_stage"] = std::move(byStage);
+  result["coverage"] = coverage.toJSON();
   return result;
 }
 
@@ -321,6 +323,10 @@ bool Stats::fromJSON(const json::Value &value, Stats &stats) {
   if (const json::Object *byStage = object->getObject("seconds_by_stage"))
     for (const auto &[stage, seconds] : *byStage)
       stats.stageSeconds[stage.str()] = seconds.getAsNumber().value_or(0);
+  // Statistics of ksc-synth versions before coverage have none.
+  if (const json::Value *coverage = object->get("coverage"))
+    if (!Coverage::fromJSON(*coverage, stats.coverage))
+      return false;
   return true;
 }
 

@@ -210,6 +210,7 @@ Error synth::generateDataset(const FrontendSession &session,
       ++stats.duplicates;
     } else {
       writeRecord(out, *outcome.record);
+      stats.coverage.add(*outcome.record);
       ++stats.records;
       ++stats.recordsPerCategory[categoryName(outcome.record->category).str()];
     }

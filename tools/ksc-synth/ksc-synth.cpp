@@ -270,10 +270,14 @@ static json::Object runSettings(const GenerateOptions &options) {
 }
 
 /// The summary on stderr and the exit status of a complete run.
-/// The splits of --splits (none without it), or an error message.
-static Expected<std::vector<Split>> requestedSplits() {
+/// The splits of --splits (none without it) of the dataset `output`, or an
+/// error message.
+static Expected<std::vector<Split>> requestedSplits(StringRef output) {
   if (!splitsOption.getNumOccurrences())
     return std::vector<Split>();
+  if (output == "-")
+    return createStringError(
+        "--splits needs -o FILE: the split files are named after it");
   Expected<std::vector<Split>> splits = parseSplits(splitsOption);
   if (!splits)
     return createStringError("--splits: " + toString(splits.takeError()));
@@ -329,12 +333,10 @@ static int report(const Stats &stats) {
 /// (Checkpoint.h).
 static int makeDataset(const FrontendSession &session,
                        GenerateOptions &options) {
-  Expected<std::vector<Split>> requested = requestedSplits();
+  Expected<std::vector<Split>> requested = requestedSplits(outputFile);
   if (!requested)
     return fail(toString(requested.takeError()));
   std::vector<Split> splits = std::move(*requested);
-  if (!splits.empty() && outputFile == "-")
-    return fail("--splits needs -o FILE: the split files are named after it");
   Expected<std::unique_ptr<StreamedOutput>> output =
       StreamedOutput::createResumable(outputFile);
   if (!output)
@@ -447,12 +449,10 @@ static int generate() {
 }
 
 static int merge() {
-  Expected<std::vector<Split>> requested = requestedSplits();
+  Expected<std::vector<Split>> requested = requestedSplits(outputFile);
   if (!requested)
     return fail(toString(requested.takeError()));
   std::vector<Split> splits = std::move(*requested);
-  if (!splits.empty() && outputFile == "-")
-    return fail("--splits needs -o FILE: the split files are named after it");
   for (const std::string &input : mergeInputs)
     if (outputFile != "-" && sameFile(outputFile, input))
       return fail("the -o file '" + outputFile + "' is the input file '" +
@@ -505,7 +505,7 @@ static int validate() {
 }
 
 static int split() {
-  Expected<std::vector<Split>> splits = requestedSplits();
+  Expected<std::vector<Split>> splits = requestedSplits(splitInput);
   if (!splits)
     return fail(toString(splits.takeError()));
   if (splits->empty())

@@ -82,3 +82,76 @@ TEST(DatasetTest, StatsAddUpStageTimesThroughJSON) {
   EXPECT_EQ(merged.stageSeconds.at("reverse_ad"), 1.0);
   EXPECT_EQ(merged.wallSeconds, 3.0);
 }
+
+/// The count of `group` / `key` in coverage JSON for `category`, 0 if none.
+static int64_t coverageCount(const llvm::json::Object &coverage,
+                             llvm::StringRef category, llvm::StringRef group,
+                             llvm::StringRef key) {
+  const llvm::json::Object *groups = coverage.getObject(category);
+  const llvm::json::Object *keys = groups ? groups->getObject(group) : nullptr;
+  return keys ? keys->getInteger(key).value_or(0) : 0;
+}
+
+TEST(DatasetTest, CoverageCountsConstructsBuiltinsAndSizes) {
+  Record loop;
+  loop.category = Category::Loop;
+  loop.kernel.source = "struct P {\n"
+                       "  vec3 pos;\n"
+                       "};\n"
+                       "\n"
+                       "KSC_KERNEL void k(array<P> ps, array<float> out) {\n"
+                       "  int i = tid();\n"
+                       "  float s = 0.0f;\n"
+                       "  for (int j = 0; j < 4; ++j) {\n"
+                       "    while (s < 1.0f) {\n"
+                       "      s += sin(ps[i].pos.x);\n"
+                       "    }\n"
+                       "  }\n"
+                       "  out[i] = s > 0.5f ? s : 0.0f;\n"
+                       "}\n";
+  loop.formSet.insert(Form::CppAdj);
+  loop.forms[Form::CppAdj] = "  tape.push(s);\n";
+  Record plain;
+  plain.category = Category::Math;
+  plain.kernel.source = "KSC_KERNEL void m(array<float> x) {\n"
+                        "  int i = tid();\n"
+                        "  x[i] = sin(x[i]) + ps.pos.x;\n"
+                        "}\n";
+  Coverage coverage;
+  coverage.add(loop);
+  coverage.add(plain);
+  llvm::json::Object json = coverage.toJSON();
+  // Each record counts once per construct; `.pos` is no call of `pos`.
+  EXPECT_EQ(coverageCount(json, "all", "uses", "sin"), 2);
+  EXPECT_EQ(coverageCount(json, "all", "uses", "tid"), 2);
+  EXPECT_EQ(coverageCount(json, "loop", "uses", "for"), 1);
+  EXPECT_EQ(coverageCount(json, "loop", "uses", "while"), 1);
+  EXPECT_EQ(coverageCount(json, "loop", "uses", "nested loop"), 1);
+  EXPECT_EQ(coverageCount(json, "loop", "uses", "struct"), 1);
+  EXPECT_EQ(coverageCount(json, "loop", "uses", "vectors"), 1);
+  EXPECT_EQ(coverageCount(json, "loop", "uses", "?:"), 1);
+  EXPECT_EQ(coverageCount(json, "loop", "uses", "compound assignment"), 1);
+  EXPECT_EQ(coverageCount(json, "math", "uses", "for"), 0);
+  // Statements: the struct's field is none; loop headers are none.
+  EXPECT_EQ(coverageCount(json, "loop", "statements", "4"), 1);
+  EXPECT_EQ(coverageCount(json, "math", "statements", "2"), 1);
+  EXPECT_EQ(coverageCount(json, "loop", "nesting_depth", "2"), 1);
+  EXPECT_EQ(coverageCount(json, "math", "nesting_depth", "0"), 1);
+  EXPECT_EQ(coverageCount(json, "all", "adjoint", "records"), 1);
+  EXPECT_EQ(coverageCount(json, "all", "adjoint", "tape"), 1);
+
+  // Through JSON (a checkpoint, a shard's statistics) and merged.
+  Coverage read;
+  ASSERT_TRUE(Coverage::fromJSON(llvm::json::Value(coverage.toJSON()), read));
+  read.merge(coverage);
+  llvm::json::Object twice = read.toJSON();
+  EXPECT_EQ(coverageCount(twice, "all", "uses", "sin"), 4);
+  EXPECT_EQ(coverageCount(twice, "loop", "statements", "4"), 2);
+  Stats stats;
+  stats.coverage = read;
+  Stats back;
+  ASSERT_TRUE(Stats::fromJSON(llvm::json::Value(stats.toJSON({})), back));
+  EXPECT_EQ(coverageCount(back.coverage.toJSON(), "all", "adjoint", "tape"),
+            2);
+  EXPECT_FALSE(Coverage::fromJSON(llvm::json::Value("x"), read));
+}

@@ -9,6 +9,7 @@
 #ifndef KSC_SYNTH_DATASET_H
 #define KSC_SYNTH_DATASET_H
 
+#include "ksc/Synth/Coverage.h"
 #include "ksc/Synth/Forms.h"
 #include "ksc/Synth/Generator.h"
 
@@ -115,6 +116,8 @@ struct Stats {
   /// The workers' time by stage: "generate", "normalize" (for duplicates)
   /// and the compiler's stages (RecordCompiler::stageSeconds).
   StageSeconds stageSeconds;
+  /// What the records use.
+  Coverage coverage;
   static constexpr size_t kMaxListedFailures = 100;
 
   void addFailure(const Failure &failure);
