@@ -28,15 +28,23 @@ struct Construct {
   const char *spelling;
 };
 const Construct kConstructs[] = {
-    {"if", "if ("},           {"else", "} else"},
-    {"?:", " ? "},            {"for", "for ("},
-    {"while", "while ("},     {"do", "do {"},
-    {"break", "break;"},      {"continue", "continue;"},
+    {"if", "if ("},
+    {"else", "} else"},
+    {"?:", " ? "},
+    {"for", "for ("},
+    {"while", "while ("},
+    {"do", "do {"},
+    {"break", "break;"},
+    {"continue", "continue;"},
     {"KSC_FUNC", "KSC_FUNC "},
-    {"template", "template <"}, {"double", "double"},
-    {"bool", "bool "},        {"array<T, 2>", ", 2>"},
-    {"compound assignment", "= "}, {"++/--", "++"},
-    {"vectors", "vec"},       {"matrices", "mat"},
+    {"template", "template <"},
+    {"double", "double"},
+    {"bool", "bool "},
+    {"array<T, 2>", ", 2>"},
+    {"compound assignment", "= "},
+    {"++/--", "++"},
+    {"vectors", "vec"},
+    {"matrices", "mat"},
     {"quaternions", "quat"},
 };
 
@@ -87,8 +95,7 @@ bool uses(StringRef line, const Construct &construct) {
   }
   if (name == "double" || name == "bool") {
     size_t at = line.find(name);
-    return at != StringRef::npos &&
-           (at == 0 || !isIdentChar(line[at - 1])) &&
+    return at != StringRef::npos && (at == 0 || !isIdentChar(line[at - 1])) &&
            (at + name.size() == line.size() ||
             !isIdentChar(line[at + name.size()]));
   }
@@ -98,12 +105,21 @@ bool uses(StringRef line, const Construct &construct) {
 } // namespace
 
 void Coverage::add(const Record &record) {
-  Groups &groups = counts[categoryName(record.category).str()];
+  std::optional<StringRef> adjoint;
+  for (Form form : {Form::CppAdj, Form::CudaAdj})
+    if (!adjoint && record.formSet.contains(form))
+      adjoint = StringRef(record.forms[form]);
+  add(categoryName(record.category), record.kernel.source, adjoint);
+}
+
+void Coverage::add(StringRef category, StringRef source,
+                   std::optional<StringRef> adjoint) {
+  Groups &groups = counts[category.str()];
   std::set<std::string> used;
   std::set<std::string> called;
   SmallVector<StringRef> lines;
-  StringRef(record.kernel.source).split(lines, '\n');
-  unsigned statements = 0, deepest = 0, loopDepth = 0;
+  source.split(lines, '\n');
+  unsigned deepest = 0, loopDepth = 0;
   // Per open brace: whether it opened a loop's body.
   SmallVector<bool> open;
   bool inStruct = false;
@@ -133,8 +149,6 @@ void Coverage::add(const Record &record) {
                   line == "do {";
     if (isLoop && loopDepth > 0)
       used.insert("nested loop");
-    if (line.ends_with(";") && !line.starts_with("}"))
-      ++statements;
     // Function bodies are at depth 1: control flow nests below.
     if (!open.empty())
       deepest = std::max(deepest, unsigned(open.size()) - 1);
@@ -148,21 +162,17 @@ void Coverage::add(const Record &record) {
       used.insert(builtin.name.str());
   for (const std::string &name : used)
     ++groups["uses"][name];
-  ++groups["statements"][std::to_string(statements)];
+  ++groups["statements"][std::to_string(countStatements(source))];
   ++groups["nesting_depth"][std::to_string(deepest)];
   // Whether the adjoint keeps values on a tape (loops), and checkpoints
   // them (long loops).
-  for (Form form : {Form::CppAdj, Form::CudaAdj}) {
-    if (!record.formSet.contains(form))
-      continue;
-    StringRef adjoint = record.forms[form];
+  if (adjoint) {
     std::map<std::string, uint64_t> &adjoints = groups["adjoint"];
     ++adjoints["records"];
-    if (adjoint.contains("tape.push("))
+    if (adjoint->contains("tape.push("))
       ++adjoints["tape"];
-    if (adjoint.contains("bool checkpoint = "))
+    if (adjoint->contains("bool checkpoint = "))
       ++adjoints["checkpointed"];
-    break;
   }
 }
 

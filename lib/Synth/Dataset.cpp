@@ -229,6 +229,7 @@ void Stats::addFailure(const Failure &failure) {
 void Stats::merge(const Stats &other) {
   records += other.records;
   duplicates += other.duplicates;
+  tooSmall += other.tooSmall;
   failures += other.failures;
   for (const auto &[name, count] : other.recordsPerCategory)
     recordsPerCategory[name] += count;
@@ -250,6 +251,7 @@ json::Object Stats::toJSON(json::Object extra) const {
     perCategory[name] = int64_t(count);
   result["records_per_category"] = std::move(perCategory);
   result["duplicates_dropped"] = int64_t(duplicates);
+  result["too_small_dropped"] = int64_t(tooSmall);
   result["failures"] = int64_t(failures);
   json::Object byReason;
   for (const auto &[reason, count] : failuresByReason)
@@ -296,6 +298,7 @@ bool Stats::fromJSON(const json::Value &value, Stats &stats) {
     return false;
   stats.records = *records;
   stats.duplicates = *duplicates;
+  stats.tooSmall = getCount(object->get("too_small_dropped")).value_or(0);
   stats.failures = *failures;
   if (const json::Object *perCategory =
           object->getObject("records_per_category"))

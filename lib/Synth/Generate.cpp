@@ -25,6 +25,8 @@ namespace {
 struct Outcome {
   std::optional<Record> record;
   std::optional<Failure> failure;
+  /// Fewer statements than --min-statements after every draw.
+  bool tooSmall = false;
   XXH128_hash_t fingerprint{0, 0};
 };
 
@@ -171,7 +173,12 @@ Error synth::generateDataset(const FrontendSession &session,
       uint64_t seed = recordSeed(options.seed, id, categoryOf(id, options));
       Record record;
       Failure failure;
-      if (makeRecord(compiler, id, seed, options, record, failure, seconds)) {
+      bool made =
+          makeRecord(compiler, id, seed, options, record, failure, seconds);
+      if (made && countStatements(record.kernel.source) <
+                      options.generator.minStatements) {
+        outcome.tooSmall = true;
+      } else if (made) {
         auto start = Clock::now();
         outcome.fingerprint = normalizer.fingerprint(record.kernel.source);
         addStageTime(seconds, "normalize", start);
@@ -206,6 +213,8 @@ Error synth::generateDataset(const FrontendSession &session,
     consumed.notify_all();
     if (outcome.failure) {
       stats.addFailure(*outcome.failure);
+    } else if (outcome.tooSmall) {
+      ++stats.tooSmall;
     } else if (!state.seen.insert(outcome.fingerprint).second) {
       ++stats.duplicates;
     } else {

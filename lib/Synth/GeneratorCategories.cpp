@@ -757,8 +757,49 @@ std::optional<Category> ksc::synth::parseCategory(llvm::StringRef name) {
   return std::nullopt;
 }
 
+unsigned ksc::synth::countStatements(llvm::StringRef source) {
+  llvm::SmallVector<llvm::StringRef> lines;
+  source.split(lines, '\n');
+  unsigned statements = 0;
+  bool inStruct = false;
+  for (llvm::StringRef raw : lines) {
+    llvm::StringRef line = raw.trim();
+    if (line.starts_with("struct "))
+      inStruct = true;
+    if (inStruct) {
+      inStruct = line != "};";
+      continue;
+    }
+    if (line.ends_with(";") && !line.starts_with("}"))
+      ++statements;
+  }
+  return statements;
+}
+
+static GeneratedKernel generateOnce(Category category, uint64_t seed,
+                                    const GeneratorOptions &options);
+
 GeneratedKernel ksc::synth::generateKernel(Category category, uint64_t seed,
                                            const GeneratorOptions &options) {
+  GeneratedKernel best = generateOnce(category, seed, options);
+  unsigned most = countStatements(best.source);
+  for (unsigned draw = 1;
+       most < options.minStatements && draw < GeneratorOptions::kMaxDraws;
+       ++draw) {
+    GeneratedKernel again = generateOnce(
+        category, SplitMix64::mix(seed + draw * 0x9e3779b97f4a7c15ull),
+        options);
+    unsigned statements = countStatements(again.source);
+    if (statements > most) {
+      most = statements;
+      best = std::move(again);
+    }
+  }
+  return best;
+}
+
+static GeneratedKernel generateOnce(Category category, uint64_t seed,
+                                    const GeneratorOptions &options) {
   Draft d(category, seed, options);
   switch (category) {
   case Category::Arithmetic:

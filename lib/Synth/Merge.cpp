@@ -102,12 +102,17 @@ bool synth::mergeDatasets(ArrayRef<std::string> paths, raw_ostream &out,
       out << *line << '\n';
       ++counted.records;
       ++counted.recordsPerCategory[category->str()];
+      std::optional<StringRef> adjoint = object->getString("cpp_adj");
+      if (!adjoint)
+        adjoint = object->getString("cuda_adj");
+      counted.coverage.add(*category, *source, adjoint);
     }
     if (haveStats) {
       // The shard's own duplicates and failures, and those across shards.
       shard.duplicates += counted.duplicates;
       shard.records = counted.records;
       shard.recordsPerCategory = counted.recordsPerCategory;
+      shard.coverage = counted.coverage;
       stats.merge(shard);
     } else {
       stats.merge(counted);

@@ -105,6 +105,11 @@ cl::opt<unsigned>
     maxStatements("max-statements",
                   cl::desc("The most statements in a block (default 6)"),
                   cl::value_desc("N"), cl::init(6), cl::cat(synthCategory));
+cl::opt<unsigned> minStatements(
+    "min-statements",
+    cl::desc("Kernels of at least N statements: smaller ones are drawn "
+             "again from the seed (default 0)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(synthCategory));
 cl::opt<uint64_t>
     replay("replay",
            cl::desc("Make the one record of this record seed (a failure's "
@@ -266,6 +271,7 @@ static json::Object runSettings(const GenerateOptions &options) {
       {"forms", std::move(formNames)},
       {"max_depth", int64_t(options.generator.maxDepth)},
       {"max_statements", int64_t(options.generator.maxStatements)},
+      {"min_statements", int64_t(options.generator.minStatements)},
   };
 }
 
@@ -309,6 +315,11 @@ static bool writeSplits(StringRef path, std::vector<Split> &splits,
 }
 
 static int report(const Stats &stats) {
+  if (!quiet && stats.tooSmall)
+    errs() << "ksc-synth: " << stats.tooSmall
+           << " kernels had fewer than --min-statements after "
+           << GeneratorOptions::kMaxDraws
+           << " draws and were dropped (raise --max-statements)\n";
   if (!quiet)
     errs() << formatv(
         "ksc-synth: {0} records ({1} duplicates dropped, {2} "
@@ -391,6 +402,7 @@ static int generate() {
   options.jobs = jobCount();
   options.generator.maxDepth = maxDepth;
   options.generator.maxStatements = maxStatements;
+  options.generator.minStatements = minStatements;
   options.compile.cudaPath = cudaPath;
   std::string error;
   options.forms = FormSet::all();

@@ -151,7 +151,6 @@ TEST(DatasetTest, CoverageCountsConstructsBuiltinsAndSizes) {
   stats.coverage = read;
   Stats back;
   ASSERT_TRUE(Stats::fromJSON(llvm::json::Value(stats.toJSON({})), back));
-  EXPECT_EQ(coverageCount(back.coverage.toJSON(), "all", "adjoint", "tape"),
-            2);
+  EXPECT_EQ(coverageCount(back.coverage.toJSON(), "all", "adjoint", "tape"), 2);
   EXPECT_FALSE(Coverage::fromJSON(llvm::json::Value("x"), read));
 }

@@ -281,6 +281,28 @@ TEST(GeneratorTest, ReadsLikeCode) {
     }
 }
 
+TEST(GeneratorTest, MinStatementsDrawsAgain) {
+  // --min-statements draws again from seeds derived from the seed: the
+  // same kernel every time, the first draw when it is large enough.
+  GeneratorOptions options{3, 10, 16};
+  for (Category category : allCategories()) {
+    unsigned reached = 0;
+    for (uint64_t seed = 0; seed < 20; ++seed) {
+      GeneratedKernel k = generateKernel(category, seed, options);
+      EXPECT_EQ(k.source, generateKernel(category, seed, options).source);
+      reached += countStatements(k.source) >= 16;
+      GeneratedKernel first = generateKernel(category, seed, {3, 10, 0});
+      if (countStatements(first.source) >= 16)
+        EXPECT_EQ(k.source, first.source) << describe(category, seed, k);
+    }
+    EXPECT_GE(reached, 18u) << categoryName(category).str();
+  }
+  EXPECT_EQ(countStatements("struct P {\n  float m;\n};\nKSC_KERNEL void k("
+                            "array<P> p) {\n  int i = tid();\n  do {\n    "
+                            "p[i].m += 1.0f;\n  } while (p[i].m < 0.0f);\n}\n"),
+            2u);
+}
+
 /// The indentation of a line.
 size_t indentOf(llvm::StringRef line) {
   return line.size() - line.ltrim(' ').size();

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace ksc::synth {
@@ -26,6 +27,10 @@ class Coverage {
 public:
   /// Counts `record` (its source, and its adjoint forms if it has any).
   void add(const Record &record);
+  /// Counts a record of `category` with `source` and, if it has one, the
+  /// CPU or CUDA C++ of its adjoint.
+  void add(llvm::StringRef category, llvm::StringRef source,
+           std::optional<llvm::StringRef> adjoint);
   void merge(const Coverage &other);
   /// {"all": {...}, "<category>": {...}, ...}: per group ("uses",
   /// "statements", "nesting_depth", "adjoint"), key -> records.

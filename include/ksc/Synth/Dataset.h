@@ -107,6 +107,8 @@ struct Failure {
 struct Stats {
   uint64_t records = 0;
   uint64_t duplicates = 0;
+  /// Kernels below --min-statements after every draw, dropped.
+  uint64_t tooSmall = 0;
   uint64_t failures = 0;
   std::map<std::string, uint64_t> recordsPerCategory;
   std::map<std::string, uint64_t> failuresByReason;

@@ -54,6 +54,10 @@ inline constexpr unsigned kNumCategories = 15;
 
 /// Every category, in declaration order.
 llvm::ArrayRef<Category> allCategories();
+
+/// The statements of a generated file: its lines that end in `;`, but for
+/// the fields of structs and the `} while (c);` of do-while loops.
+unsigned countStatements(llvm::StringRef source);
 /// The category's name as the command line and records spell it
 /// ("multi_conditional").
 llvm::StringRef categoryName(Category category);
@@ -64,6 +68,11 @@ struct GeneratorOptions {
   unsigned maxDepth = 3;
   /// The most statements in one block (the kernel body included).
   unsigned maxStatements = 6;
+  /// The fewest statements of a kernel's file (countStatements): kernels
+  /// with fewer are drawn again, from seeds derived from the seed, up to
+  /// kMaxDraws times, the largest kept.
+  unsigned minStatements = 0;
+  static constexpr unsigned kMaxDraws = 100;
 };
 
 /// A kernel argument as the source declares it.
