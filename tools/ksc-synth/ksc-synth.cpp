@@ -18,6 +18,7 @@
 #include "ksc/Driver/Driver.h"
 #include "ksc/Support/Output.h"
 #include "ksc/Support/Signals.h"
+#include "ksc/Synth/Card.h"
 #include "ksc/Synth/Checkpoint.h"
 #include "ksc/Synth/Generate.h"
 #include "ksc/Synth/Split.h"
@@ -44,6 +45,8 @@ cl::SubCommand validateCommand("validate",
 cl::SubCommand mergeCommand("merge", "Concatenate shards, dropping duplicates");
 cl::SubCommand splitCommand("split",
                             "Write a dataset's records to one file per split");
+cl::SubCommand cardCommand("card",
+                           "Write the README.md of a dataset next to it");
 
 // Generating (the top-level command).
 cl::opt<uint64_t>
@@ -135,7 +138,8 @@ cl::opt<bool> quiet("quiet",
                              "shows only on a terminal anyway)"),
                     cl::cat(synthCategory),
                     cl::sub(cl::SubCommand::getTopLevel()),
-                    cl::sub(mergeCommand), cl::sub(splitCommand));
+                    cl::sub(mergeCommand), cl::sub(splitCommand),
+                    cl::sub(cardCommand));
 cl::opt<std::string> cudaPath(
     "cuda-path",
     cl::desc("The CUDA toolkit: libdevice for PTX forms, nvcc and ptxas for "
@@ -151,6 +155,17 @@ cl::opt<std::string> splitsOption(
     cl::value_desc("name:fraction,..."), cl::cat(synthCategory),
     cl::sub(cl::SubCommand::getTopLevel()), cl::sub(mergeCommand),
     cl::sub(splitCommand));
+
+// card
+cl::opt<std::string> cardInput(cl::Positional, cl::Required,
+                               cl::desc("<dataset.jsonl>"),
+                               cl::sub(cardCommand));
+cl::opt<std::string> license(
+    "license",
+    cl::desc("The SPDX identifier of the dataset's license (default: none "
+             "stated, 'other')"),
+    cl::value_desc("id"), cl::init("other"), cl::cat(synthCategory),
+    cl::sub(cardCommand));
 
 // split
 cl::opt<std::string> splitInput(cl::Positional, cl::Required,
@@ -307,8 +322,10 @@ static bool writeSplits(StringRef path, std::vector<Split> &splits,
     summary += formatv("{0}{1} {2} ({3})", summary.empty() ? "" : ", ",
                        split.name, split.records, splitPath(path, split.name));
   }
-  if (settings)
+  if (settings) {
     (*settings)["splits"] = std::move(counts);
+    (*settings)["splits_option"] = splitsOption.getValue();
+  }
   if (!quiet)
     errs() << "ksc-synth: splits: " << summary << "\n";
   return true;
@@ -525,6 +542,21 @@ static int split() {
   return writeSplits(splitInput, *splits, nullptr) ? 0 : 1;
 }
 
+static int card() {
+  CardOptions options;
+  options.license = license;
+  Expected<std::string> text = makeCard(cardInput, options);
+  if (!text)
+    return fail(toString(text.takeError()));
+  SmallString<256> path(sys::path::parent_path(cardInput));
+  sys::path::append(path, "README.md");
+  if (!writeFile(path, *text))
+    return 1;
+  if (!quiet)
+    errs() << "ksc-synth: wrote " << path << "\n";
+  return 0;
+}
+
 static int run(int argc, char **argv) {
   cl::HideUnrelatedOptions(synthCategory);
   cl::SetVersionPrinter(printVersion);
@@ -535,11 +567,14 @@ static int run(int argc, char **argv) {
       "  ksc-synth --count=10000 --seed=1 -o data.jsonl\n"
       "  ksc-synth validate data.jsonl\n"
       "  ksc-synth merge -o all.jsonl data-*.jsonl\n"
-      "  ksc-synth split data.jsonl --splits=train:0.98,val:0.01,test:0.01\n");
+      "  ksc-synth split data.jsonl --splits=train:0.98,val:0.01,test:0.01\n"
+      "  ksc-synth card data.jsonl --license=apache-2.0\n");
   if (validateCommand)
     return validate();
   if (splitCommand)
     return split();
+  if (cardCommand)
+    return card();
   if (mergeCommand)
     return merge();
   return generate();
