@@ -11,7 +11,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/LineIterator.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -54,29 +53,18 @@ Expected<Contents> readContents(StringRef dataPath) {
     return createStringError("cannot read '" + dataPath +
                              "': " + buffer.getError().message());
   Contents contents;
-  for (line_iterator line(**buffer, /*SkipBlanks=*/true); !line.is_at_eof();
-       ++line) {
-    Expected<json::Value> value = json::parse(*line);
-    const json::Object *record = value ? value->getAsObject() : nullptr;
-    std::optional<StringRef> category =
-        record ? record->getString("category") : std::nullopt;
-    std::optional<StringRef> source =
-        record ? record->getString("source") : std::nullopt;
-    if (!category || !source) {
-      if (!value)
-        consumeError(value.takeError());
-      return createStringError(formatv("{0}:{1}: not a ksc-synth record",
-                                       dataPath, line.line_number())
-                                   .str());
-    }
-    if (contents.records++ == 0)
-      for (Form form : allForms())
-        if (record->get(formName(form)))
-          contents.forms.push_back(formName(form).str());
-    std::string &shortest = contents.shortest[category->str()];
-    if (shortest.empty() || source->size() < shortest.size())
-      shortest = source->str();
-  }
+  if (Error error = forEachRecord(
+          dataPath, (*buffer)->getBuffer(), [&](const RecordLine &record) {
+            if (contents.records++ == 0)
+              for (Form form : allForms())
+                if (record.object.get(formName(form)))
+                  contents.forms.push_back(formName(form).str());
+            std::string &shortest = contents.shortest[record.category.str()];
+            if (shortest.empty() || record.source.size() < shortest.size())
+              shortest = record.source.str();
+            return Error::success();
+          }))
+    return std::move(error);
   return contents;
 }
 

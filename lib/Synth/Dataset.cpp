@@ -333,6 +333,34 @@ bool Stats::fromJSON(const json::Value &value, Stats &stats) {
   return true;
 }
 
+Error synth::forEachRecord(StringRef path, StringRef data,
+                           function_ref<Error(const RecordLine &)> fn) {
+  size_t lineNumber = 0;
+  while (!data.empty()) {
+    auto [text, rest] = data.split('\n');
+    data = rest;
+    ++lineNumber;
+    if (text.trim().empty())
+      continue;
+    Expected<json::Value> value = json::parse(text);
+    const json::Object *object = value ? value->getAsObject() : nullptr;
+    std::optional<StringRef> source =
+        object ? object->getString("source") : std::nullopt;
+    std::optional<StringRef> category =
+        object ? object->getString("category") : std::nullopt;
+    if (!source || !category) {
+      if (!value)
+        consumeError(value.takeError());
+      return createStringError(
+          path + ":" + Twine(lineNumber) +
+          ": not a ksc-synth record (no \"source\" or \"category\")");
+    }
+    if (Error error = fn(RecordLine{text, *object, *source, *category}))
+      return error;
+  }
+  return Error::success();
+}
+
 std::string synth::defaultStatsPath(StringRef dataPath) {
   StringRef base = dataPath;
   base.consume_back(".jsonl");

@@ -11,7 +11,6 @@
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/LineIterator.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace llvm;
@@ -78,34 +77,24 @@ bool synth::mergeDatasets(ArrayRef<std::string> paths, raw_ostream &out,
         consumeError(value.takeError());
     }
     Stats counted;
-    unsigned lineNumber = 0;
-    for (line_iterator line(*input.buffer, /*SkipBlanks=*/true);
-         !line.is_at_end(); ++line) {
-      lineNumber = line.line_number();
-      Expected<json::Value> record = json::parse(*line);
-      const json::Object *object = record ? record->getAsObject() : nullptr;
-      std::optional<StringRef> source =
-          object ? object->getString("source") : std::nullopt;
-      std::optional<StringRef> category =
-          object ? object->getString("category") : std::nullopt;
-      if (!source || !category) {
-        if (!record)
-          consumeError(record.takeError());
-        error = input.path + ":" + std::to_string(lineNumber) +
-                ": not a ksc-synth record (no \"source\" or \"category\")";
-        return false;
-      }
-      if (!seen.insert(normalizer.fingerprint(*source)).second) {
-        ++counted.duplicates;
-        continue;
-      }
-      out << *line << '\n';
-      ++counted.records;
-      ++counted.recordsPerCategory[category->str()];
-      std::optional<StringRef> adjoint = object->getString("cpp_adj");
-      if (!adjoint)
-        adjoint = object->getString("cuda_adj");
-      counted.coverage.add(*category, *source, adjoint);
+    Error failed = forEachRecord(
+        input.path, input.buffer->getBuffer(), [&](const RecordLine &record) {
+          if (!seen.insert(normalizer.fingerprint(record.source)).second) {
+            ++counted.duplicates;
+            return Error::success();
+          }
+          out << record.text << '\n';
+          ++counted.records;
+          ++counted.recordsPerCategory[record.category.str()];
+          std::optional<StringRef> adjoint = record.object.getString("cpp_adj");
+          if (!adjoint)
+            adjoint = record.object.getString("cuda_adj");
+          counted.coverage.add(record.category, record.source, adjoint);
+          return Error::success();
+        });
+    if (failed) {
+      error = toString(std::move(failed));
+      return false;
     }
     if (haveStats) {
       // The shard's own duplicates and failures, and those across shards.

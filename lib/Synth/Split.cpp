@@ -12,7 +12,6 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/LineIterator.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cmath>
@@ -95,24 +94,14 @@ Error synth::splitDataset(StringRef input, std::vector<Split> &splits) {
                                "': " + toString(output.takeError()));
     outputs.push_back(std::move(*output));
   }
-  for (line_iterator line(**buffer, /*SkipBlanks=*/true); !line.is_at_eof();
-       ++line) {
-    Expected<json::Value> record = json::parse(*line);
-    const json::Object *object = record ? record->getAsObject() : nullptr;
-    std::optional<StringRef> source =
-        object ? object->getString("source") : std::nullopt;
-    if (!source) {
-      if (!record)
-        consumeError(record.takeError());
-      return createStringError(formatv("{0}:{1}: not a ksc-synth record (no "
-                                       "\"source\" string)",
-                                       input, line.line_number())
-                                   .str());
-    }
-    unsigned k = splitOf(normalizer.fingerprint(*source), splits);
-    outputs[k]->os() << *line << "\n";
-    ++splits[k].records;
-  }
+  if (Error error = forEachRecord(
+          input, (*buffer)->getBuffer(), [&](const RecordLine &record) {
+            unsigned k = splitOf(normalizer.fingerprint(record.source), splits);
+            outputs[k]->os() << record.text << "\n";
+            ++splits[k].records;
+            return Error::success();
+          }))
+    return error;
   // The files are put in place once every record is written.
   for (auto &output : outputs)
     if (Error error = output->commit())

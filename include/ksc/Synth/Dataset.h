@@ -14,7 +14,9 @@
 #include "ksc/Synth/Generator.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
@@ -91,6 +93,22 @@ void writeRecord(llvm::raw_ostream &os, const Record &record);
 
 /// The record keys every record has, in order, before its forms.
 llvm::ArrayRef<llvm::StringLiteral> recordKeys();
+
+/// A line of a dataset file, parsed, with the fields every record has.
+struct RecordLine {
+  llvm::StringRef text;
+  const llvm::json::Object &object;
+  llvm::StringRef source;
+  llvm::StringRef category;
+};
+
+/// Calls `fn` on the records of the dataset `data` (read from `path`) in
+/// order, blank lines skipped; stops at the first error: `fn`'s, or
+/// "PATH:LINE: not a ksc-synth record (...)" for a line that is not a JSON
+/// object with a string "source" and "category".
+llvm::Error
+forEachRecord(llvm::StringRef path, llvm::StringRef data,
+              llvm::function_ref<llvm::Error(const RecordLine &)> fn);
 
 /// A failure to compile a generated kernel: a bug in the generator or in
 /// ksc, reproduced by `ksc-synth --replay=SEED`.
