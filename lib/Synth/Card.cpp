@@ -68,8 +68,18 @@ Expected<Contents> readContents(StringRef dataPath) {
   return contents;
 }
 
-/// The ksc-synth command that makes the dataset again, from its settings.
+/// The ksc-synth command that makes the dataset again, from its settings:
+/// the run's, or the merge of shards (whose settings are in their own
+/// statistics).
 std::string commandOf(const json::Object &stats, StringRef dataName) {
+  if (const json::Array *merged = stats.getArray("merged")) {
+    std::string command = "ksc-synth merge -o " + dataName.str();
+    for (const json::Value &input : *merged)
+      command += " " + input.getAsString().value_or("?").str();
+    if (std::optional<StringRef> splits = stats.getString("splits_option"))
+      command += " --splits=" + splits->str();
+    return command;
+  }
   std::string command = "ksc-synth";
   auto integer = [&](StringRef key) {
     return stats.getInteger(key).value_or(0);
@@ -173,7 +183,11 @@ Expected<std::string> synth::makeCard(StringRef dataPath,
         "validate` re-checks them.\n\n";
   os << "## Made with\n\n```sh\n" << commandOf(*stats, dataName) << "\n```\n\n"
      << "ksc " << stats->getString("ksc_version").value_or("?")
-     << ". The same command and ksc version make the same bytes.\n\n";
+     << ". The same command and ksc version make the same bytes"
+     << (stats->getArray("merged")
+             ? " (the shards' settings are in their .stats.json)"
+             : "")
+     << ".\n\n";
   os << "## Loading\n\n```python\nfrom datasets import load_dataset\n"
      << "data = load_dataset(\"json\", data_files=\"" << dataName
      << "\")  # or the directory: load_dataset(\"DIR\")\n```\n\n";
