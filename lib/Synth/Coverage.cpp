@@ -22,33 +22,64 @@ using namespace ksc::synth;
 
 namespace {
 
-/// The language's constructs a line uses, by the words that spell them.
+bool isIdentChar(char c) { return isAlnum(c) || c == '_'; }
+
+/// How a construct is spelled: any of its spellings in the line, one as a
+/// whole word, or one as the start of a type name followed by a digit
+/// (`vec3`, `mat22d`).
+enum class Match { Contains, Word, TypePrefix };
+
+/// The language's constructs a line uses.
 struct Construct {
   const char *name;
-  const char *spelling;
+  Match match;
+  /// Up to five; the unused ones empty.
+  StringRef spellings[5];
 };
 const Construct kConstructs[] = {
-    {"if", "if ("},
-    {"else", "} else"},
-    {"?:", " ? "},
-    {"for", "for ("},
-    {"while", "while ("},
-    {"do", "do {"},
-    {"break", "break;"},
-    {"continue", "continue;"},
-    {"KSC_FUNC", "KSC_FUNC "},
-    {"template", "template <"},
-    {"double", "double"},
-    {"bool", "bool "},
-    {"array<T, 2>", ", 2>"},
-    {"compound assignment", "= "},
-    {"++/--", "++"},
-    {"vectors", "vec"},
-    {"matrices", "mat"},
-    {"quaternions", "quat"},
+    {"if", Match::Contains, {"if ("}},
+    {"else", Match::Contains, {"} else"}},
+    {"?:", Match::Contains, {" ? "}},
+    {"for", Match::Contains, {"for ("}},
+    {"while", Match::Contains, {"while ("}},
+    {"do", Match::Contains, {"do {"}},
+    {"break", Match::Contains, {"break;"}},
+    {"continue", Match::Contains, {"continue;"}},
+    {"KSC_FUNC", Match::Contains, {"KSC_FUNC "}},
+    {"template", Match::Contains, {"template <"}},
+    {"array<T, 2>", Match::Contains, {", 2>"}},
+    {"compound assignment",
+     Match::Contains,
+     {" += ", " -= ", " *= ", " /= ", " %= "}},
+    {"++/--", Match::Contains, {"++", "--"}},
+    {"double", Match::Word, {"double"}},
+    {"bool", Match::Word, {"bool"}},
+    {"quaternions", Match::Word, {"quat", "quatd"}},
+    {"vectors", Match::TypePrefix, {"vec"}},
+    {"matrices", Match::TypePrefix, {"mat"}},
 };
 
-bool isIdentChar(char c) { return isAlnum(c) || c == '_'; }
+/// Whether `line` spells `word` at `at` as described by `match`.
+bool matchesAt(StringRef line, size_t at, StringRef word, Match match) {
+  size_t end = at + word.size();
+  if (match == Match::Contains)
+    return true;
+  if (at > 0 && isIdentChar(line[at - 1]))
+    return false;
+  if (match == Match::Word)
+    return end == line.size() || !isIdentChar(line[end]);
+  return end < line.size() && isDigit(line[end]);
+}
+
+/// Whether `line` uses `construct`.
+bool uses(StringRef line, const Construct &construct) {
+  for (StringRef word : construct.spellings)
+    for (size_t at = word.empty() ? StringRef::npos : line.find(word);
+         at != StringRef::npos; at = line.find(word, at + 1))
+      if (matchesAt(line, at, word, construct.match))
+        return true;
+  return false;
+}
 
 /// The names called in `line` (an identifier followed by `(` or `<`).
 void calledNames(StringRef line, std::set<std::string> &names) {
@@ -65,41 +96,6 @@ void calledNames(StringRef line, std::set<std::string> &names) {
       names.insert(line.slice(k, end).str());
     k = end;
   }
-}
-
-/// Whether `line` holds the construct: "compound assignment" is `x op= e`,
-/// "++/--" an increment or decrement, the others their spelling.
-bool uses(StringRef line, const Construct &construct) {
-  StringRef name = construct.name;
-  if (name == "compound assignment")
-    return line.contains(" += ") || line.contains(" -= ") ||
-           line.contains(" *= ") || line.contains(" /= ") ||
-           line.contains(" %= ");
-  if (name == "++/--")
-    return line.contains("++") || line.contains("--");
-  if (name == "vectors" || name == "matrices" || name == "quaternions") {
-    // A type name: vec3, vec2d, mat33, quat, quatd.
-    StringRef prefix = construct.spelling;
-    for (size_t at = line.find(prefix); at != StringRef::npos;
-         at = line.find(prefix, at + 1)) {
-      size_t end = at + prefix.size();
-      bool start = at == 0 || !isIdentChar(line[at - 1]);
-      bool suffix = name == "quaternions"
-                        ? end == line.size() || !isIdentChar(line[end]) ||
-                              line[end] == 'd'
-                        : end < line.size() && isDigit(line[end]);
-      if (start && suffix)
-        return true;
-    }
-    return false;
-  }
-  if (name == "double" || name == "bool") {
-    size_t at = line.find(name);
-    return at != StringRef::npos && (at == 0 || !isIdentChar(line[at - 1])) &&
-           (at + name.size() == line.size() ||
-            !isIdentChar(line[at + name.size()]));
-  }
-  return line.contains(construct.spelling);
 }
 
 } // namespace
@@ -119,7 +115,7 @@ void Coverage::add(StringRef category, StringRef source,
   std::set<std::string> called;
   SmallVector<StringRef> lines;
   source.split(lines, '\n');
-  unsigned deepest = 0, loopDepth = 0;
+  unsigned deepest = 0;
   // Per open brace: whether it opened a loop's body.
   SmallVector<bool> open;
   bool inStruct = false;
@@ -141,25 +137,21 @@ void Coverage::add(StringRef category, StringRef source,
     }
     calledNames(line, called);
     for (char c : line)
-      if (c == '}' && !open.empty()) {
-        loopDepth -= open.back();
+      if (c == '}' && !open.empty())
         open.pop_back();
-      }
     bool isLoop = line.starts_with("for (") || line.starts_with("while (") ||
                   line == "do {";
-    if (isLoop && loopDepth > 0)
+    if (isLoop && llvm::is_contained(open, true))
       used.insert("nested loop");
     // Function bodies are at depth 1: control flow nests below.
     if (!open.empty())
       deepest = std::max(deepest, unsigned(open.size()) - 1);
-    if (line.ends_with("{")) {
+    if (line.ends_with("{"))
       open.push_back(isLoop);
-      loopDepth += isLoop;
-    }
   }
-  for (const BuiltinInfo &builtin : getBuiltins())
-    if (called.count(builtin.name.str()))
-      used.insert(builtin.name.str());
+  for (const std::string &name : called)
+    if (lookupBuiltin(name))
+      used.insert(name);
   for (const std::string &name : used)
     ++groups["uses"][name];
   ++groups["statements"][std::to_string(countStatements(source))];
