@@ -46,24 +46,17 @@ struct Contents {
 };
 
 Expected<Contents> readContents(StringRef dataPath) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
-      MemoryBuffer::getFile(dataPath, /*IsText=*/false,
-                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return createStringError("cannot read '" + dataPath +
-                             "': " + buffer.getError().message());
   Contents contents;
-  if (Error error = forEachRecord(
-          dataPath, (*buffer)->getBuffer(), [&](const RecordLine &record) {
-            if (contents.records++ == 0)
-              for (Form form : allForms())
-                if (record.object.get(formName(form)))
-                  contents.forms.push_back(formName(form).str());
-            std::string &shortest = contents.shortest[record.category.str()];
-            if (shortest.empty() || record.source.size() < shortest.size())
-              shortest = record.source.str();
-            return Error::success();
-          }))
+  if (Error error = forEachRecord(dataPath, [&](const RecordLine &record) {
+        if (contents.records++ == 0)
+          for (Form form : allForms())
+            if (record.object.get(formName(form)))
+              contents.forms.push_back(formName(form).str());
+        std::string &shortest = contents.shortest[record.category.str()];
+        if (shortest.empty() || record.source.size() < shortest.size())
+          shortest = record.source.str();
+        return Error::success();
+      }))
     return std::move(error);
   return contents;
 }
@@ -84,14 +77,15 @@ std::string commandOf(const json::Object &stats, StringRef dataName) {
   auto integer = [&](StringRef key) {
     return stats.getInteger(key).value_or(0);
   };
-  command += formatv(" --count={0} --seed={1}", integer("count"),
-                     integer("seed"))
-                 .str();
+  command +=
+      formatv(" --count={0} --seed={1}", integer("count"), integer("seed"))
+          .str();
   auto list = [&](StringRef key) {
     std::string text;
     if (const json::Array *items = stats.getArray(key))
       for (const json::Value &item : *items)
-        text += (text.empty() ? "" : ",") + item.getAsString().value_or("").str();
+        text +=
+            (text.empty() ? "" : ",") + item.getAsString().value_or("").str();
     return text;
   };
   command += " --categories=" + list("categories");
@@ -116,8 +110,9 @@ void writeFrontMatter(raw_ostream &os, const json::Object &stats,
   const json::Object *splits = stats.getObject("splits");
   if (splits && !splits->empty()) {
     for (const std::string &name : sortedKeys(*splits))
-      os << "  - split: " << name << "\n    path: "
-         << sys::path::filename(splitPath(dataName, name)) << "\n";
+      os << "  - split: " << name
+         << "\n    path: " << sys::path::filename(splitPath(dataName, name))
+         << "\n";
   } else {
     os << "  - split: train\n    path: " << dataName << "\n";
   }
@@ -159,8 +154,8 @@ Expected<std::string> synth::makeCard(StringRef dataPath,
                              statsText.getError().message());
   Expected<json::Value> statsValue = json::parse((*statsText)->getBuffer());
   if (!statsValue)
-    return createStringError("'" + statsPath + "' is not JSON: " +
-                             toString(statsValue.takeError()));
+    return createStringError(
+        "'" + statsPath + "' is not JSON: " + toString(statsValue.takeError()));
   const json::Object *stats = statsValue->getAsObject();
   if (!stats || !stats->getInteger("records"))
     return createStringError("'" + statsPath +
@@ -181,7 +176,8 @@ Expected<std::string> synth::makeCard(StringRef dataPath,
         "derivative kernels (reverse and forward mode). Every form is byte "
         "for byte what the `ksc` command prints for the source; `ksc-synth "
         "validate` re-checks them.\n\n";
-  os << "## Made with\n\n```sh\n" << commandOf(*stats, dataName) << "\n```\n\n"
+  os << "## Made with\n\n```sh\n"
+     << commandOf(*stats, dataName) << "\n```\n\n"
      << "ksc " << stats->getString("ksc_version").value_or("?")
      << ". The same command and ksc version make the same bytes"
      << (stats->getArray("merged")
@@ -215,8 +211,8 @@ Expected<std::string> synth::makeCard(StringRef dataPath,
       os << "| `" << name << "` | " << countOf(*perCategory, name) << " |\n";
   os << "\nThe shortest kernel of each:\n\n";
   for (const auto &[category, source] : contents->shortest)
-    os << "### `" << category << "`\n\n```cpp\n" << StringRef(source).rtrim()
-       << "\n```\n\n";
+    os << "### `" << category << "`\n\n```cpp\n"
+       << StringRef(source).rtrim() << "\n```\n\n";
   writeCoverage(os, *stats);
   os << "## License\n\n"
      << (options.license == "other"

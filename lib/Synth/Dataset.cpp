@@ -361,8 +361,23 @@ Error synth::forEachRecord(StringRef path, StringRef data,
   return Error::success();
 }
 
-std::string synth::defaultStatsPath(StringRef dataPath) {
+Error synth::forEachRecord(StringRef path,
+                           function_ref<Error(const RecordLine &)> fn) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
+      MemoryBuffer::getFile(path, /*IsText=*/false,
+                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return createStringError("cannot read '" + path +
+                             "': " + buffer.getError().message());
+  return forEachRecord(path, (*buffer)->getBuffer(), fn);
+}
+
+std::string synth::companionPath(StringRef dataPath, StringRef suffix) {
   StringRef base = dataPath;
   base.consume_back(".jsonl");
-  return (base + ".stats.json").str();
+  return (base + "." + suffix).str();
+}
+
+std::string synth::defaultStatsPath(StringRef dataPath) {
+  return companionPath(dataPath, "stats.json");
 }

@@ -12,7 +12,6 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 
 #include <cmath>
 
@@ -65,21 +64,13 @@ unsigned synth::splitOf(const XXH128_hash_t &fingerprint,
 }
 
 std::string synth::splitPath(StringRef dataPath, StringRef split) {
-  StringRef base = dataPath;
-  base.consume_back(".jsonl");
-  return (base + "." + split + ".jsonl").str();
+  return companionPath(dataPath, (split + ".jsonl").str());
 }
 
 Error synth::splitDataset(StringRef input, std::vector<Split> &splits) {
   SourceNormalizer normalizer;
   if (!normalizer.valid())
     return createStringError("cannot read the kernel-language prelude");
-  ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
-      MemoryBuffer::getFile(input, /*IsText=*/false,
-                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return createStringError("cannot read '" + input +
-                             "': " + buffer.getError().message());
   std::vector<std::unique_ptr<StreamedOutput>> outputs;
   for (Split &split : splits) {
     split.records = 0;
@@ -94,13 +85,12 @@ Error synth::splitDataset(StringRef input, std::vector<Split> &splits) {
                                "': " + toString(output.takeError()));
     outputs.push_back(std::move(*output));
   }
-  if (Error error = forEachRecord(
-          input, (*buffer)->getBuffer(), [&](const RecordLine &record) {
-            unsigned k = splitOf(normalizer.fingerprint(record.source), splits);
-            outputs[k]->os() << record.text << "\n";
-            ++splits[k].records;
-            return Error::success();
-          }))
+  if (Error error = forEachRecord(input, [&](const RecordLine &record) {
+        unsigned k = splitOf(normalizer.fingerprint(record.source), splits);
+        outputs[k]->os() << record.text << "\n";
+        ++splits[k].records;
+        return Error::success();
+      }))
     return error;
   // The files are put in place once every record is written.
   for (auto &output : outputs)

@@ -109,6 +109,10 @@ struct RecordLine {
 llvm::Error
 forEachRecord(llvm::StringRef path, llvm::StringRef data,
               llvm::function_ref<llvm::Error(const RecordLine &)> fn);
+/// As above, for the dataset in the file `path` (read mapped, whole).
+llvm::Error
+forEachRecord(llvm::StringRef path,
+              llvm::function_ref<llvm::Error(const RecordLine &)> fn);
 
 /// A failure to compile a generated kernel: a bug in the generator or in
 /// ksc, reproduced by `ksc-synth --replay=SEED`.
@@ -151,6 +155,9 @@ struct Stats {
 
 /// `X.jsonl` -> `X.stats.json` (any other name: `NAME.stats.json`).
 std::string defaultStatsPath(llvm::StringRef dataPath);
+/// A file that goes with the dataset `X.jsonl`: `X.<suffix>` (any other
+/// name: `NAME.<suffix>`).
+std::string companionPath(llvm::StringRef dataPath, llvm::StringRef suffix);
 
 } // namespace ksc::synth
 
