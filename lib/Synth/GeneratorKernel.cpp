@@ -218,6 +218,27 @@ static const char *const kParamReals[] = {"x", "y", "t", "s", "a",
                                           "b", "w", "r", "z", "v"};
 static const char *const kParamVecs[] = {"p", "q", "d", "n", "dir", "u"};
 
+Expr detail::foldUnread(Builder &fb, Expr into, Ty ty) {
+  for (const Var &var : fb.scopes.back())
+    if (var.assignable && !fb.isRead(var)) {
+      // Vectors are of float: they scale by a float.
+      Ty real = isVec(ty) ? Ty::Float : ty;
+      Expr term = fb.limit(fb.asReal(var, real), real, 16);
+      double mag = isVec(ty) ? into.mag * term.mag : into.mag + term.mag;
+      into = isVec(ty) ? fb.binary(into, "*", term, PMul)
+                       : fb.binary(into, "+", term, PAdd);
+      into.mag = mag;
+    }
+  return into;
+}
+
+std::string detail::functionText(const std::string &head, const Builder &fb) {
+  std::string text = head + " {\n";
+  for (const std::string &l : fb.lines)
+    text += l + "\n";
+  return text + "}\n";
+}
+
 Builder Draft::functionBuilder() {
   Builder fb(rng, b.opts);
   fb.used = b.used;
@@ -265,29 +286,15 @@ void Draft::addFunction(Ty result, unsigned nparams) {
   fb.indent = 1;
   fb.block(1, unsigned(rng.range(0, int(std::min(3u, b.opts.maxStatements)))));
   Expr e = fb.activeExpr(result, unsigned(rng.range(1, int(b.opts.maxDepth))));
-  // The locals nothing has read count in the result.
-  for (const Var &var : fb.scopes.back())
-    if (var.assignable && !fb.isRead(var)) {
-      // Vectors are of float: they scale by a float.
-      Ty ty = isVec(result) ? Ty::Float : result;
-      Expr term = fb.limit(fb.asReal(var, ty), ty, 16);
-      double mag = isVec(result) ? e.mag * term.mag : e.mag + term.mag;
-      e = isVec(result) ? fb.binary(e, "*", term, PMul)
-                        : fb.binary(e, "+", term, PAdd);
-      e.mag = mag;
-    }
-  e = fb.limit(e, result, 1e3);
+  e = fb.limit(foldUnread(fb, e, result), result, 1e3);
   fb.line("return " + e.text + ";");
   f.resultMag = e.mag;
   for (const std::string &l : fb.lines)
     if (llvm::StringRef(l).contains("for ("))
       f.hasLoop = true;
-  std::string text =
-      "KSC_FUNC " + tyName(result).str() + " " + name + "(" + params + ") {\n";
-  for (const std::string &l : fb.lines)
-    text += l + "\n";
-  text += "}\n";
-  functions.push_back(text);
+  functions.push_back(functionText("KSC_FUNC " + tyName(result).str() + " " +
+                                       name + "(" + params + ")",
+                                   fb));
   b.used = fb.used;
   b.funcs.push_back(f);
 }
@@ -364,15 +371,9 @@ void Draft::addTemplate() {
     fb.findVar(acc)->hidden = false;
     fb.line("return " + acc + ";");
     std::string t = tyName(b.real).str();
-    functions.push_back("template <int N> KSC_FUNC " + t + " " + name + "(" +
-                        t + " " + x + ") {\n" +
-                        [&] {
-                          std::string body;
-                          for (const std::string &l : fb.lines)
-                            body += l + "\n";
-                          return body;
-                        }() +
-                        "}\n");
+    functions.push_back(functionText("template <int N> KSC_FUNC " + t + " " +
+                                         name + "(" + t + " " + x + ")",
+                                     fb));
     FuncInfo f;
     f.name = name;
     f.result = b.real;

@@ -62,6 +62,14 @@ template <typename F> void around(Draft &d, F &&construct) {
   d.randomStatements(rest);
 }
 
+/// Adds the locals of a device function's body (`fb`) that nothing has
+/// read to `into`, an expression of the function's result type `ty` (a
+/// real or vector type), so that none is dead code.
+Expr foldUnread(Builder &fb, Expr into, Ty ty);
+/// A device function's definition: `head` (its signature), then `fb`'s
+/// lines as the body.
+std::string functionText(const std::string &head, const Builder &fb);
+
 /// A depth for an expression: 1..maxDepth.
 unsigned depthOf(Draft &d);
 /// Makes the kernel's real type double one time in five.

@@ -200,29 +200,6 @@ std::vector<Leaf> differentiable(const std::vector<Leaf> &all) {
   return result;
 }
 
-/// Adds the locals of a device function's body that nothing has read to
-/// `into` (a real or vector expression of the function), so that none is
-/// dead code.
-Expr foldUnread(Builder &fb, Expr into, Ty ty) {
-  for (const Var &var : fb.scopes.back())
-    if (var.assignable && !fb.isRead(var)) {
-      Expr term = fb.limit(fb.asReal(var, isVec(ty) ? Ty::Float : ty),
-                           isVec(ty) ? Ty::Float : ty, 16);
-      double mag = isVec(ty) ? into.mag * term.mag : into.mag + term.mag;
-      into = isVec(ty) ? fb.binary(into, "*", term, PMul)
-                       : fb.binary(into, "+", term, PAdd);
-      into.mag = mag;
-    }
-  return into;
-}
-
-std::string functionText(const std::string &head, const Builder &fb) {
-  std::string text = head + " {\n";
-  for (const std::string &l : fb.lines)
-    text += l + "\n";
-  return text + "}\n";
-}
-
 const char *const kStructParams[] = {"p", "s", "self", "st", "q"};
 
 /// A device function of a real result that reads a struct's fields
