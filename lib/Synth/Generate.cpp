@@ -73,16 +73,24 @@ static Category categoryOf(uint64_t id, const GenerateOptions &options) {
 }
 
 /// Generates and compiles the kernel of `seed` into `record`, adding the
-/// generator's time to `seconds`.
+/// generator's time to `seconds`. With `tooSmall`, a kernel of fewer
+/// statements than --min-statements is not compiled: false, and
+/// `*tooSmall` set.
 static bool makeRecord(RecordCompiler &compiler, uint64_t id, uint64_t seed,
                        const GenerateOptions &options, Record &record,
-                       Failure &failure, StageSeconds &seconds) {
+                       Failure &failure, StageSeconds &seconds,
+                       bool *tooSmall = nullptr) {
   record.id = id;
   record.seed = seed;
   record.category = *categoryOfSeed(seed);
   auto start = std::chrono::steady_clock::now();
   record.kernel = generateKernel(record.category, seed, options.generator);
   addStageTime(seconds, "generate", start);
+  if (tooSmall && options.generator.minStatements &&
+      countStatements(record.kernel.source) < options.generator.minStatements) {
+    *tooSmall = true;
+    return false;
+  }
   record.fileName = recordFileName(record.kernel);
   record.formSet = options.forms;
   std::string error;
@@ -173,17 +181,13 @@ Error synth::generateDataset(const FrontendSession &session,
       uint64_t seed = recordSeed(options.seed, id, categoryOf(id, options));
       Record record;
       Failure failure;
-      bool made =
-          makeRecord(compiler, id, seed, options, record, failure, seconds);
-      if (made && countStatements(record.kernel.source) <
-                      options.generator.minStatements) {
-        outcome.tooSmall = true;
-      } else if (made) {
+      if (makeRecord(compiler, id, seed, options, record, failure, seconds,
+                     &outcome.tooSmall)) {
         auto start = Clock::now();
         outcome.fingerprint = normalizer.fingerprint(record.kernel.source);
         addStageTime(seconds, "normalize", start);
         outcome.record = std::move(record);
-      } else {
+      } else if (!outcome.tooSmall) {
         outcome.failure = std::move(failure);
       }
       std::lock_guard<std::mutex> lock(mutex);

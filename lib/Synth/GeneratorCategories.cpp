@@ -782,6 +782,8 @@ static GeneratedKernel generateOnce(Category category, uint64_t seed,
 GeneratedKernel ksc::synth::generateKernel(Category category, uint64_t seed,
                                            const GeneratorOptions &options) {
   GeneratedKernel best = generateOnce(category, seed, options);
+  if (!options.minStatements)
+    return best;
   unsigned most = countStatements(best.source);
   for (unsigned draw = 1;
        most < options.minStatements && draw < GeneratorOptions::kMaxDraws;
