@@ -290,7 +290,6 @@ static json::Object runSettings(const GenerateOptions &options) {
   };
 }
 
-/// The summary on stderr and the exit status of a complete run.
 /// The splits of --splits (none without it) of the dataset `output`, or an
 /// error message.
 static Expected<std::vector<Split>> requestedSplits(StringRef output) {
@@ -331,6 +330,7 @@ static bool writeSplits(StringRef path, std::vector<Split> &splits,
   return true;
 }
 
+/// The summary on stderr and the exit status of a complete run.
 static int report(const Stats &stats) {
   if (!quiet && stats.tooSmall)
     errs() << "ksc-synth: " << stats.tooSmall
