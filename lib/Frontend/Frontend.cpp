@@ -7,10 +7,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "ksc/Frontend/Frontend.h"
-#include "ksc/Frontend/Builtins.h"
 #include "Builtins.h"
 #include "CodeGen.h"
 #include "Session.h"
+#include "WarpPrinter.h"
+#include "ksc/Frontend/Builtins.h"
 #include "ksc/Support/Paths.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -287,10 +288,10 @@ private:
 
 class KdslConsumer : public ASTConsumer {
 public:
-  KdslConsumer(mlir::MLIRContext &context,
-               mlir::OwningOpRef<mlir::ModuleOp> &result,
-               const unsigned &includeErrors)
-      : context(context), result(result), includeErrors(includeErrors) {}
+  KdslConsumer(mlir::MLIRContext &context, FrontendResult &result,
+               bool emitWarp, const unsigned &includeErrors)
+      : context(context), result(result), emitWarp(emitWarp),
+        includeErrors(includeErrors) {}
 
   void HandleTranslationUnit(ASTContext &ast) override {
     // After Clang's own errors the AST may be incomplete; after rejected
@@ -298,14 +299,24 @@ public:
     if (ast.getDiagnostics().getNumErrors() > includeErrors)
       return;
     ksc::frontend::ModuleBuilder builder(ast, context);
-    result = builder.build();
+    result.module = builder.build();
     if (includeErrors)
-      result = nullptr;
+      result.module = nullptr;
+    if (result.module && emitWarp)
+      ksc::frontend::printWarp(builder, FileID(), mainFileName(ast),
+                               result.warp, result.warpError);
   }
 
 private:
+  static std::string mainFileName(ASTContext &ast) {
+    const SourceManager &sm = ast.getSourceManager();
+    OptionalFileEntryRef entry = sm.getFileEntryRefForID(sm.getMainFileID());
+    return entry ? llvm::sys::path::filename(entry->getName()).str() : "-";
+  }
+
   mlir::MLIRContext &context;
-  mlir::OwningOpRef<mlir::ModuleOp> &result;
+  FrontendResult &result;
+  bool emitWarp;
   const unsigned &includeErrors;
 };
 
@@ -339,10 +350,10 @@ private:
 
 class KdslAction : public ASTFrontendAction {
 public:
-  KdslAction(mlir::MLIRContext &context,
-             mlir::OwningOpRef<mlir::ModuleOp> &result,
+  KdslAction(mlir::MLIRContext &context, FrontendResult &result, bool emitWarp,
              DependencyRecorder *dependencies = nullptr)
-      : context(context), result(result), dependencies(dependencies) {}
+      : context(context), result(result), emitWarp(emitWarp),
+        dependencies(dependencies) {}
 
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &ci,
                                                  StringRef) override {
@@ -353,12 +364,14 @@ public:
     pp.addPPCallbacks(std::make_unique<IncludeChecker>(ci, includeErrors));
     if (dependencies)
       dependencies->attachToPreprocessor(pp);
-    return std::make_unique<KdslConsumer>(context, result, includeErrors);
+    return std::make_unique<KdslConsumer>(context, result, emitWarp,
+                                          includeErrors);
   }
 
 private:
   mlir::MLIRContext &context;
-  mlir::OwningOpRef<mlir::ModuleOp> &result;
+  FrontendResult &result;
+  bool emitWarp;
   DependencyRecorder *dependencies;
   unsigned includeErrors = 0;
 };
@@ -507,7 +520,7 @@ runFrontend(mlir::MLIRContext &context, StringRef path,
     dependencies.emplace(*options.dependencies);
   bool ok = runClang(
       kdslArguments(options, path),
-      std::make_unique<KdslAction>(context, result.module,
+      std::make_unique<KdslAction>(context, result, options.emitWarp,
                                    dependencies ? &*dependencies : nullptr),
       std::move(fileSystem), options);
   if (options.verifyDiagnostics) {
@@ -642,7 +655,8 @@ FrontendSession::create(const ksc::FrontendOptions &options,
 
 FrontendResult FrontendSession::import(mlir::MLIRContext &context,
                                        StringRef name, StringRef source,
-                                       llvm::raw_ostream &diagnostics) const {
+                                       llvm::raw_ostream &diagnostics,
+                                       bool emitWarp) const {
   auto invocation = std::make_shared<CompilerInvocation>(*impl->invocation);
   clang::FrontendOptions &frontend = invocation->getFrontendOpts();
   frontend.Inputs.clear();
@@ -660,7 +674,7 @@ FrontendResult FrontendSession::import(mlir::MLIRContext &context,
   // "N errors generated." too, which would go to standard error.
   compiler.setVerboseOutputStream(diagnostics);
   compiler.createSourceManager();
-  KdslAction action(context, result.module);
+  KdslAction action(context, result, emitWarp);
   bool ok = compiler.ExecuteAction(action);
   result.success = ok && result.module;
   if (!result.success)

@@ -11,6 +11,7 @@
 
 #include "CodeGen.h"
 #include "Session.h"
+#include "WarpPrinter.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/DeclContextInternals.h"
@@ -21,6 +22,7 @@
 #include "clang/Lex/PreprocessorOptions.h"
 #include "clang/Parse/Parser.h"
 #include "clang/Sema/Sema.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/VirtualFileSystem.h"
 
 using namespace clang;
@@ -91,7 +93,7 @@ struct IncrementalFrontend::Instance {
   /// errors or the instance cannot take it (the instance may then hold part
   /// of it and is not to be used again).
   bool parse(mlir::MLIRContext &context, StringRef name, StringRef source,
-             FrontendResult &result);
+             bool emitWarp, FrontendResult &result);
 
   /// Removes the declarations of `part` from name lookup.
   void cleanUp(TranslationUnitDecl *part);
@@ -132,6 +134,7 @@ bool IncrementalFrontend::Instance::start(
 
 bool IncrementalFrontend::Instance::parse(mlir::MLIRContext &context,
                                           StringRef name, StringRef source,
+                                          bool emitWarp,
                                           FrontendResult &result) {
   Sema &sema = compiler->getSema();
   Preprocessor &preprocessor = compiler->getPreprocessor();
@@ -178,6 +181,9 @@ bool IncrementalFrontend::Instance::parse(mlir::MLIRContext &context,
   frontend::ModuleBuilder builder(ast, context);
   result.module = builder.build(file);
   result.success = bool(result.module);
+  if (result.success && emitWarp)
+    frontend::printWarp(builder, file, llvm::sys::path::filename(name),
+                        result.warp, result.warpError);
   cleanUp(part);
   return result.success && !diagnostics.hasErrorOccurred();
 }
@@ -203,10 +209,11 @@ IncrementalFrontend::~IncrementalFrontend() = default;
 
 FrontendResult IncrementalFrontend::import(mlir::MLIRContext &context,
                                            StringRef name, StringRef source,
-                                           llvm::raw_ostream &diagnostics) {
+                                           llvm::raw_ostream &diagnostics,
+                                           bool emitWarp) {
   auto fresh = [&] {
     ++fallbackCount;
-    return session.import(context, name, source, diagnostics);
+    return session.import(context, name, source, diagnostics, emitWarp);
   };
   if (!canParseIncrementally(source))
     return fresh();
@@ -222,7 +229,7 @@ FrontendResult IncrementalFrontend::import(mlir::MLIRContext &context,
   }
   ++parts;
   FrontendResult result;
-  if (instance->parse(context, name, source, result))
+  if (instance->parse(context, name, source, emitWarp, result))
     return result;
   instance.reset();
   return fresh();

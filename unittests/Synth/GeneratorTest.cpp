@@ -292,8 +292,9 @@ TEST(GeneratorTest, MinStatementsDrawsAgain) {
       EXPECT_EQ(k.source, generateKernel(category, seed, options).source);
       reached += countStatements(k.source) >= 16;
       GeneratedKernel first = generateKernel(category, seed, {3, 10, 0});
-      if (countStatements(first.source) >= 16)
+      if (countStatements(first.source) >= 16) {
         EXPECT_EQ(k.source, first.source) << describe(category, seed, k);
+      }
     }
     EXPECT_GE(reached, 18u) << categoryName(category).str();
   }

@@ -51,6 +51,9 @@ struct FrontendOptions {
   /// When set, importKdsl records the files the kernel file reads into it
   /// (not with verifyDiagnostics or FrontendSession).
   MakeDependencies *dependencies = nullptr;
+  /// Also print the kernel file as an NVIDIA Warp Python module
+  /// (FrontendResult::warp; docs/warp.md).
+  bool emitWarp = false;
 };
 
 struct FrontendResult {
@@ -59,6 +62,10 @@ struct FrontendResult {
   /// Without verifyDiagnostics: whether there were no errors. With it:
   /// whether the diagnostics matched the expectations.
   bool success = false;
+  /// With emitWarp, after success: the kernel file as a Warp module, or
+  /// empty with `warpError` saying ("file:line:col: error: ...") which
+  /// construct of it Warp has no counterpart for.
+  std::string warp, warpError;
 };
 
 /// Compiles the kernel file `path` ("-" for standard input) to ks IR.
@@ -87,10 +94,11 @@ public:
   ~FrontendSession();
 
   /// Compiles `source` as the kernel file `name` (which need not exist),
-  /// writing diagnostics to `diagnostics`.
+  /// writing diagnostics to `diagnostics`; with `emitWarp`, also its Warp
+  /// module (FrontendOptions::emitWarp).
   FrontendResult import(mlir::MLIRContext &context, llvm::StringRef name,
-                        llvm::StringRef source,
-                        llvm::raw_ostream &diagnostics) const;
+                        llvm::StringRef source, llvm::raw_ostream &diagnostics,
+                        bool emitWarp = false) const;
 
 private:
   friend class IncrementalFrontend;
@@ -115,7 +123,8 @@ public:
 
   /// As FrontendSession::import.
   FrontendResult import(mlir::MLIRContext &context, llvm::StringRef name,
-                        llvm::StringRef source, llvm::raw_ostream &diagnostics);
+                        llvm::StringRef source, llvm::raw_ostream &diagnostics,
+                        bool emitWarp = false);
 
   /// How many sources went through session.import instead (for tests).
   unsigned fallbacks() const { return fallbackCount; }

@@ -40,7 +40,7 @@ using namespace ksc;
 
 namespace {
 enum class Target { Cpu, Cuda };
-enum class Emit { Cpp, Cuda, Ptx, LLVM, Mlir };
+enum class Emit { Cpp, Cuda, Ptx, LLVM, Mlir, Warp };
 
 cl::OptionCategory kscCategory("ksc options");
 
@@ -67,7 +67,10 @@ cl::opt<Emit> emit(
                clEnumValN(Emit::LLVM, "llvm",
                           "the NVPTX LLVM IR the PTX is made from "
                           "(--target=cuda)"),
-               clEnumValN(Emit::Mlir, "mlir", "the ks dialect IR")),
+               clEnumValN(Emit::Mlir, "mlir", "the ks dialect IR"),
+               clEnumValN(Emit::Warp, "warp",
+                          "the kernel file as an NVIDIA Warp Python module "
+                          "(docs/warp.md)")),
     cl::init(Emit::Cpp), cl::cat(kscCategory));
 cl::opt<bool> standalone(
     "standalone",
@@ -357,6 +360,39 @@ static CpuPipelineOptions cpuPipeline() {
   return options;
 }
 
+/// --emit=warp: the kernel file as a Warp module, from its Clang AST (the
+/// ks IR has lost the source's statements).
+static int emitWarp(mlir::MLIRContext &context, FrontendOptions &options,
+                    const MakeDependencies &dependencies) {
+  if (isMlirFile(inputFile)) {
+    errs() << "ksc: error: --emit=warp needs a kernel file (.kdsl), not ks "
+              "IR\n";
+    return 1;
+  }
+  if (target != Target::Cpu) {
+    errs() << "ksc: error: --emit=warp takes no --target: Warp compiles "
+              "the module for CPUs and GPUs itself\n";
+    return 1;
+  }
+  if (grad != Grad::None) {
+    errs() << "ksc: error: --emit=warp writes the kernels only: Warp "
+              "differentiates them itself (no --grad)\n";
+    return 1;
+  }
+  options.emitWarp = true;
+  FrontendResult result = importKdsl(context, inputFile, options);
+  if (!result.success)
+    return 1;
+  if (result.warp.empty()) {
+    errs() << result.warpError << "\n";
+    return 1;
+  }
+  if (!writeOutput(outputFile, result.warp) ||
+      (dependencyFile && !writeOutput(dependencyOutput, dependencies.rule)))
+    return 1;
+  return 0;
+}
+
 /// Writes what --emit asks for into `output` (and with `header` the
 /// header of --emit-header): the ks IR, or the module lowered and printed
 /// as C++, CUDA C++, PTX or LLVM IR.
@@ -491,6 +527,8 @@ int ksc::kscMain(int argc, char **argv) {
     dependencies.phonyTargets = dependencyPhony;
     frontendOptions.dependencies = &dependencies;
   }
+  if (emit == Emit::Warp)
+    return emitWarp(context, frontendOptions, dependencies);
 
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   mlir::OwningOpRef<mlir::ModuleOp> module =
