@@ -249,6 +249,20 @@ try:
 except (OSError, subprocess.TimeoutExpired):
     pass
 
+# `REQUIRES: warp`: NVIDIA Warp (`pip install warp-lang`) importable by the
+# tests' Python: ksc-synth validate --warp runs records on its CPU backend.
+try:
+    probe = subprocess.run(
+        [config.python_executable, "-c", "import warp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        timeout=120,
+    )
+    if probe.returncode == 0:
+        config.available_features.add("warp")
+except (OSError, subprocess.TimeoutExpired):
+    pass
+
 # %gpu-run-all: the kernels of many .kdsl files through ksc-run's GPU
 # target (see utils/lit/gpu-run-all.py).
 config.substitutions.append(

@@ -41,3 +41,5 @@ std::string ksc::getClangResourceDir() {
 }
 
 std::string ksc::getRuntimeDir() { return underPrefix(KSC_RUNTIME_SUBDIR); }
+
+std::string ksc::getDataDir() { return underPrefix("share/ksc"); }

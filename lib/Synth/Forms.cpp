@@ -36,6 +36,7 @@ static constexpr FormInfo kForms[] = {
     {Form::CudaAdj, "cuda_adj", "--target=cuda --grad"},
     {Form::Ptx, "ptx", "--target=cuda --emit=ptx"},
     {Form::PtxAdj, "ptx_adj", "--target=cuda --emit=ptx --grad"},
+    {Form::Warp, "warp", "--emit=warp"},
 };
 
 ArrayRef<Form> synth::allForms() {
@@ -196,6 +197,7 @@ static LogicalResult emitForm(Form form, OwningOpRef<ModuleOp> module,
   emitter.sourceName = fileName.str();
   switch (form) {
   case Form::KsMlir:
+  case Form::Warp:
     break;
   case Form::Cpp:
   case Form::CppAdj:
@@ -217,7 +219,9 @@ static LogicalResult emitForm(Form form, OwningOpRef<ModuleOp> module,
 
 /// The frontend's work for one source: its ks IR, its diagnostics written
 /// to the stream given.
-using ImportFn = function_ref<FrontendResult(raw_ostream &diagnostics)>;
+/// With `emitWarp`, the Warp module too.
+using ImportFn =
+    function_ref<FrontendResult(raw_ostream &diagnostics, bool emitWarp)>;
 
 /// The forms of `source`: the frontend (`import`), the cleanup, each AD
 /// pass once, then each form's lowering, adding the time of each stage to
@@ -259,18 +263,29 @@ static bool compileWith(MLIRContext &context,
   std::optional<Form> firstForm, firstAdjoint;
   for (Form form : allForms())
     if (forms.contains(form)) {
-      last[unsigned(sourceOf(form))] = form;
       firstForm = firstForm.value_or(form);
+      // The frontend prints the Warp module, from the Clang AST.
+      if (form == Form::Warp)
+        continue;
+      last[unsigned(sourceOf(form))] = form;
       if (sourceOf(form) == Source::Adjoint)
         firstAdjoint = firstAdjoint.value_or(form);
     }
   if (!firstForm)
     return true;
 
-  FrontendResult imported = import(diagnosticStream);
+  FrontendResult imported =
+      import(diagnosticStream, forms.contains(Form::Warp));
   lap("frontend");
   if (!imported.success)
     return fail(*firstForm, "frontend");
+  if (forms.contains(Form::Warp)) {
+    if (imported.warp.empty()) {
+      diagnosticStream << imported.warpError;
+      return fail(Form::Warp);
+    }
+    result[Form::Warp] = std::move(imported.warp);
+  }
   OwningOpRef<ModuleOp> primal = std::move(imported.module);
   if (failed(runVerified(*primal, pipelines.cleanup)))
     return fail(*firstForm, "cleanup");
@@ -298,7 +313,7 @@ static bool compileWith(MLIRContext &context,
     lap(formName(Form::KsMlir));
   }
   for (Form form : allForms()) {
-    if (form == Form::KsMlir || !forms.contains(form))
+    if (form == Form::KsMlir || form == Form::Warp || !forms.contains(form))
       continue;
     unsigned from = unsigned(sourceOf(form));
     OwningOpRef<ModuleOp> module =
@@ -318,9 +333,10 @@ bool synth::compileForms(MLIRContext &context, StringRef fileName,
                          const FormsOptions &options, CompiledForms &result,
                          std::string &error) {
   RecordCompiler::Pipelines pipelines(context);
-  auto import = [&](raw_ostream &diagnostics) {
+  auto import = [&](raw_ostream &diagnostics, bool emitWarp) {
     FrontendOptions frontendOptions;
     frontendOptions.diagnostics = &diagnostics;
+    frontendOptions.emitWarp = emitWarp;
     return importKdslSource(context, fileName, source, frontendOptions);
   };
   return compileWith(context, pipelines, import, fileName, forms, options,
@@ -353,9 +369,11 @@ bool RecordCompiler::compile(StringRef fileName, StringRef source,
                              std::string &error, std::string *reason) {
   if (compiled++ == kSourcesPerContext)
     reset();
-  auto import = [&](raw_ostream &diagnostics) {
-    return frontend ? frontend->import(*context, fileName, source, diagnostics)
-                    : session.import(*context, fileName, source, diagnostics);
+  auto import = [&](raw_ostream &diagnostics, bool emitWarp) {
+    return frontend ? frontend->import(*context, fileName, source, diagnostics,
+                                       emitWarp)
+                    : session.import(*context, fileName, source, diagnostics,
+                                     emitWarp);
   };
   return compileWith(*context, *pipelines, import, fileName, forms, options,
                      result, error, reason, &seconds);

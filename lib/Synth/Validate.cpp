@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ValidateWarp.h"
+
 #include "ksc/Config.h"
 #include "ksc/Dialect/Ks/IR/KsOps.h"
 #include "ksc/Runner/Runner.h"
@@ -186,73 +188,6 @@ void Validator::runTool(StringRef program, ArrayRef<std::string> args,
                     (result.error.empty() ? "" : ": " + result.error) + "\n" +
                     StringRef(result.output).take_front(2000).rtrim())
                        .str());
-}
-
-/// A random value of `type` in ksc-run's JSON: reals in [-2, 2], integers
-/// in [0, 3] (indices and counts stay small), vectors and matrices as
-/// (nested) lists, structs as objects keyed by field.
-static json::Value randomValue(const runner::ValueType &type,
-                               SplitMix64 &random) {
-  if (type.isStruct()) {
-    json::Object fields;
-    for (const runner::ValueType::Field &field : type.fields)
-      fields[field.name] = randomValue(field.type, random);
-    return json::Value(std::move(fields));
-  }
-  auto scalar = [&]() -> json::Value {
-    switch (type.scalar) {
-    case runner::Scalar::F32:
-    case runner::Scalar::F64:
-      return (random.next() % 4001) / 1000.0 - 2.0;
-    case runner::Scalar::I1:
-      return bool(random.next() & 1);
-    case runner::Scalar::U32:
-      return int64_t(random.next() % 100000);
-    case runner::Scalar::I32:
-    case runner::Scalar::I64:
-      break;
-    }
-    return int64_t(random.next() % 4);
-  };
-  std::function<json::Value(size_t)> components = [&](size_t dim) {
-    if (dim == type.components.size())
-      return scalar();
-    json::Array values;
-    for (int64_t k = 0; k < type.components[dim]; ++k)
-      values.push_back(components(dim + 1));
-    return json::Value(std::move(values));
-  };
-  return components(0);
-}
-
-/// A random value for `param` for a launch of `n` threads: an array has n
-/// elements along dimension 0 and 3 along the others.
-static json::Value randomArgument(const runner::Param &param, unsigned n,
-                                  SplitMix64 &random) {
-  if (!param.isArray)
-    return randomValue(param.type, random);
-  std::function<json::Value(unsigned)> fill = [&](unsigned dim) {
-    json::Array values;
-    unsigned extent = dim == 0 ? n : 3;
-    for (unsigned k = 0; k < extent; ++k)
-      values.push_back(dim + 1 == param.rank ? randomValue(param.type, random)
-                                             : fill(dim + 1));
-    return json::Value(std::move(values));
-  };
-  return fill(0);
-}
-
-/// The signature of the kernel of a record, from its ks IR (`ksMlir`).
-static Expected<runner::Signature> signatureOf(StringRef ksMlir) {
-  std::unique_ptr<mlir::MLIRContext> context = createCompilerContext();
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(
-          ksMlir, mlir::ParserConfig(context.get()));
-  if (!module)
-    return createStringError("its ks IR does not parse");
-  for (auto kernel : module->getOps<ks::KernelOp>())
-    return runner::getSignature(kernel);
-  return createStringError("its ks IR has no kernel");
 }
 
 void Validator::checkGradient(const json::Object &record, StringRef ksMlir,
@@ -479,6 +414,15 @@ bool synth::validateDataset(const FrontendSession &session, StringRef path,
     workers.emplace_back(std::optional<unsigned>(64u << 20), work);
   for (llvm::thread &worker : workers)
     worker.join();
+  std::optional<WarpSummary> warp;
+  if (options.warpSample) {
+    std::vector<size_t> sample;
+    for (size_t index = 0; index < total; index += every(options.warpSample))
+      if (errors[index].empty())
+        sample.push_back(index);
+    warp =
+        checkAgainstWarp(lines, sample, options, tools.kscRun, tempDir, errors);
+  }
   sys::fs::remove_directories(tempDir);
 
   DenseMap<int64_t, size_t> firstLine;
@@ -521,5 +465,7 @@ bool synth::validateDataset(const FrontendSession &session, StringRef path,
      << tool("nvcc", tools.nvcc) << ")\n";
   os << "  gradients checked (ksc-run --check-grad): " << counts.gradKernels
      << " kernels\n";
+  if (warp)
+    printWarpSummary(*warp, os);
   return bad == 0;
 }

@@ -192,6 +192,19 @@ cl::opt<unsigned> gradSample("grad-sample",
                              cl::desc("Records whose gradients ksc-run "
                                       "--check-grad checks (default 8)"),
                              cl::init(8), cl::sub(validateCommand));
+cl::opt<bool> warp("warp",
+                   cl::desc("Also run a sample of records' warp form on NVIDIA "
+                            "Warp's CPU backend and compare outputs and "
+                            "gradients with ksc-run's (needs Python with the "
+                            "warp-lang package; skipped without it)"),
+                   cl::sub(validateCommand));
+cl::opt<unsigned> warpSample("warp-sample",
+                             cl::desc("Records --warp runs (default 20)"),
+                             cl::init(20), cl::sub(validateCommand));
+cl::opt<std::string> python("python",
+                            cl::desc("The Python --warp runs Warp with "
+                                     "(default: python3 on the PATH)"),
+                            cl::value_desc("path"), cl::sub(validateCommand));
 
 // merge
 cl::list<std::string> mergeInputs(cl::Positional, cl::OneOrMore,
@@ -520,6 +533,8 @@ static int validate() {
   options.sample = sample;
   options.nvccSample = nvccSample;
   options.gradSample = gradSample;
+  options.warpSample = warp ? unsigned(warpSample) : 0;
+  options.python = python;
   options.jobs = jobCount();
   options.compile.cudaPath = cudaPath;
   SmallString<256> kscRun(sys::path::parent_path(

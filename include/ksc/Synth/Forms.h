@@ -2,9 +2,10 @@
 //
 // Part of ksc. A dataset record pairs a kernel's source with what ksc makes
 // of it: its ks IR, CPU C++, CUDA C++ and PTX, of the kernel alone and with
-// its derivative kernels. Each form is exactly what one `ksc` command line
-// prints for the source; compileForms produces them all in process, sharing
-// the frontend and the AD passes between them.
+// its derivative kernels, and the same kernel as NVIDIA Warp Python. Each form
+// is exactly what one `ksc` command line prints for the source; compileForms
+// produces them all in process, sharing the frontend and the AD passes between
+// them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KSC_SYNTH_FORMS_H
@@ -33,8 +34,9 @@ enum class Form : unsigned {
   CudaAdj, // ksc F --target=cuda --grad
   Ptx,     // ksc F --target=cuda --emit=ptx
   PtxAdj,  // ksc F --target=cuda --emit=ptx --grad
+  Warp,    // ksc F --emit=warp (NVIDIA Warp Python, docs/warp.md)
 };
-inline constexpr unsigned kNumForms = 8;
+inline constexpr unsigned kNumForms = 9;
 
 /// Every form, in the order records list them.
 llvm::ArrayRef<Form> allForms();

@@ -69,6 +69,11 @@ struct ValidateOptions {
   unsigned nvccSample = 8;
   /// Records with arguments to differentiate whose gradients ksc-run checks.
   unsigned gradSample = 8;
+  /// Records whose `warp` form runs on NVIDIA Warp against ksc-run
+  /// (`--warp`); 0: none.
+  unsigned warpSample = 0;
+  /// The Python that imports warp; empty: python3 on the PATH.
+  std::string python;
   unsigned jobs = 1;
   /// The ksc-run executable; empty: next to ksc-synth.
   std::string kscRun;

@@ -17,6 +17,7 @@ COMMANDS = {
     "cuda_adj": ["--target=cuda", "--grad"],
     "ptx": ["--target=cuda", "--emit=ptx"],
     "ptx_adj": ["--target=cuda", "--emit=ptx", "--grad"],
+    "warp": ["--emit=warp"],
 }
 
 ksc, data, workdir = sys.argv[1:4]
