@@ -165,6 +165,12 @@ Error Checkpointer::resumeFrom(const json::Object &checkpoint, uint64_t begin,
         record ? record->getString("source") : std::nullopt;
     if (!value)
       consumeError(value.takeError());
+    std::optional<StringRef> structure =
+        record ? record->getString("structure") : std::nullopt;
+    if (structure)
+      if (std::optional<XXH128_hash_t> fingerprint =
+              parseFingerprintHex(*structure))
+        state.structures.insert(*fingerprint);
     if (!id || !source || *id <= lastId || uint64_t(*id) >= stop ||
         !state.seen.insert(normalizer.fingerprint(*source)).second)
       return fail(formatv("line {0} of '{1}' is not the record its "

@@ -12,6 +12,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -178,6 +179,74 @@ XXH128_hash_t SourceNormalizer::fingerprint(StringRef source) const {
 }
 
 //===----------------------------------------------------------------------===//
+// Structure
+//===----------------------------------------------------------------------===//
+
+/// The end of the name that starts at `i` (after `%`, `@` or `^`).
+static size_t nameEnd(StringRef text, size_t i) {
+  while (i < text.size() &&
+         (isAlnum(text[i]) || StringRef("_.$#-").contains(text[i])))
+    ++i;
+  return i;
+}
+
+std::string synth::normalizeStructure(StringRef ksMlir) {
+  std::string out;
+  out.reserve(ksMlir.size());
+  SmallVector<StringRef> lines;
+  ksMlir.split(lines, '\n');
+  for (StringRef line : lines) {
+    // The value of a constant: `%c3_i32 = arith.constant 3 : i32`.
+    static constexpr StringLiteral kConstant = "arith.constant ";
+    size_t constant = line.find(kConstant);
+    std::string text = line.str();
+    if (constant != StringRef::npos) {
+      size_t begin = constant + kConstant.size();
+      size_t end = line.find(" : ", begin);
+      text = (line.take_front(begin) + "C" +
+              (end == StringRef::npos ? StringRef() : line.drop_front(end)))
+                 .str();
+    }
+    for (size_t i = 0; i < text.size(); ++i) {
+      char c = text[i];
+      if (c == '%' || c == '@') {
+        out += c;
+        i = nameEnd(text, i + 1) - 1;
+      } else if (c == '"') {
+        size_t close = text.find('"', i + 1);
+        while (close != std::string::npos && text[close - 1] == '\\')
+          close = text.find('"', close + 1);
+        out += "\"s\"";
+        i = close == std::string::npos ? text.size() : close;
+      } else {
+        out += c;
+      }
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+XXH128_hash_t synth::structureFingerprint(StringRef ksMlir) {
+  std::string normalized = normalizeStructure(ksMlir);
+  return xxh3_128bits(arrayRefFromStringRef(normalized));
+}
+
+std::string synth::fingerprintHex(XXH128_hash_t fingerprint) {
+  return formatv("{0:x-16}{1:x-16}", fingerprint.high64, fingerprint.low64)
+      .str();
+}
+
+std::optional<XXH128_hash_t> synth::parseFingerprintHex(StringRef hex) {
+  XXH128_hash_t fingerprint;
+  if (hex.size() != 32 ||
+      hex.take_front(16).getAsInteger(16, fingerprint.high64) ||
+      hex.drop_front(16).getAsInteger(16, fingerprint.low64))
+    return std::nullopt;
+  return fingerprint;
+}
+
+//===----------------------------------------------------------------------===//
 // Records
 //===----------------------------------------------------------------------===//
 
@@ -208,6 +277,8 @@ void synth::writeRecord(raw_ostream &os, const Record &record) {
     out.attribute("file", record.fileName);
     out.attribute("ksc_version", KSC_VERSION);
     out.attribute("source", record.kernel.source);
+    if (!record.structure.empty())
+      out.attribute("structure", record.structure);
     for (Form form : allForms())
       if (record.formSet.contains(form))
         out.attribute(formName(form), record.forms[form]);
@@ -229,6 +300,7 @@ void Stats::addFailure(const Failure &failure) {
 void Stats::merge(const Stats &other) {
   records += other.records;
   duplicates += other.duplicates;
+  nearDuplicates += other.nearDuplicates;
   tooSmall += other.tooSmall;
   failures += other.failures;
   for (const auto &[name, count] : other.recordsPerCategory)
@@ -251,6 +323,7 @@ json::Object Stats::toJSON(json::Object extra) const {
     perCategory[name] = int64_t(count);
   result["records_per_category"] = std::move(perCategory);
   result["duplicates_dropped"] = int64_t(duplicates);
+  result["near_duplicates_dropped"] = int64_t(nearDuplicates);
   result["too_small_dropped"] = int64_t(tooSmall);
   result["failures"] = int64_t(failures);
   json::Object byReason;
@@ -299,6 +372,8 @@ bool Stats::fromJSON(const json::Value &value, Stats &stats) {
   stats.records = *records;
   stats.duplicates = *duplicates;
   stats.tooSmall = getCount(object->get("too_small_dropped")).value_or(0);
+  stats.nearDuplicates =
+      getCount(object->get("near_duplicates_dropped")).value_or(0);
   stats.failures = *failures;
   if (const json::Object *perCategory =
           object->getObject("records_per_category"))

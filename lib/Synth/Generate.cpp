@@ -94,9 +94,20 @@ static bool makeRecord(RecordCompiler &compiler, uint64_t id, uint64_t seed,
   record.fileName = recordFileName(record.kernel);
   record.formSet = options.forms;
   std::string error;
-  if (compiler.compile(record.fileName, record.kernel.source, options.forms,
-                       record.forms, error, &failure.reason))
+  // The structure is the ks IR's, compiled for it if not asked for.
+  FormSet forms = options.forms;
+  if (options.nearDuplicates)
+    forms.insert(Form::KsMlir);
+  if (compiler.compile(record.fileName, record.kernel.source, forms,
+                       record.forms, error, &failure.reason)) {
+    if (options.nearDuplicates) {
+      record.structure =
+          fingerprintHex(structureFingerprint(record.forms[Form::KsMlir]));
+      if (!options.forms.contains(Form::KsMlir))
+        record.forms[Form::KsMlir].clear();
+    }
     return true;
+  }
   failure.id = id;
   failure.seed = seed;
   failure.category = record.category;
@@ -221,6 +232,11 @@ Error synth::generateDataset(const FrontendSession &session,
       ++stats.tooSmall;
     } else if (!state.seen.insert(outcome.fingerprint).second) {
       ++stats.duplicates;
+    } else if (options.nearDuplicates &&
+               !state.structures
+                    .insert(*parseFingerprintHex(outcome.record->structure))
+                    .second) {
+      ++stats.nearDuplicates;
     } else {
       writeRecord(out, *outcome.record);
       stats.coverage.add(*outcome.record);

@@ -63,7 +63,7 @@ bool synth::mergeDatasets(ArrayRef<std::string> paths, raw_ostream &out,
     return a.firstId < b.firstId;
   });
 
-  FingerprintSet seen;
+  FingerprintSet seen, structures;
   for (const Input &input : inputs) {
     Stats shard;
     std::string statsPath = defaultStatsPath(input.path);
@@ -83,6 +83,14 @@ bool synth::mergeDatasets(ArrayRef<std::string> paths, raw_ostream &out,
             ++counted.duplicates;
             return Error::success();
           }
+          // Records made with --near-duplicates carry their structure.
+          std::optional<StringRef> hex = record.object.getString("structure");
+          std::optional<XXH128_hash_t> structure =
+              hex ? parseFingerprintHex(*hex) : std::nullopt;
+          if (structure && !structures.insert(*structure).second) {
+            ++counted.nearDuplicates;
+            return Error::success();
+          }
           out << record.text << '\n';
           ++counted.records;
           ++counted.recordsPerCategory[record.category.str()];
@@ -99,6 +107,7 @@ bool synth::mergeDatasets(ArrayRef<std::string> paths, raw_ostream &out,
     if (haveStats) {
       // The shard's own duplicates and failures, and those across shards.
       shard.duplicates += counted.duplicates;
+      shard.nearDuplicates += counted.nearDuplicates;
       shard.records = counted.records;
       shard.recordsPerCategory = counted.recordsPerCategory;
       shard.coverage = counted.coverage;

@@ -131,6 +131,12 @@ bool Validator::checkSchema(const json::Object &record,
   for (const auto &[key, value] : record) {
     if (llvm::is_contained(recordKeys(), key.str()))
       continue;
+    if (key == "structure") {
+      std::optional<StringRef> hex = value.getAsString();
+      if (!hex || !parseFingerprintHex(*hex))
+        errors.push_back("\"structure\" must be 32 hex digits");
+      continue;
+    }
     if (!parseForm(key)) {
       errors.push_back("unknown key \"" + key.str() + "\"");
       continue;
@@ -273,7 +279,8 @@ std::vector<std::string> Validator::check(RecordCompiler &compiler,
   StringRef fileName = *record->getString("file");
   // The gradient check reads the argument types from the ks IR.
   FormSet compiledForms = forms;
-  if (gradSample)
+  std::optional<StringRef> structure = record->getString("structure");
+  if (gradSample || structure)
     compiledForms.insert(Form::KsMlir);
   if (!compiler.compile(fileName, *record->getString("source"), compiledForms,
                         compiled, error)) {
@@ -299,6 +306,9 @@ std::vector<std::string> Validator::check(RecordCompiler &compiler,
                       "`): first difference at its line " + Twine(at + 1))
                          .str());
   }
+  if (structure && *structure != fingerprintHex(structureFingerprint(
+                                     compiled[Form::KsMlir])))
+    errors.push_back("\"structure\" is not that of the source's ks IR");
   if (!errors.empty())
     return errors;
 

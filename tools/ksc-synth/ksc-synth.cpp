@@ -113,6 +113,12 @@ cl::opt<unsigned> minStatements(
     cl::desc("Kernels of at least N statements: smaller ones are drawn "
              "again from the seed (default 0)"),
     cl::value_desc("N"), cl::init(0), cl::cat(synthCategory));
+cl::opt<bool> nearDuplicates(
+    "near-duplicates",
+    cl::desc("Drop records whose structure (ks IR with constants and names "
+             "abstracted) repeats an earlier record's; records carry it as "
+             "\"structure\""),
+    cl::cat(synthCategory));
 cl::opt<uint64_t>
     replay("replay",
            cl::desc("Make the one record of this record seed (a failure's "
@@ -300,6 +306,7 @@ static json::Object runSettings(const GenerateOptions &options) {
       {"max_depth", int64_t(options.generator.maxDepth)},
       {"max_statements", int64_t(options.generator.maxStatements)},
       {"min_statements", int64_t(options.generator.minStatements)},
+      {"near_duplicates", options.nearDuplicates},
   };
 }
 
@@ -350,6 +357,9 @@ static int report(const Stats &stats) {
            << " kernels had fewer than --min-statements after "
            << GeneratorOptions::kMaxDraws
            << " draws and were dropped (raise --max-statements)\n";
+  if (!quiet && stats.nearDuplicates)
+    errs() << "ksc-synth: " << stats.nearDuplicates
+           << " near-duplicates (a structure seen before) dropped\n";
   if (!quiet)
     errs() << formatv(
         "ksc-synth: {0} records ({1} duplicates dropped, {2} "
@@ -433,6 +443,7 @@ static int generate() {
   options.generator.maxDepth = maxDepth;
   options.generator.maxStatements = maxStatements;
   options.generator.minStatements = minStatements;
+  options.nearDuplicates = nearDuplicates;
   options.compile.cudaPath = cudaPath;
   std::string error;
   options.forms = FormSet::all();

@@ -1,6 +1,7 @@
 //===- DatasetTest.cpp - Seeds, shards and source normalization -------===//
 
 #include "ksc/Synth/Dataset.h"
+#include "ksc/Synth/Forms.h"
 
 #include "gtest/gtest.h"
 
@@ -59,6 +60,48 @@ TEST(DatasetTest, NormalizationRenamesLocalNamesOnly) {
                    "KSC_KERNEL void f(array<float> x) { x[tid()] = cos(1.0f); }"));
   EXPECT_NE(normalizer.normalize("float a = randf(s);"),
             normalizer.normalize("float a = randn(s);"));
+}
+
+/// The structure of `source`, from its ks IR.
+static std::string structureOf(llvm::StringRef source) {
+  std::unique_ptr<mlir::MLIRContext> context = createCompilerContext();
+  FormSet forms;
+  forms.insert(Form::KsMlir);
+  CompiledForms compiled;
+  std::string error;
+  EXPECT_TRUE(compileForms(*context, "k.kdsl", source, forms, FormsOptions(),
+                           compiled, error))
+      << error;
+  return fingerprintHex(structureFingerprint(compiled[Form::KsMlir]));
+}
+
+TEST(DatasetTest, StructureAbstractsConstantsAndNames) {
+  // Constants, local, argument and kernel names: one structure.
+  std::string a = structureOf(
+      "KSC_KERNEL void f(array<float> x, float s) {\n  int i = tid();\n"
+      "  float t = x[i] * 2.5f;\n  x[i] = sin(t + s) / 3.0f;\n}\n");
+  EXPECT_EQ(a, structureOf("KSC_KERNEL void scale(array<float> out, float "
+                           "gain) { int k = tid(); float v = out[k] * 0.5f; "
+                           "out[k] = sin(v + gain) / 7.0f; }"));
+  EXPECT_EQ(a.size(), 32u);
+  EXPECT_TRUE(parseFingerprintHex(a).has_value());
+  EXPECT_EQ(fingerprintHex(*parseFingerprintHex(a)), a);
+  // Another builtin, another type, another operand: other structures.
+  EXPECT_NE(a, structureOf("KSC_KERNEL void f(array<float> x, float s) { int "
+                           "i = tid(); float t = x[i] * 2.5f; x[i] = cos(t + "
+                           "s) / 3.0f; }"));
+  EXPECT_NE(a, structureOf("KSC_KERNEL void f(array<double> x, double s) { "
+                           "int i = tid(); double t = x[i] * 2.5; x[i] = "
+                           "sin(t + s) / 3.0; }"));
+  EXPECT_NE(a, structureOf("KSC_KERNEL void f(array<float> x, float s) { int "
+                           "i = tid(); float t = x[i] * 2.5f; x[i] = sin(t - "
+                           "s) / 3.0f; }"));
+  EXPECT_FALSE(parseFingerprintHex("not hex").has_value());
+  EXPECT_EQ(normalizeStructure("    %c3_i32 = arith.constant 3 : i32\n    "
+                               "ks.kernel @k(%x: f32) attributes {ks.names = "
+                               "[\"t\"]}"),
+            "    % = arith.constant C : i32\n    ks.kernel @(%: f32) "
+            "attributes {ks.names = [\"s\"]}\n");
 }
 
 TEST(DatasetTest, StatsAddUpStageTimesThroughJSON) {

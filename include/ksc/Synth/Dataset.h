@@ -58,6 +58,17 @@ private:
   llvm::StringSet<> vocabulary;
 };
 
+/// Recognizes kernels of one structure (near-duplicates): their ks IR
+/// (`ksc --emit=mlir`) alike but for the values of constants, the names of
+/// values, functions and variables, and string attributes. The normalized
+/// IR keeps every operation, type, operand and attribute else.
+std::string normalizeStructure(llvm::StringRef ksMlir);
+/// A 128-bit hash of the normalized IR.
+llvm::XXH128_hash_t structureFingerprint(llvm::StringRef ksMlir);
+/// A fingerprint as the 32 hex digits records carry ("structure").
+std::string fingerprintHex(llvm::XXH128_hash_t fingerprint);
+std::optional<llvm::XXH128_hash_t> parseFingerprintHex(llvm::StringRef hex);
+
 /// DenseMapInfo of fingerprints (already hashes).
 struct FingerprintInfo {
   static llvm::XXH128_hash_t getEmptyKey() { return {~0ull, 0}; }
@@ -81,6 +92,8 @@ struct Record {
   GeneratedKernel kernel;
   /// The file name the forms were compiled as (banners name it).
   std::string fileName;
+  /// With --near-duplicates: fingerprintHex of its structure; else empty.
+  std::string structure;
   FormSet formSet;
   CompiledForms forms;
 };
@@ -129,6 +142,9 @@ struct Failure {
 struct Stats {
   uint64_t records = 0;
   uint64_t duplicates = 0;
+  /// Records whose structure repeats an earlier one's, dropped
+  /// (--near-duplicates).
+  uint64_t nearDuplicates = 0;
   /// Kernels below --min-statements after every draw, dropped.
   uint64_t tooSmall = 0;
   uint64_t failures = 0;

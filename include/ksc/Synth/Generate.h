@@ -24,6 +24,9 @@ struct GenerateOptions {
   /// Worker threads; the output does not depend on it.
   unsigned jobs = 1;
   unsigned shardIndex = 0, shardCount = 1;
+  /// Drop records whose structure (normalizeStructure of their ks IR)
+  /// repeats an earlier record's; records carry it as "structure".
+  bool nearDuplicates = false;
   GeneratorOptions generator;
   FormsOptions compile;
   /// A progress bar on standard error.
@@ -43,6 +46,8 @@ struct RunState {
   uint64_t nextId = 0;
   Stats stats;
   FingerprintSet seen;
+  /// With --near-duplicates: the structures of the records written.
+  FingerprintSet structures;
 };
 
 /// Generates and compiles the records of the options' shard from
