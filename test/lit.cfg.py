@@ -251,15 +251,20 @@ except (OSError, subprocess.TimeoutExpired):
 
 # `REQUIRES: warp`: NVIDIA Warp (`pip install warp-lang`) importable by the
 # tests' Python: ksc-synth validate --warp runs records on its CPU backend.
+# %warp-python is that interpreter itself, not a launcher such as a pyenv
+# shim, which can pick another Python in the tests' environment.
 try:
     probe = subprocess.run(
-        [config.python_executable, "-c", "import warp"],
-        stdout=subprocess.DEVNULL,
+        [config.python_executable, "-c",
+         "import sys, warp; print(sys.executable)"],
+        stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         timeout=120,
+        text=True,
     )
     if probe.returncode == 0:
         config.available_features.add("warp")
+        config.substitutions.append(("%warp-python", probe.stdout.strip()))
 except (OSError, subprocess.TimeoutExpired):
     pass
 

@@ -44,9 +44,15 @@ struct WarpSummary {
   /// Records where Warp's adjoints differ from ksc's and ksc's match
   /// finite differences (Warp's known wrong gradients).
   std::vector<std::string> warpGradientWrong;
-  /// Records where Warp's adjoints differ from ksc's and neither matches
-  /// finite differences (a kink between the differences' points).
+  /// Records where Warp's adjoints differ from ksc's and, along three
+  /// random directions, neither or both match finite differences.
   std::vector<std::string> unexplained;
+  /// Records where the kernel jumps at the sampled inputs: central
+  /// differences grow as 1/step along every direction (a piecewise
+  /// function such as int(x) at a jump), so that no side can be judged.
+  std::vector<std::string> atJump;
+  /// Records whose warp form Warp cannot build or run (its message).
+  std::vector<std::string> warpFailed;
 };
 
 /// Runs the records at `sample` (indices into `lines`) through Warp and
