@@ -399,6 +399,11 @@ void WarpChecker::runWarp(std::vector<Case> &cases) {
                      {"kernel", c.kernel},
                      {"dim", json::Array{int64_t(kThreads)}},
                      {"inputs", json::Object(c.inputs)}};
+    // By position: the Warp module renames parameters Python reserves.
+    json::Array names;
+    for (const runner::Param &param : c.signature.params)
+      names.push_back(param.name);
+    job["arguments"] = std::move(names);
     if (!c.wrt.empty()) {
       job["adjoints"] = json::Object(c.seeds);
       json::Array wrt;

@@ -9,7 +9,9 @@ Each line of JOBS.jsonl is one job:
    "inputs": {arg: value, ...},          # exactly ksc-run's --inputs object
    "adjoints": {arg: value, ...},        # optional: also run reverse mode
    "wrt": ["arg", ...],                  # optional: whose .grad to report
-   "adjoint_mode": "before" | "tape"}    # optional, see below
+   "adjoint_mode": "before" | "tape",    # optional, see below
+   "arguments": ["name", ...]}           # optional: the data's names of the
+                                         # kernel's parameters, in order
 
 For every job one line is written to RESULTS.jsonl, in the order of the jobs:
 
@@ -279,25 +281,35 @@ def load_module(path):
     return _modules[name]
 
 
-def build_args(kernel, inputs, grad):
+def argument_names(kernel, job):
+    """The data's name of each kernel parameter: the job's "arguments" in
+    order (ksc --emit=warp renames parameters Python reserves: `lambda`
+    is `lambda_`), else the parameters' own names."""
+    names = job.get("arguments") or [a.label for a in kernel.adj.args]
+    if len(names) != len(kernel.adj.args):
+        raise ValueError(f"{len(names)} argument names for {len(kernel.adj.args)} parameters")
+    return names
+
+
+def build_args(kernel, names, inputs, grad):
     """The launch's arguments, and {name: (array, base, type, ndim)} of the arrays."""
-    unknown = set(inputs) - {a.label for a in kernel.adj.args}
+    unknown = set(inputs) - set(names)
     if unknown:
         raise ValueError(f"no kernel argument {sorted(unknown)[0]!r}")
     args, arrays = [], {}
-    for a in kernel.adj.args:
-        if a.label not in inputs:
-            raise ValueError(f"no input for argument {a.label!r}")
+    for a, name in zip(kernel.adj.args, names):
+        if name not in inputs:
+            raise ValueError(f"no input for argument {name!r}")
         try:
             if wp.types.is_array(a.type):
                 t, nd = a.type.dtype, a.type.ndim
-                arr, base = make_array(t, nd, inputs[a.label], grad and has_grad(t))
-                arrays[a.label] = (arr, base, t, nd)
+                arr, base = make_array(t, nd, inputs[name], grad and has_grad(t))
+                arrays[name] = (arr, base, t, nd)
                 args.append(arr)
             else:
-                args.append(make_value(a.type, inputs[a.label]))
+                args.append(make_value(a.type, inputs[name]))
         except (ValueError, TypeError, KeyError) as e:
-            raise ValueError(f"argument {a.label!r}: {e}") from None
+            raise ValueError(f"argument {name!r}: {e}") from None
     return args, arrays
 
 
@@ -308,7 +320,8 @@ def run_job(job):
     dim = tuple(int(n) for n in job["dim"])
     if not 1 <= len(dim) <= 3:
         raise ValueError(f"dim must have 1 to 3 extents, got {job['dim']!r}")
-    args, arrays = build_args(kernel, job["inputs"], False)
+    names = argument_names(kernel, job)
+    args, arrays = build_args(kernel, names, job["inputs"], False)
     wp.launch(kernel, dim=dim, inputs=args, device="cpu")
     wp.synchronize_device("cpu")
     outputs = {}
@@ -322,8 +335,9 @@ def run_job(job):
     if "adjoints" not in job:
         return result
 
-    args, arrays = build_args(kernel, job["inputs"], True)  # fresh inputs
-    scalars = {a.label for a in kernel.adj.args if not wp.types.is_array(a.type)}
+    args, arrays = build_args(kernel, names, job["inputs"], True)  # fresh inputs
+    scalars = {name for a, name in zip(kernel.adj.args, names)
+               if not wp.types.is_array(a.type)}
     graded = {n: a for n, a in arrays.items() if a[0].grad is not None}
     for name, v in job["adjoints"].items():
         if name in scalars:
