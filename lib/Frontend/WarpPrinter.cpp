@@ -185,7 +185,10 @@ private:
 
   // Statements.
   void stmt(const Stmt *s);
-  void block(const Stmt *body);
+  /// Prints `body` one level deeper in a scope of its own, then `tail`
+  /// (the statements a loop runs after its body); `pass` if that prints
+  /// nothing.
+  void block(const Stmt *body, llvm::function_ref<void()> tail = nullptr);
   void exprStmt(const Expr *e);
   void assign(const Expr *lhs, const Expr *rhs);
   void declare(const VarDecl *var);
@@ -198,6 +201,8 @@ private:
 
   // Names.
   std::string declareName(const ValueDecl *decl);
+  /// Ends the innermost scope: its names are free again.
+  void popScope();
   std::string nameOf(const ValueDecl *decl);
 
   /// Records the first construct Warp has no counterpart for.
@@ -882,7 +887,7 @@ Py WarpPrinter::initList(const InitListExpr *list) {
 // Statements
 //===----------------------------------------------------------------------===//
 
-void WarpPrinter::block(const Stmt *body) {
+void WarpPrinter::block(const Stmt *body, llvm::function_ref<void()> tail) {
   ++indent;
   unsigned before = linesInBlock;
   linesInBlock = 0;
@@ -892,13 +897,19 @@ void WarpPrinter::block(const Stmt *body) {
       stmt(s);
   else
     stmt(body);
-  for (const std::string &name : scopes.back())
-    --liveNames[name];
-  scopes.pop_back();
+  if (tail)
+    tail();
+  popScope();
   if (linesInBlock == 0)
     line("pass");
   linesInBlock = before + 1;
   --indent;
+}
+
+void WarpPrinter::popScope() {
+  for (const std::string &name : scopes.back())
+    --liveNames[name];
+  scopes.pop_back();
 }
 
 /// Whether the printed expression is a bare literal, which Warp would make
@@ -1010,9 +1021,7 @@ void WarpPrinter::stmt(const Stmt *s) {
     scopes.emplace_back();
     for (const Stmt *child : compound->body())
       stmt(child);
-    for (const std::string &name : scopes.back())
-      --liveNames[name];
-    scopes.pop_back();
+    popScope();
     return;
   }
   if (auto *decls = dyn_cast<DeclStmt>(s)) {
@@ -1044,16 +1053,7 @@ void WarpPrinter::stmt(const Stmt *s) {
     };
     line("while True:");
     continueActions.push_back(test);
-    ++indent;
-    unsigned before = linesInBlock;
-    scopes.emplace_back();
-    stmt(loop->getBody());
-    for (const std::string &name : scopes.back())
-      --liveNames[name];
-    scopes.pop_back();
-    test();
-    linesInBlock = before + 1;
-    --indent;
+    block(loop->getBody(), test);
     continueActions.pop_back();
     return;
   }
@@ -1204,9 +1204,7 @@ bool WarpPrinter::rangeFor(const ForStmt *s) {
   continueActions.push_back(nullptr);
   block(s->getBody());
   continueActions.pop_back();
-  for (const std::string &name : scopes.back())
-    --liveNames[name];
-  scopes.pop_back();
+  popScope();
   return true;
 }
 
@@ -1223,9 +1221,7 @@ void WarpPrinter::forStmt(const ForStmt *s) {
   whileLoop(s->getCond(), s->getBody(),
             inc ? std::function<void()>([this, inc] { stmt(inc); }) : nullptr,
             inc);
-  for (const std::string &name : scopes.back())
-    --liveNames[name];
-  scopes.pop_back();
+  popScope();
 }
 
 void WarpPrinter::whileLoop(const Expr *cond, const Stmt *body,
@@ -1233,20 +1229,10 @@ void WarpPrinter::whileLoop(const Expr *cond, const Stmt *body,
                             const Stmt *inc) {
   line("while " + (cond ? expr(cond).text : std::string("True")) + ":");
   continueActions.push_back(beforeContinue);
-  ++indent;
-  unsigned before = linesInBlock;
-  linesInBlock = 0;
-  scopes.emplace_back();
-  stmt(body);
-  if (inc)
-    stmt(inc);
-  for (const std::string &name : scopes.back())
-    --liveNames[name];
-  scopes.pop_back();
-  if (linesInBlock == 0)
-    line("pass");
-  linesInBlock = before + 1;
-  --indent;
+  block(body, [&] {
+    if (inc)
+      stmt(inc);
+  });
   continueActions.pop_back();
 }
 

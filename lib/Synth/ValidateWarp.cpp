@@ -818,20 +818,15 @@ void synth::printWarpSummary(const WarpSummary &summary, raw_ostream &os) {
   os << "  against NVIDIA Warp (CPU): " << summary.kernels
      << " kernels with the same outputs, " << summary.gradients
      << " with input adjoints compared\n";
-  os << "    Warp gradient disagrees (ksc matches finite differences): "
-     << summary.warpGradientWrong.size() << "\n";
-  for (const std::string &label : summary.warpGradientWrong)
-    os << "      " << label << "\n";
-  os << "    no verdict, the kernel jumps at the inputs: "
-     << summary.atJump.size() << "\n";
-  for (const std::string &label : summary.atJump)
-    os << "      " << label << "\n";
-  os << "    unexplained (finite differences tell neither apart): "
-     << summary.unexplained.size() << "\n";
-  for (const std::string &label : summary.unexplained)
-    os << "      " << label << "\n";
-  os << "    Warp cannot build or run the warp form: "
-     << summary.warpFailed.size() << "\n";
-  for (const std::string &label : summary.warpFailed)
-    os << "      " << label << "\n";
+  auto list = [&](StringRef title, ArrayRef<std::string> labels) {
+    os << "    " << title << ": " << labels.size() << "\n";
+    for (const std::string &label : labels)
+      os << "      " << label << "\n";
+  };
+  list("Warp gradient disagrees (ksc matches finite differences)",
+       summary.warpGradientWrong);
+  list("no verdict, the kernel jumps at the inputs", summary.atJump);
+  list("unexplained (finite differences tell neither apart)",
+       summary.unexplained);
+  list("Warp cannot build or run the warp form", summary.warpFailed);
 }
