@@ -119,26 +119,41 @@ void writeFrontMatter(raw_ostream &os, const json::Object &stats,
   os << "---\n\n";
 }
 
+/// The keys of `counts` (key -> records), most records first.
+std::vector<std::pair<int64_t, std::string>>
+ranked(const json::Object &counts) {
+  std::vector<std::pair<int64_t, std::string>> result;
+  for (const std::string &name : sortedKeys(counts))
+    result.push_back({countOf(counts, name), name});
+  llvm::sort(result, [](const auto &a, const auto &b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  return result;
+}
+
 void writeCoverage(raw_ostream &os, const json::Object &stats) {
   const json::Object *coverage = stats.getObject("coverage");
   const json::Object *all = coverage ? coverage->getObject("all") : nullptr;
   const json::Object *uses = all ? all->getObject("uses") : nullptr;
   if (!uses)
     return;
-  std::vector<std::pair<int64_t, std::string>> ranked;
-  for (const std::string &name : sortedKeys(*uses))
-    ranked.push_back({countOf(*uses, name), name});
-  llvm::sort(ranked, [](const auto &a, const auto &b) {
-    return a.first != b.first ? a.first > b.first : a.second < b.second;
-  });
   os << "## What the records use\n\nRecords using each construct or "
         "builtin (the `coverage` of the statistics, which also has it per "
         "category, the distributions of statements and nesting depth, and "
         "how many adjoints keep a tape):\n\n| Construct or builtin | "
         "Records |\n|---|---|\n";
-  for (const auto &[count, name] : ranked)
+  for (const auto &[count, name] : ranked(*uses))
     os << "| `" << name << "` | " << count << " |\n";
   os << "\n";
+  if (const json::Object *patterns = all->getObject("patterns")) {
+    os << "## What the realistic kernels are made of\n\nRecords of the "
+          "`realistic` category with each pattern (a record's "
+          "`patterns` lists its own, in order):\n\n| Pattern | Records "
+          "|\n|---|---|\n";
+    for (const auto &[count, name] : ranked(*patterns))
+      os << "| `" << name << "` | " << count << " |\n";
+    os << "\n";
+  }
 }
 
 } // namespace
@@ -187,10 +202,16 @@ Expected<std::string> synth::makeCard(StringRef dataPath,
   os << "## Loading\n\n```python\nfrom datasets import load_dataset\n"
      << "data = load_dataset(\"json\", data_files=\"" << dataName
      << "\")  # or the directory: load_dataset(\"DIR\")\n```\n\n";
+  const json::Object *coverage = stats->getObject("coverage");
+  const json::Object *all = coverage ? coverage->getObject("all") : nullptr;
+  bool patterns = all && all->getObject("patterns");
   os << "## Records\n\nOne JSON object a line: `id`, `category`, `seed` "
-        "(`ksc-synth --replay=SEED` makes the record again), `kernel`, "
-        "`file`, `ksc_version`, `source`, `arguments` (`name`, `type`), "
-        "and the forms:";
+        "(`ksc-synth --replay=SEED` with the size options of the command "
+        "above makes the record again), `kernel`, `file`, `ksc_version`, "
+        "`source`, `arguments` (`name`, `type`), "
+     << (patterns ? "`patterns` (what a `realistic` kernel is composed of), "
+                  : "")
+     << "and the forms:";
   for (const std::string &form : contents->forms)
     os << " `" << form << "`";
   os << ". docs/dataset.md of ksc describes each.\n\n";

@@ -105,12 +105,18 @@ void Coverage::add(const Record &record) {
   for (Form form : {Form::CppAdj, Form::CudaAdj})
     if (!adjoint && record.formSet.contains(form))
       adjoint = StringRef(record.forms[form]);
-  add(categoryName(record.category), record.kernel.source, adjoint);
+  add(categoryName(record.category), record.kernel.source, adjoint,
+      record.kernel.patterns);
 }
 
 void Coverage::add(StringRef category, StringRef source,
-                   std::optional<StringRef> adjoint) {
+                   std::optional<StringRef> adjoint,
+                   ArrayRef<std::string> patterns) {
   Groups &groups = counts[category.str()];
+  // Records with each pattern (once per record, as for "uses").
+  for (const std::string &pattern :
+       std::set<std::string>(patterns.begin(), patterns.end()))
+    ++groups["patterns"][pattern];
   std::set<std::string> used;
   std::set<std::string> called;
   SmallVector<StringRef> lines;

@@ -20,6 +20,10 @@ using namespace llvm;
 using namespace ksc;
 using namespace ksc::synth;
 
+static_assert(kNumCategories <= 16,
+              "a record seed carries its category in its low four bits: a "
+              "17th category needs another seed format");
+
 uint64_t synth::recordSeed(uint64_t seed, uint64_t id, Category category) {
   uint64_t bits =
       SplitMix64::mix(SplitMix64::mix(seed) ^ id) >> 12; // 52 bits
@@ -279,6 +283,11 @@ void synth::writeRecord(raw_ostream &os, const Record &record) {
     out.attribute("source", record.kernel.source);
     if (!record.structure.empty())
       out.attribute("structure", record.structure);
+    if (!record.kernel.patterns.empty())
+      out.attributeArray("patterns", [&] {
+        for (const std::string &pattern : record.kernel.patterns)
+          out.value(pattern);
+      });
     for (Form form : allForms())
       if (record.formSet.contains(form))
         out.attribute(formName(form), record.forms[form]);

@@ -68,7 +68,7 @@ private:
 static Category categoryOf(uint64_t id, const GenerateOptions &options) {
   ArrayRef<Category> categories = options.categories;
   if (categories.empty())
-    categories = allCategories();
+    categories = profileCategories(Profile::Basic);
   return categories[id % categories.size()];
 }
 

@@ -11,6 +11,7 @@
 #include "GeneratorKernel.h"
 
 #include <algorithm>
+#include <iterator>
 
 using namespace ksc::synth;
 using namespace ksc::synth::detail;
@@ -736,15 +737,47 @@ static const Category kCategories[] = {
     Category::MultiConditional, Category::Loop,        Category::NestedLoop,
     Category::WhileLoop,        Category::Vector,      Category::Matrix,
     Category::Atomic,           Category::ScalarParam, Category::RandomMath,
-    Category::Function,         Category::Combined,    Category::Struct};
+    Category::Function,         Category::Combined,    Category::Struct,
+    Category::Realistic};
 
 static const char *const kCategoryNames[] = {
     "arithmetic", "math",        "conditional",  "multi_conditional",
     "loop",       "nested_loop", "while_loop",   "vector",
     "matrix",     "atomic",      "scalar_param", "random_math",
-    "function",   "combined",    "struct"};
+    "function",   "combined",    "struct",       "realistic"};
+static_assert(std::size(kCategories) == kNumCategories &&
+                  std::size(kCategoryNames) == kNumCategories,
+              "one name per category");
 
 llvm::ArrayRef<Category> ksc::synth::allCategories() { return kCategories; }
+
+llvm::ArrayRef<Category> ksc::synth::profileCategories(Profile profile) {
+  static const Category realistic[] = {Category::Realistic};
+  if (profile == Profile::Realistic)
+    return realistic;
+  return llvm::ArrayRef<Category>(kCategories).drop_back();
+}
+
+static const char *const kProfileNames[] = {"basic", "realistic"};
+
+llvm::StringRef ksc::synth::profileName(Profile profile) {
+  return kProfileNames[unsigned(profile)];
+}
+
+std::optional<Profile> ksc::synth::parseProfile(llvm::StringRef name) {
+  for (Profile p : {Profile::Basic, Profile::Realistic})
+    if (profileName(p) == name)
+      return p;
+  return std::nullopt;
+}
+
+GeneratorOptions ksc::synth::realisticOptions() {
+  GeneratorOptions options;
+  options.maxDepth = 2;
+  options.maxStatements = 4;
+  options.minStatements = 16;
+  return options;
+}
 
 llvm::StringRef ksc::synth::categoryName(Category category) {
   return kCategoryNames[unsigned(category)];
@@ -834,6 +867,8 @@ static GeneratedKernel generateOnce(Category category, uint64_t seed,
     return combined(d);
   case Category::Struct:
     return structKernel(d);
+  case Category::Realistic:
+    return realisticKernel(d);
   }
   return arithmetic(d);
 }

@@ -86,6 +86,8 @@ void useScalars(Draft &d, llvm::ArrayRef<std::pair<std::string, Ty>> params);
 
 /// The generator of the `struct` category (GeneratorStructs.cpp).
 GeneratedKernel structKernel(Draft &d);
+/// The generator of the `realistic` category (GeneratorRealistic.cpp).
+GeneratedKernel realisticKernel(Draft &d);
 
 } // namespace ksc::synth::detail
 

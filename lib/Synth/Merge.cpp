@@ -97,7 +97,13 @@ bool synth::mergeDatasets(ArrayRef<std::string> paths, raw_ostream &out,
           std::optional<StringRef> adjoint = record.object.getString("cpp_adj");
           if (!adjoint)
             adjoint = record.object.getString("cuda_adj");
-          counted.coverage.add(record.category, record.source, adjoint);
+          std::vector<std::string> patterns;
+          if (const json::Array *list = record.object.getArray("patterns"))
+            for (const json::Value &pattern : *list)
+              if (std::optional<StringRef> name = pattern.getAsString())
+                patterns.push_back(name->str());
+          counted.coverage.add(record.category, record.source, adjoint,
+                               patterns);
           return Error::success();
         });
     if (failed) {

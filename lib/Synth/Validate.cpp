@@ -137,6 +137,15 @@ bool Validator::checkSchema(const json::Object &record,
         errors.push_back("\"structure\" must be 32 hex digits");
       continue;
     }
+    if (key == "patterns") {
+      const json::Array *list = value.getAsArray();
+      if (!list || list->empty() ||
+          llvm::any_of(*list, [](const json::Value &pattern) {
+            return !pattern.getAsString();
+          }))
+        errors.push_back("\"patterns\" must be an array of strings");
+      continue;
+    }
     if (!parseForm(key)) {
       errors.push_back("unknown key \"" + key.str() + "\"");
       continue;

@@ -75,7 +75,7 @@ cl::opt<std::string> statsFile(
 /// The help of --categories, naming every category (the generator's
 /// table is constant-initialized, so it is ready before this).
 const std::string categoriesHelp = [] {
-  std::string text = "Comma-separated categories (default all):";
+  std::string text = "Comma-separated categories (default: the --profile's):";
   for (Category category : allCategories())
     text += (category == allCategories().front() ? " " : ", ") +
             categoryName(category).str();
@@ -84,6 +84,17 @@ const std::string categoriesHelp = [] {
 cl::opt<std::string> categoriesOption("categories", cl::desc(categoriesHelp),
                                       cl::value_desc("list"),
                                       cl::cat(synthCategory));
+/// The options --replay needs besides the seed to make a run's kernels
+/// (the sizes that differ from the defaults), set by generatorOptions.
+std::string replayFlags;
+cl::opt<std::string> profileOption(
+    "profile",
+    cl::desc("basic (default): every category but realistic, small kernels; "
+             "realistic: kernels composed of the patterns of real kernels "
+             "(stencils, reductions, particles, integrators, matrix algebra, "
+             "geometry), with --max-depth=2 --max-statements=4 "
+             "--min-statements=16 unless given"),
+    cl::value_desc("name"), cl::init("basic"), cl::cat(synthCategory));
 cl::opt<std::string> formsOption(
     "forms",
     cl::desc("Comma-separated forms (default all): ks_mlir, cpp, cpp_adj, "
@@ -288,7 +299,7 @@ static json::Object runSettings(const GenerateOptions &options) {
       shardRange(options.count, options.shardIndex, options.shardCount);
   json::Array categoryNames, formNames;
   for (Category category : options.categories.empty()
-                               ? allCategories()
+                               ? profileCategories(Profile::Basic)
                                : ArrayRef<Category>(options.categories))
     categoryNames.push_back(categoryName(category));
   for (Form form : allForms())
@@ -371,8 +382,8 @@ static int report(const Stats &stats) {
            << " generated kernels did not compile (a bug in the generator "
               "or in ksc); reproduce one with:\n";
     for (const Failure &failure : ArrayRef(stats.failed).take_front(5))
-      errs() << "  ksc-synth --replay=" << failure.seed << "   # "
-             << failure.reason << ", id " << failure.id << "\n";
+      errs() << "  ksc-synth --replay=" << failure.seed << replayFlags
+             << "   # " << failure.reason << ", id " << failure.id << "\n";
     return 1;
   }
   return 0;
@@ -435,14 +446,38 @@ static int makeDataset(const FrontendSession &session,
   return report(state.stats);
 }
 
+/// The generator's options: the profile's sizes, but for those given.
+static GeneratorOptions generatorOptions(Profile profile) {
+  GeneratorOptions options;
+  if (profile == Profile::Realistic)
+    options = realisticOptions();
+  if (maxDepth.getNumOccurrences())
+    options.maxDepth = maxDepth;
+  if (maxStatements.getNumOccurrences())
+    options.maxStatements = maxStatements;
+  if (minStatements.getNumOccurrences())
+    options.minStatements = minStatements;
+  // The flags --replay needs to make the same kernels.
+  GeneratorOptions defaults;
+  if (options.maxDepth != defaults.maxDepth)
+    replayFlags += " --max-depth=" + std::to_string(options.maxDepth);
+  if (options.maxStatements != defaults.maxStatements)
+    replayFlags += " --max-statements=" + std::to_string(options.maxStatements);
+  if (options.minStatements != defaults.minStatements)
+    replayFlags += " --min-statements=" + std::to_string(options.minStatements);
+  return options;
+}
+
 static int generate() {
   GenerateOptions options;
   options.count = countOption;
   options.seed = seed;
   options.jobs = jobCount();
-  options.generator.maxDepth = maxDepth;
-  options.generator.maxStatements = maxStatements;
-  options.generator.minStatements = minStatements;
+  std::optional<Profile> profile = parseProfile(profileOption);
+  if (!profile)
+    return fail("--profile: unknown profile '" + profileOption +
+                "' (basic or realistic)");
+  options.generator = generatorOptions(*profile);
   options.nearDuplicates = nearDuplicates;
   options.compile.cudaPath = cudaPath;
   std::string error;
@@ -466,8 +501,11 @@ static int generate() {
     }
     if (options.categories.empty())
       return fail("--categories: no categories given");
+  } else {
+    options.categories.assign(profileCategories(*profile).begin(),
+                              profileCategories(*profile).end());
   }
-  if (maxDepth < 1 || maxStatements < 1)
+  if (options.generator.maxDepth < 1 || options.generator.maxStatements < 1)
     return fail("--max-depth and --max-statements must be at least 1");
   options.shardCount = 1;
   if (shard.getNumOccurrences()) {

@@ -20,6 +20,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -77,6 +78,8 @@ std::vector<llvm::StringRef> constructs(Category category) {
     return {};
   case Category::Struct:
     return {"struct ", "};\n"};
+  case Category::Realistic:
+    return {};
   }
   return {};
 }
@@ -387,6 +390,96 @@ TEST(GeneratorTest, KernelsReadEveryLocal) {
                           << describe(category, seed, k);
       }
     }
+}
+
+TEST(GeneratorTest, RealisticKernelsAreWhatTheirPatternsSay) {
+  // Each form a realistic kernel lists is in its source (a shape only that
+  // form writes), every form occurs, kernels chain two or three, and the
+  // profile's sizes give kernels of 16 or more statements.
+  const std::map<std::string, std::regex> shapes = {
+      {"stencil.smoothing",
+       std::regex(R"(for \(int (\w+) = -\d; \1 <= \d; \+\+\1\))")},
+      {"stencil.grid_diffusion", std::regex(R"( - 4\.0f? \* \w+;)")},
+      {"stencil.grid_blur", std::regex(R"(\) \* 0\.2f?;)")},
+      {"stencil.grid_gradient",
+       std::regex(R"(sqrt\((\w+) \* \1 \+ (\w+) \* \2 \+ 0\.01f?\))")},
+      {"stencil.diffusion",
+       std::regex(R"(\] - 2\.0f? \* (\w+)\[\w+\] \+ \1\[\w+\];)")},
+      {"stencil.upwind",
+       std::regex(R"( > 0\.0f? \? (\w+)\[\w+\] - \1\[\w+\] : )")},
+      {"reduction.dense", std::regex(R"(\+= \w+\(\w+, \w+\) \* \w+\[min\()")},
+      {"reduction.softmax", std::regex(R"(= max\((\w+), \w+\[\w+\]\);)")},
+      {"reduction.normalization",
+       std::regex(R"(/= (float|double)\(\w+\.shape\(0\)\);)")},
+      {"reduction.atomic_total", std::regex(R"(atomic_add\(\w+, 0, )")},
+      {"reduction.histogram", std::regex(R"(clamp\(int\(floor\()")},
+      {"particles.density", std::regex(R"(\+= (\w+\[\w+\] \* )?\w+;)")},
+      {"particles.gravity", std::regex(R"(1\.0f / \((\w+) \* sqrt\(\1\)\))")},
+      {"particles.spring", std::regex(R"(\* \((\w+) - [0-9.]+f\) / \1\))")},
+      {"particles.sph", std::regex(R"(exp\(-\w+ \* [0-9.]+f\))")},
+      {"particles.lennard_jones", std::regex(R"(= (\w+) \* \1 \* \1;)")},
+      {"integrator.euler", std::regex(R"(for \(int (\w+) = 0; \1 < \d; )")},
+      {"integrator.midpoint", std::regex(R"(= \w+ \+ 0\.5f? \* \w+ \* \w+;)")},
+      {"integrator.oscillator",
+       std::regex(R"(\+= \w+ \* \(.* - [0-9.]+f? \* (\w+)\);)")},
+      {"integrator.symplectic_euler",
+       std::regex(R"(vec3 \w+ = \(?(\w+)\[\w+\] \+ \w+ \* \w+\)?)")},
+      {"integrator.verlet", std::regex(R"(float \w+ = 0\.5f \* \w+;)")},
+      {"algebra.transform",
+       std::regex(R"(vec3 \w+ = (transpose\()?\w+\[\w+\]\)? \* )")},
+      {"algebra.strain_energy",
+       std::regex(R"(- identity<mat33>\(\)\) \* 0\.5f;)")},
+      {"algebra.gauss_newton", std::regex(R"(= inverse\(\w+\) \* \w+;)")},
+      {"algebra.rotation", std::regex(R"(\+ cross\(\w+, [^)]+\) \* \w+ \+ )")},
+      {"geometry.ray_sphere", std::regex(R"(= -\w+ - sqrt\(\w+\);)")},
+      {"geometry.plane", std::regex(R"(-= \w+ \* \w+;)")},
+      {"geometry.reflection", std::regex(R"(\* \(2\.0f \* dot\()")},
+      {"geometry.triangle", std::regex(R"(= 0\.5f \* length\(\w+\);)")},
+      {"geometry.sdf", std::regex(R"(= lerp\(\w+, \w+, \w+\) - )")},
+      {"geometry.sphere_collision",
+       std::regex(R"(-= normalize\(\w+\) \* \w+;)")},
+  };
+  std::map<std::string, unsigned> seen;
+  unsigned small = 0;
+  constexpr unsigned kKernels = 600;
+  for (uint64_t seed = 0; seed < kKernels; ++seed) {
+    GeneratedKernel k =
+        generateKernel(Category::Realistic, seed, realisticOptions());
+    std::string where = describe(Category::Realistic, seed, k);
+    EXPECT_GE(k.patterns.size(), 2u) << where;
+    EXPECT_LE(k.patterns.size(), 3u) << where;
+    for (const std::string &pattern : k.patterns) {
+      ++seen[pattern];
+      auto shape = shapes.find(pattern);
+      if (shape == shapes.end()) {
+        ADD_FAILURE() << "no shape for '" << pattern << "'";
+        continue;
+      }
+      EXPECT_TRUE(std::regex_search(k.source, shape->second))
+          << pattern << " in " << where;
+    }
+    small += countStatements(k.source) < 16;
+  }
+  for (const auto &[pattern, shape] : shapes)
+    EXPECT_GT(seen[pattern], 0u) << pattern << " never drawn";
+  // --min-statements draws again; 100 draws nearly always suffice.
+  EXPECT_LE(small, kKernels / 100);
+  // The other categories have no patterns.
+  for (Category category : profileCategories(Profile::Basic)) {
+    EXPECT_TRUE(generateKernel(category, 1, {}).patterns.empty())
+        << categoryName(category).str();
+  }
+}
+
+TEST(GeneratorTest, Profiles) {
+  EXPECT_EQ(profileCategories(Profile::Basic).size(), kNumCategories - 1);
+  EXPECT_FALSE(llvm::is_contained(profileCategories(Profile::Basic),
+                                  Category::Realistic));
+  EXPECT_EQ(profileCategories(Profile::Realistic).vec(),
+            std::vector<Category>{Category::Realistic});
+  for (Profile profile : {Profile::Basic, Profile::Realistic})
+    EXPECT_EQ(parseProfile(profileName(profile)), profile);
+  EXPECT_EQ(parseProfile("huge"), std::nullopt);
 }
 
 class CategoryTest : public ::testing::TestWithParam<Category> {};

@@ -27,13 +27,15 @@ class Coverage {
 public:
   /// Counts `record` (its source, and its adjoint forms if it has any).
   void add(const Record &record);
-  /// Counts a record of `category` with `source` and, if it has one, the
-  /// CPU or CUDA C++ of its adjoint.
+  /// Counts a record of `category` with `source`, if it has one the CPU or
+  /// CUDA C++ of its adjoint, and the patterns a realistic kernel is
+  /// composed of.
   void add(llvm::StringRef category, llvm::StringRef source,
-           std::optional<llvm::StringRef> adjoint);
+           std::optional<llvm::StringRef> adjoint,
+           llvm::ArrayRef<std::string> patterns = {});
   void merge(const Coverage &other);
   /// {"all": {...}, "<category>": {...}, ...}: per group ("uses",
-  /// "statements", "nesting_depth", "adjoint"), key -> records.
+  /// "statements", "nesting_depth", "adjoint", "patterns"), key -> records.
   llvm::json::Object toJSON() const;
   /// Reads toJSON's output back ("all" is recomputed); false if it is not
   /// one.

@@ -18,7 +18,8 @@ struct GenerateOptions {
   /// The size of the id space: ids 0 .. count-1 (before sharding).
   uint64_t count = 1000;
   uint64_t seed = 1;
-  /// The categories, taken in turn by id (id % size); all by default.
+  /// The categories, taken in turn by id (id % size); by default the basic
+  /// profile's (every category but realistic).
   std::vector<Category> categories;
   FormSet forms;
   /// Worker threads; the output does not depend on it.

@@ -49,11 +49,26 @@ enum class Category : unsigned {
   Function,         // KSC_FUNC device functions and function templates
   Combined,         // several of the above in one kernel
   Struct,           // structs: arrays of structs, struct arguments, nesting
+  Realistic,        // real kernels' patterns composed: stencils, reductions,
+                    // particles, integrators, matrix algebra, geometry
 };
-inline constexpr unsigned kNumCategories = 15;
+inline constexpr unsigned kNumCategories = 16;
 
 /// Every category, in declaration order.
 llvm::ArrayRef<Category> allCategories();
+
+/// A set of categories and sizes for a kind of dataset.
+enum class Profile {
+  /// One category per construct of the language, small kernels (the
+  /// default): every category but `realistic`.
+  Basic,
+  /// Kernels built from the patterns of real kernels, of the size real
+  /// code has: the `realistic` category, with realisticOptions().
+  Realistic,
+};
+llvm::ArrayRef<Category> profileCategories(Profile profile);
+std::optional<Profile> parseProfile(llvm::StringRef name);
+llvm::StringRef profileName(Profile profile);
 
 /// The statements of a generated file: its lines that end in `;`, but for
 /// the fields of structs and the `} while (c);` of do-while loops.
@@ -75,6 +90,11 @@ struct GeneratorOptions {
   static constexpr unsigned kMaxDraws = 100;
 };
 
+/// The size options of the realistic profile: the grammar's statements
+/// between the patterns kept few and short, kernels below 16 statements
+/// drawn again.
+GeneratorOptions realisticOptions();
+
 /// A kernel argument as the source declares it.
 struct KernelArgument {
   /// The parameter name.
@@ -91,6 +111,10 @@ struct GeneratedKernel {
   std::string kernelName;
   /// The kernel's parameters, in order.
   std::vector<KernelArgument> arguments;
+  /// What a `realistic` kernel is composed of, in order: its patterns'
+  /// forms ("particles.spring", "integrator.verlet", ...); empty for the
+  /// other categories.
+  std::vector<std::string> patterns;
 };
 
 /// Generates one kernel of `category` from `seed`.
