@@ -526,7 +526,9 @@ bool WarpChecker::directional(Case &c, unsigned attempt, double &fd,
       std::vector<double> values = reals(param, *adjoint);
       for (size_t i = 0; i < std::min(values.size(), direction.size()); ++i) {
         sum += values[i] * direction[i];
-        if (scaled)
+        // A NaN or infinite adjoint (Warp's, through some loops) is wrong:
+        // it must not make the tolerances NaN too.
+        if (scaled && std::isfinite(values[i]))
           scale += std::fabs(values[i] * direction[i]);
       }
     };
