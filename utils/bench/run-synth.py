@@ -6,7 +6,7 @@ generation for the same kernels.
 
   utils/bench/run-synth.py [--ksc-synth build/bin/ksc-synth] [--jobs 2]
                            [--source-counts 10000,100000] [--all-counts 2000]
-                           [--warp-count 1000]
+                           [--warp-count 1000] [--profile realistic]
 
 Each run writes its dataset to a temporary directory; the rate is the one
 ksc-synth puts in its statistics (records written / wall time, the
@@ -21,6 +21,9 @@ against Warp's for the same N kernels (their `warp` forms, timed by
 utils/bench/warp-codegen.py: import, hash and C++ code generation of the
 kernel and its adjoint; nothing compiled), then the rates of all source
 forms and of all forms with PTX.
+
+--profile passes ksc-synth's --profile (basic, the default, or realistic)
+to every run.
 """
 import argparse
 import json
@@ -35,13 +38,16 @@ ALL_FORMS = "ks_mlir,cpp,cpp_adj,cpp_jvp,cuda,cuda_adj,ptx,ptx_adj,warp"
 ALL_SOURCE_FORMS = "ks_mlir,cpp,cpp_adj,cpp_jvp,cuda,cuda_adj,warp"
 
 
+PROFILE = "basic"
+
+
 def run(synth, count, forms, jobs, workdir, keep=False):
     data = os.path.join(workdir, "data.jsonl")
     stats = os.path.join(workdir, "data.stats.json")
     timed = subprocess.run(
         ["/usr/bin/time", "-f", "%M", synth, "--count=%d" % count,
-         "--seed=1", "--forms=" + forms, "--jobs=%d" % jobs, "--quiet",
-         "-o", data],
+         "--seed=1", "--profile=" + PROFILE, "--forms=" + forms,
+         "--jobs=%d" % jobs, "--quiet", "-o", data],
         capture_output=True, text=True)
     if timed.returncode not in (0, 1):  # 1: some kernels failed to compile
         raise SystemExit(timed.stderr)
@@ -100,9 +106,12 @@ def main():
     parser.add_argument("--source-counts", default="10000,100000")
     parser.add_argument("--all-counts", default="2000")
     parser.add_argument("--warp-count", type=int, default=0)
+    parser.add_argument("--profile", default="basic")
     args = parser.parse_args()
-    print("Machine: %s, %d cores; --jobs=%d\n" %
-          (cpu_name(), os.cpu_count(), args.jobs))
+    global PROFILE
+    PROFILE = args.profile
+    print("Machine: %s, %d cores; --jobs=%d, --profile=%s\n" %
+          (cpu_name(), os.cpu_count(), args.jobs, PROFILE))
     print("| forms | --count | records | duplicates | failures | "
           "records/s | peak RSS | output |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
