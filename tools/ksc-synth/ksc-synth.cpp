@@ -84,9 +84,6 @@ const std::string categoriesHelp = [] {
 cl::opt<std::string> categoriesOption("categories", cl::desc(categoriesHelp),
                                       cl::value_desc("list"),
                                       cl::cat(synthCategory));
-/// The options --replay needs besides the seed to make a run's kernels
-/// (the sizes that differ from the defaults), set by generatorOptions.
-std::string replayFlags;
 cl::opt<std::string> profileOption(
     "profile",
     cl::desc("basic (default): every category but realistic, small kernels; "
@@ -361,8 +358,23 @@ static bool writeSplits(StringRef path, std::vector<Split> &splits,
   return true;
 }
 
-/// The summary on stderr and the exit status of a complete run.
-static int report(const Stats &stats) {
+/// The options --replay needs besides the seed to make the kernels of a
+/// run with `options`: the sizes that differ from the defaults.
+static std::string replayFlags(const GeneratorOptions &options) {
+  GeneratorOptions defaults;
+  std::string flags;
+  if (options.maxDepth != defaults.maxDepth)
+    flags += " --max-depth=" + std::to_string(options.maxDepth);
+  if (options.maxStatements != defaults.maxStatements)
+    flags += " --max-statements=" + std::to_string(options.maxStatements);
+  if (options.minStatements != defaults.minStatements)
+    flags += " --min-statements=" + std::to_string(options.minStatements);
+  return flags;
+}
+
+/// The summary on stderr and the exit status of a complete run of
+/// `options`.
+static int report(const Stats &stats, const GeneratorOptions &options) {
   if (!quiet && stats.tooSmall)
     errs() << "ksc-synth: " << stats.tooSmall
            << " kernels had fewer than --min-statements after "
@@ -382,7 +394,7 @@ static int report(const Stats &stats) {
            << " generated kernels did not compile (a bug in the generator "
               "or in ksc); reproduce one with:\n";
     for (const Failure &failure : ArrayRef(stats.failed).take_front(5))
-      errs() << "  ksc-synth --replay=" << failure.seed << replayFlags
+      errs() << "  ksc-synth --replay=" << failure.seed << replayFlags(options)
              << "   # " << failure.reason << ", id " << failure.id << "\n";
     return 1;
   }
@@ -443,7 +455,7 @@ static int makeDataset(const FrontendSession &session,
     return 1;
   if (!writeStats(state.stats, std::move(settings)))
     return 1;
-  return report(state.stats);
+  return report(state.stats, options.generator);
 }
 
 /// The generator's options: the profile's sizes, but for those given.
@@ -457,14 +469,6 @@ static GeneratorOptions generatorOptions(Profile profile) {
     options.maxStatements = maxStatements;
   if (minStatements.getNumOccurrences())
     options.minStatements = minStatements;
-  // The flags --replay needs to make the same kernels.
-  GeneratorOptions defaults;
-  if (options.maxDepth != defaults.maxDepth)
-    replayFlags += " --max-depth=" + std::to_string(options.maxDepth);
-  if (options.maxStatements != defaults.maxStatements)
-    replayFlags += " --max-statements=" + std::to_string(options.maxStatements);
-  if (options.minStatements != defaults.minStatements)
-    replayFlags += " --min-statements=" + std::to_string(options.minStatements);
   return options;
 }
 
