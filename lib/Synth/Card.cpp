@@ -119,41 +119,44 @@ void writeFrontMatter(raw_ostream &os, const json::Object &stats,
   os << "---\n\n";
 }
 
-/// The keys of `counts` (key -> records), most records first.
-std::vector<std::pair<int64_t, std::string>>
-ranked(const json::Object &counts) {
-  std::vector<std::pair<int64_t, std::string>> result;
+/// The group `group` of the statistics' coverage of all records
+/// ("uses", "patterns": key -> records), or null.
+const json::Object *coverageOfAll(const json::Object &stats, StringRef group) {
+  const json::Object *coverage = stats.getObject("coverage");
+  const json::Object *all = coverage ? coverage->getObject("all") : nullptr;
+  return all ? all->getObject(group) : nullptr;
+}
+
+/// A table of `counts` (key -> records) under `heading` (its lines up to
+/// the table's header row), most records first.
+void writeCounts(raw_ostream &os, StringRef heading, StringRef column,
+                 const json::Object &counts) {
+  std::vector<std::pair<int64_t, std::string>> ranked;
   for (const std::string &name : sortedKeys(counts))
-    result.push_back({countOf(counts, name), name});
-  llvm::sort(result, [](const auto &a, const auto &b) {
+    ranked.push_back({countOf(counts, name), name});
+  llvm::sort(ranked, [](const auto &a, const auto &b) {
     return a.first != b.first ? a.first > b.first : a.second < b.second;
   });
-  return result;
+  os << heading << "\n\n| " << column << " | Records |\n|---|---|\n";
+  for (const auto &[count, name] : ranked)
+    os << "| `" << name << "` | " << count << " |\n";
+  os << "\n";
 }
 
 void writeCoverage(raw_ostream &os, const json::Object &stats) {
-  const json::Object *coverage = stats.getObject("coverage");
-  const json::Object *all = coverage ? coverage->getObject("all") : nullptr;
-  const json::Object *uses = all ? all->getObject("uses") : nullptr;
-  if (!uses)
-    return;
-  os << "## What the records use\n\nRecords using each construct or "
-        "builtin (the `coverage` of the statistics, which also has it per "
-        "category, the distributions of statements and nesting depth, and "
-        "how many adjoints keep a tape):\n\n| Construct or builtin | "
-        "Records |\n|---|---|\n";
-  for (const auto &[count, name] : ranked(*uses))
-    os << "| `" << name << "` | " << count << " |\n";
-  os << "\n";
-  if (const json::Object *patterns = all->getObject("patterns")) {
-    os << "## What the realistic kernels are made of\n\nRecords of the "
-          "`realistic` category with each pattern (a record's "
-          "`patterns` lists its own, in order):\n\n| Pattern | Records "
-          "|\n|---|---|\n";
-    for (const auto &[count, name] : ranked(*patterns))
-      os << "| `" << name << "` | " << count << " |\n";
-    os << "\n";
-  }
+  if (const json::Object *uses = coverageOfAll(stats, "uses"))
+    writeCounts(os,
+                "## What the records use\n\nRecords using each construct or "
+                "builtin (the `coverage` of the statistics, which also has it "
+                "per category, the distributions of statements and nesting "
+                "depth, and how many adjoints keep a tape):",
+                "Construct or builtin", *uses);
+  if (const json::Object *patterns = coverageOfAll(stats, "patterns"))
+    writeCounts(os,
+                "## What the realistic kernels are made of\n\nRecords of "
+                "the `realistic` category with each pattern (a record's "
+                "`patterns` lists its own, in order):",
+                "Pattern", *patterns);
 }
 
 } // namespace
@@ -202,9 +205,7 @@ Expected<std::string> synth::makeCard(StringRef dataPath,
   os << "## Loading\n\n```python\nfrom datasets import load_dataset\n"
      << "data = load_dataset(\"json\", data_files=\"" << dataName
      << "\")  # or the directory: load_dataset(\"DIR\")\n```\n\n";
-  const json::Object *coverage = stats->getObject("coverage");
-  const json::Object *all = coverage ? coverage->getObject("all") : nullptr;
-  bool patterns = all && all->getObject("patterns");
+  bool patterns = coverageOfAll(*stats, "patterns");
   os << "## Records\n\nOne JSON object a line: `id`, `category`, `seed` "
         "(`ksc-synth --replay=SEED` with the size options of the command "
         "above makes the record again), `kernel`, `file`, `ksc_version`, "
