@@ -228,6 +228,13 @@ Var *Builder::findVar(llvm::StringRef name) {
   return nullptr;
 }
 
+ArrayInfo *Builder::findArray(llvm::StringRef name) {
+  for (ArrayInfo &a : arrays)
+    if (a.name == name)
+      return &a;
+  return nullptr;
+}
+
 std::string Builder::realLit(Ty ty, int hundredths) {
   std::string text;
   if (hundredths < 0) {

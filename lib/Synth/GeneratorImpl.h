@@ -232,6 +232,7 @@ public:
   std::vector<Var *> visible(Ty ty, bool forReading);
   std::vector<Var *> assignableVars();
   Var *findVar(llvm::StringRef name);
+  ArrayInfo *findArray(llvm::StringRef name);
 
   // Literals.
   std::string realLit(Ty ty, int hundredths);

@@ -237,10 +237,7 @@ struct Composer {
     auto [it, fresh] = roles.try_emplace(role);
     if (fresh)
       it->second = d.addArray(ty, 1, /*isConst=*/false, words);
-    ArrayInfo *out = nullptr;
-    for (ArrayInfo &a : b.arrays)
-      if (a.name == it->second)
-        out = &a;
+    ArrayInfo *out = b.findArray(it->second);
     Expr v = b.limit(Expr{value, PPrimary, mag, true}, ty, 1e6);
     // After a store of the random statements, add to it.
     bool add = out->written || out->stored;
@@ -379,9 +376,7 @@ void gridStencil(Composer &c) {
   if (energy)
     b.line(e + " += " + value + " * " + value + ";");
   c.close();
-  for (ArrayInfo &a : b.arrays)
-    if (a.name == o)
-      a.written = true;
+  b.findArray(o)->written = true;
   if (energy)
     c.make(e, b.real);
 }
@@ -1146,8 +1141,7 @@ GeneratedKernel detail::realisticKernel(Draft &d) {
   f.ternary = d.rng.chance(30);
   d.begin();
   // An output the random statements may add to from the start.
-  d.addArray(d.b.real, 1, false, kRealOut);
-  c.roles["real_out"] = d.b.arrays.back().name;
+  c.roles["real_out"] = d.addArray(d.b.real, 1, false, kRealOut);
   for (size_t k = 0; k < chain.size(); ++k) {
     if (k > 0 && d.rng.chance(40))
       d.randomStatements(d.b.blockSize(2));
