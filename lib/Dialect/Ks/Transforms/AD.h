@@ -54,7 +54,9 @@ public:
   }
   /// Whether `array` is (a view of) an argument with an adjoint.
   bool hasAdjoint(mlir::Value array) const;
-  /// Whether `array` is (a view of) an active input.
+  /// Whether what a thread reads of `array` may be varied: the array (its
+  /// view root) is an active input, or a varied value may be written into
+  /// it.
   bool isVariedArray(mlir::Value array) const;
   /// Whether `op` or an operation nested in it needs adjoint code: it has
   /// an active result, or writes an array with an adjoint.
@@ -69,6 +71,11 @@ private:
   /// The argument `array` is a view of, if any.
   mlir::BlockArgument rootArgument(mlir::Value array) const;
   bool propagateVaried();
+  /// Marks (with `mark`) the results of `op` read from varied memory, and
+  /// the arrays `op` writes a varied value into as varied; returns whether
+  /// a new array became varied.
+  bool propagateThroughMemory(mlir::Operation *op,
+                              llvm::function_ref<void(mlir::Value)> mark);
   bool propagateUseful();
   void collectNeedsAdjoint();
 
@@ -76,6 +83,8 @@ private:
   mutable KernelOp kernel;
   llvm::SmallVector<bool> activeInputs, adjointArrays;
   llvm::DenseSet<mlir::Value> varied, useful;
+  /// The view roots of the arrays whose elements may be varied.
+  llvm::DenseSet<mlir::Value> variedMemory;
   /// The operations `needsAdjoint` holds for, computed once.
   llvm::DenseSet<mlir::Operation *> withAdjoint;
 };
@@ -107,6 +116,20 @@ bool hasZeroDerivative(mlir::Operation *op);
 /// `ctx.resultTangents`); fails (without a diagnostic) when the operation
 /// has none.
 mlir::LogicalResult applyTangentRule(TangentContext &ctx);
+
+/// What an operation does to an array operand, by its declared memory
+/// effects (the `MemRead`/`MemWrite` of its ODS arguments): the one place
+/// the AD analyses (PrimalWrites, Activity) learn an operation's accesses.
+struct ArrayAccess {
+  bool reads = false;
+  bool writes = false;
+  /// Effects the analyses cannot follow: the operation declares none, has
+  /// other kinds of effects on the array, or may pass the array on (a
+  /// terminator, an array result; struct fields cannot hold arrays). Treat
+  /// as a read and a write.
+  bool unknown = false;
+};
+ArrayAccess accessOf(mlir::Operation *op, mlir::Value array);
 
 /// How a kernel (with its device functions inlined) writes its array
 /// arguments, per argument.

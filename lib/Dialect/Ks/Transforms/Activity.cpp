@@ -1,13 +1,19 @@
 //===- Activity.cpp - Which values of a kernel carry derivatives -------===//
 //
 // Part of ksc. A value is active when it is varied (it depends on the value
-// of an active input: an active scalar argument, or an element read from
-// an array argument that is an active input) and useful (it reaches a store
-// or an atomic update of an array that has an adjoint). Only active values
-// get adjoints; everything else is left out of the reverse sweep. Both
-// properties are propagated through the structured control flow (scf.if
-// results from their yields, loop-carried values from the initial and the
-// yielded values) until nothing changes.
+// of an active input) and useful (it reaches a store or an atomic update of
+// an array that has an adjoint). Only active values get adjoints;
+// everything else is left out of the reverse sweep.
+//
+// Derivatives also flow through memory: an element read from an array is
+// varied when the array is an active input, or when a varied value may
+// have been written into it (stored, added atomically) anywhere in the
+// kernel, whichever array it is (an output, a scratch array) and whatever
+// the index. Arrays are tracked per view root, the argument a slice is
+// of: a write through one view makes every read of the argument varied.
+// Both properties are propagated through the structured control flow
+// (scf.if results from their yields, loop-carried values from the initial
+// and the yielded values) and through memory until nothing changes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,9 +29,14 @@ using namespace ksc::ks;
 ad::Activity::Activity(KernelOp kernel, ArrayRef<bool> activeInputs,
                        ArrayRef<bool> adjointArrays)
     : kernel(kernel), activeInputs(activeInputs), adjointArrays(adjointArrays) {
-  for (BlockArgument arg : kernel.getBody().getArguments())
-    if (activeInputs[arg.getArgNumber()] && isDifferentiable(arg.getType()))
+  for (BlockArgument arg : kernel.getBody().getArguments()) {
+    if (!activeInputs[arg.getArgNumber()])
+      continue;
+    if (isDifferentiable(arg.getType()))
       varied.insert(arg);
+    else if (isa<ArrayType>(arg.getType()))
+      variedMemory.insert(arg);
+  }
   while (propagateVaried()) {
   }
   while (propagateUseful()) {
@@ -46,8 +57,31 @@ bool ad::Activity::hasAdjoint(Value array) const {
 }
 
 bool ad::Activity::isVariedArray(Value array) const {
-  BlockArgument arg = rootArgument(array);
-  return arg && activeInputs[arg.getArgNumber()];
+  return variedMemory.contains(getViewRoot(array));
+}
+
+bool ad::Activity::propagateThroughMemory(Operation *op,
+                                          function_ref<void(Value)> mark) {
+  // Views are followed to the accesses through them (getViewRoot).
+  if (isa<ViewLikeOpInterface>(op))
+    return false;
+  bool changed = false;
+  bool variedOperand = llvm::any_of(
+      op->getOperands(), [&](Value v) { return varied.contains(v); });
+  for (Value operand : op->getOperands()) {
+    if (!isa<ArrayType>(operand.getType()))
+      continue;
+    ArrayAccess access = accessOf(op, operand);
+    // A varied value written into the array (a store's, an atomic
+    // update's): any later read of it may see the value.
+    if ((access.writes || access.unknown) && variedOperand &&
+        variedMemory.insert(getViewRoot(operand)).second)
+      changed = true;
+    if ((access.reads || access.unknown) && isVariedArray(operand))
+      for (Value result : op->getResults())
+        mark(result);
+  }
+  return changed;
 }
 
 /// The values a region-holding operation passes to `result`'s position:
@@ -81,12 +115,8 @@ bool ad::Activity::propagateVaried() {
         mark(pop.getResult());
       return;
     }
-    if (auto load = dyn_cast<LoadOp>(op)) {
-      BlockArgument root = rootArgument(load.getArray());
-      if (root && activeInputs[root.getArgNumber()])
-        mark(load.getResult());
-      return;
-    }
+    if (propagateThroughMemory(op, mark))
+      changed = true;
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
       for (unsigned i = 0; i < loop.getNumResults(); ++i)
         forEachSource(op, i, [&](Value source) {
@@ -217,7 +247,11 @@ void ad::Activity::print(llvm::raw_ostream &os) const {
     StringRef name = kernel.getArgName(arg.getArgNumber());
     os << "  argument " << name << ": "
        << (activeInputs[arg.getArgNumber()] ? "active input" : "inactive")
-       << (adjointArrays[arg.getArgNumber()] ? ", has an adjoint" : "") << "\n";
+       << (adjointArrays[arg.getArgNumber()] ? ", has an adjoint" : "")
+       << (!activeInputs[arg.getArgNumber()] && variedMemory.contains(arg)
+               ? ", varied values written into it"
+               : "")
+       << "\n";
   }
   kernel.walk([&](Operation *op) {
     if (op->getNumResults() == 0 || op == kernel)

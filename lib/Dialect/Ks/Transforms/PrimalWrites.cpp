@@ -24,21 +24,8 @@ static BlockArgument arrayArgument(KernelOp kernel, Value array) {
   return arg;
 }
 
-namespace {
-/// What an operation does to an array operand, by its declared memory
-/// effects (the `MemRead`/`MemWrite` of its ODS arguments).
-struct Access {
-  bool reads = false;
-  bool writes = false;
-  /// Effects this analysis cannot follow: the operation declares none, has
-  /// other kinds of effects on the array, or may pass the array on (a
-  /// terminator, an array result; struct fields cannot hold arrays).
-  bool unknown = false;
-};
-} // namespace
-
-static Access accessOf(Operation *op, Value array) {
-  Access access;
+ad::ArrayAccess ad::accessOf(Operation *op, Value array) {
+  ArrayAccess access;
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   if (!effects || op->hasTrait<OpTrait::IsTerminator>() ||
       llvm::any_of(op->getResultTypes(), llvm::IsaPred<ArrayType>)) {
@@ -102,7 +89,7 @@ ad::PrimalWrites ad::analyzePrimalWrites(KernelOp kernel) {
       // Views are followed to their uses (arrayArgument).
       if (isa<ViewLikeOpInterface>(op))
         continue;
-      Access access = accessOf(op, operand);
+      ArrayAccess access = accessOf(op, operand);
       Operation *&first =
           isPlainMinMax(op) ? result.minMax[i] : result.otherAccess[i];
       if (!first && (access.reads || access.writes || access.unknown))
@@ -138,7 +125,7 @@ void ad::dropPrimalWrites(KernelOp adjoint, ArrayRef<bool> keep) {
     for (Value array : op->getOperands()) {
       if (!isa<ArrayType>(array.getType()))
         continue;
-      Access access = accessOf(op, array);
+      ArrayAccess access = accessOf(op, array);
       BlockArgument arg = arrayArgument(adjoint, array);
       if (access.writes && !access.unknown && arg &&
           arg.getArgNumber() < keep.size() && !keep[arg.getArgNumber()]) {
