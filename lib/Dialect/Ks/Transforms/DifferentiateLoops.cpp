@@ -322,8 +322,13 @@ bool KernelDifferentiator::canCheckpoint(scf::ForOp op) {
   for (Type type : op.getResultTypes())
     if (!isa<IntegerType, FloatType, IndexType, VectorType, StructType>(type))
       return false;
-  // Running the body again must not write what the primal writes.
+  // Running the body again must neither write nor read an array the
+  // adjoint's forward sweep writes (readBack): a write would happen twice,
+  // and a read would see what the forward sweep wrote after the loop, not
+  // what the primal loop read.
   WalkResult walk = op.getBody()->walk([&](Operation *inner) {
+    if (isa<ViewLikeOpInterface>(inner))
+      return WalkResult::advance();
     for (Value operand : inner->getOperands()) {
       if (!isa<ArrayType>(operand.getType()))
         continue;
@@ -331,9 +336,7 @@ bool KernelDifferentiator::canCheckpoint(scf::ForOp op) {
       if (!arg || arg.getOwner() != &primal.getBody().front() ||
           (arg.getArgNumber() < readBack.size() &&
            readBack[arg.getArgNumber()]))
-        if (auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
-            !effects || !effects.onlyHasEffect<MemoryEffects::Read>())
-          return WalkResult::interrupt();
+        return WalkResult::interrupt();
     }
     return WalkResult::advance();
   });
