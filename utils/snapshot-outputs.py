@@ -8,8 +8,8 @@ snapshot after, compare.
     diff -r -x synth.stats.json BEFORE_DIR AFTER_DIR
 
 Every .kdsl file under test/ and examples/ is compiled in each mode (the
-C++, CUDA C++ and PTX of the kernels, with and without derivatives, and the
-ks IR); OUT_DIR/<file>.<mode> holds ksc's exit status, its diagnostics and
+C++, CUDA C++ and PTX of the kernels, with and without derivatives, the
+ks IR and the Warp form); OUT_DIR/<file>.<mode> holds ksc's exit status, its diagnostics and
 its output, so that a changed error message shows up as well as changed
 code. Files that ksc rejects (the diagnostic tests) are snapshots too.
 OUT_DIR/synth.jsonl is a ksc-synth dataset of every form (--synth-count
@@ -32,6 +32,7 @@ MODES = {
     "cuda-grad": ["--target=cuda", "--grad=all"],
     "ptx": ["--target=cuda", "--emit=ptx"],
     "ptx-grad": ["--target=cuda", "--emit=ptx", "--grad=all"],
+    "warp": ["--emit=warp"],
 }
 
 

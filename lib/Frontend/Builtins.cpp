@@ -78,16 +78,18 @@ Value isNegative(OpBuilder &b, Location loc, Value x) {
 Value signBuiltin(OpBuilder &b, Location loc, ValueRange args) {
   Type type = args[0].getType();
   Value negative = isNegative(b, loc, args[0]);
-  return arith::SelectOp::create(b, loc, negative, constant(b, loc, type, -1),
-                                 constant(b, loc, type, 1));
+  Value plus = constant(b, loc, type, 1);
+  Value minus = constant(b, loc, type, -1);
+  return arith::SelectOp::create(b, loc, negative, minus, plus);
 }
 
 /// Warp's step: x < 0 ? 1 : 0.
 Value stepBuiltin(OpBuilder &b, Location loc, ValueRange args) {
   Type type = args[0].getType();
   Value negative = isNegative(b, loc, args[0]);
-  return arith::SelectOp::create(b, loc, negative, constant(b, loc, type, 1),
-                                 constant(b, loc, type, 0));
+  Value zero = constant(b, loc, type, 0);
+  Value one = constant(b, loc, type, 1);
+  return arith::SelectOp::create(b, loc, negative, one, zero);
 }
 
 /// a * (1 - t) + b * t.
@@ -107,8 +109,9 @@ Value smoothstepBuiltin(OpBuilder &b, Location loc, ValueRange args) {
   Value offset = arith::SubFOp::create(b, loc, x, edge0);
   Value width = arith::SubFOp::create(b, loc, edge1, edge0);
   Value ratio = arith::DivFOp::create(b, loc, offset, width);
-  Value t = buildClamp(b, loc, ratio, constant(b, loc, type, 0),
-                       constant(b, loc, type, 1));
+  Value one = constant(b, loc, type, 1);
+  Value zero = constant(b, loc, type, 0);
+  Value t = buildClamp(b, loc, ratio, zero, one);
   Value square = arith::MulFOp::create(b, loc, t, t);
   Value twice = arith::MulFOp::create(b, loc, constant(b, loc, type, 2), t);
   Value slope =
@@ -120,8 +123,9 @@ Value smoothstepBuiltin(OpBuilder &b, Location loc, ValueRange args) {
 template <typename Op>
 Value clampedToUnit(OpBuilder &b, Location loc, ValueRange args) {
   Type type = args[0].getType();
-  Value x = buildClamp(b, loc, args[0], constant(b, loc, type, -1),
-                       constant(b, loc, type, 1));
+  Value one = constant(b, loc, type, 1);
+  Value minusOne = constant(b, loc, type, -1);
+  Value x = buildClamp(b, loc, args[0], minusOne, one);
   return Op::create(b, loc, x);
 }
 

@@ -693,8 +693,9 @@ Py WarpPrinter::binaryOperator(const BinaryOperator *op) {
                     "' inside an expression; write it as a statement of its "
                     "own");
   auto [spelling, prec] = *python;
-  return binary(expr(op->getLHS()), spelling, expr(op->getRHS()), prec,
-                /*chains=*/prec != PCmp);
+  Py lhs = expr(op->getLHS());
+  Py rhs = expr(op->getRHS());
+  return binary(lhs, spelling, rhs, prec, /*chains=*/prec != PCmp);
 }
 
 Py WarpPrinter::operatorCall(const CXXOperatorCallExpr *call) {
@@ -734,8 +735,9 @@ Py WarpPrinter::operatorCall(const CXXOperatorCallExpr *call) {
                     "its own");
   }
   auto [spelling, prec] = *pythonOperator(op);
-  return binary(expr(call->getArg(0)), spelling, expr(call->getArg(1)), prec,
-                /*chains=*/prec != PCmp);
+  Py lhs = expr(call->getArg(0));
+  Py rhs = expr(call->getArg(1));
+  return binary(lhs, spelling, rhs, prec, /*chains=*/prec != PCmp);
 }
 
 /// Whether `e` is `object[index]` or `object(indices...)`.
@@ -772,15 +774,17 @@ Py WarpPrinter::subscript(const CXXOperatorCallExpr *call) {
       object = row->getArg(0);
     }
   }
-  return {operand(object, PAtom).text + "[" + arguments(indices) + "]", PAtom};
+  std::string array = operand(object, PAtom).text;
+  return {array + "[" + arguments(indices) + "]", PAtom};
 }
 
 Py WarpPrinter::call(const CallExpr *c) {
   if (auto *member = dyn_cast<CXXMemberCallExpr>(c)) {
-    if (isArrayShapeCall(member))
-      return {operand(member->getImplicitObjectArgument(), PAtom).text +
-                  ".shape[" + expr(member->getArg(0)).text + "]",
-              PAtom};
+    if (isArrayShapeCall(member)) {
+      std::string array =
+          operand(member->getImplicitObjectArgument(), PAtom).text;
+      return {array + ".shape[" + expr(member->getArg(0)).text + "]", PAtom};
+    }
     return fail(c->getBeginLoc(), "member function calls");
   }
   const FunctionDecl *callee = c->getDirectCallee();
@@ -794,7 +798,8 @@ Py WarpPrinter::call(const CallExpr *c) {
                   "in-out parameters ('" + param->getName() +
                       "'): Warp functions cannot assign their arguments");
   SmallVector<const Expr *, 4> args(c->arguments());
-  return {functionName(callee) + "(" + arguments(args) + ")", PAtom};
+  std::string function = functionName(callee);
+  return {function + "(" + arguments(args) + ")", PAtom};
 }
 
 Py WarpPrinter::builtinCall(const CallExpr *c, const FunctionDecl *callee) {
@@ -851,8 +856,8 @@ Py WarpPrinter::construct(const CXXConstructExpr *c) {
   }
   if (args.empty())
     return {zeroValue(type, c->getBeginLoc()), PAtom};
-  return {typeName(type, c->getBeginLoc()) + "(" + arguments(args) + ")",
-          PAtom};
+  std::string constructor = typeName(type, c->getBeginLoc());
+  return {constructor + "(" + arguments(args) + ")", PAtom};
 }
 
 Py WarpPrinter::initList(const InitListExpr *list) {
@@ -968,8 +973,8 @@ void WarpPrinter::exprStmt(const Expr *e) {
       line(target + " = " + narrow + "(" + result.text + ")");
       return;
     }
-    line(expr(op->getLHS()).text + " " + spelling + " " +
-         expr(op->getRHS()).text);
+    std::string target = expr(op->getLHS()).text;
+    line(target + " " + spelling + " " + expr(op->getRHS()).text);
     return;
   }
   if (auto *op = dyn_cast<BinaryOperator>(e); op && op->isAssignmentOp())
@@ -1008,8 +1013,8 @@ void WarpPrinter::exprStmt(const Expr *e) {
       fail(call->getOperatorLoc(), "this assignment operator");
       return;
     }
-    line(expr(call->getArg(0)).text + " " + spelling.str() + " " +
-         expr(call->getArg(1)).text);
+    std::string target = expr(call->getArg(0)).text;
+    line(target + " " + spelling.str() + " " + expr(call->getArg(1)).text);
     return;
   }
   line(expr(e).text);
@@ -1265,8 +1270,8 @@ void WarpPrinter::printFunction(const FunctionDecl *decl, FunctionKind kind) {
                "'): Warp functions cannot assign their arguments");
     if (!params.empty())
       params += ", ";
+    params += declareName(param) + ": ";
     params +=
-        declareName(param) + ": " +
         typeName(param->getType().getUnqualifiedType(), param->getLocation());
   }
   out += kind == FunctionKind::Kernel ? "@wp.kernel\n" : "@wp.func\n";

@@ -83,8 +83,18 @@ void runner::writeTangents(raw_ostream &os, ArrayRef<Argument> primal,
           return arg.param.isArray && arg.param.name == tan.param.name;
         }))
       continue;
+    // A key no argument has: an array named tan_x beside x makes x's
+    // tangent tan_x_1 (the name of its parameter in the emitted C++).
+    std::string name = "tan_" + tan.param.name;
+    auto taken = [&](StringRef key) {
+      return llvm::any_of(all, [&](const Argument &arg) {
+        return arg.param.name == key;
+      });
+    };
+    for (unsigned n = 1; taken(name); ++n)
+      name = "tan_" + tan.param.name + "_" + std::to_string(n);
     all.push_back(tan);
-    all.back().param.name = "tan_" + tan.param.name;
+    all.back().param.name = name;
   }
   writeArrays(os, all);
 }

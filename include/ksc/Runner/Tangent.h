@@ -61,7 +61,8 @@ llvm::Error runTangent(const TangentSignature &tangent,
                        std::vector<Argument> &tangents, Launcher launch);
 
 /// Writes `{"y": [...], "tan_y": [...]}`: the contents of every array of
-/// `primal`, then the tangent of every array with one, as `tan_<name>`.
+/// `primal`, then the tangent of every array with one, as `tan_<name>`
+/// (`tan_<name>_1`, `_2`, ... where an argument has that name).
 void writeTangents(llvm::raw_ostream &os, llvm::ArrayRef<Argument> primal,
                    llvm::ArrayRef<Argument> tangents);
 

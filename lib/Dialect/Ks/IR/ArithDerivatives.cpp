@@ -139,8 +139,9 @@ constexpr PointwiseRule binary(bool usesResult, Reads reads, BinaryRule rule,
 /// the other when one is NaN.
 static std::pair<Value, Value> pickRule(Math &m, Value x1, Value x2, Value dy,
                                         arith::CmpFPredicate firstWins) {
-  Value first = m.orI(m.cmp(firstWins, x1, x2),
-                      m.cmp(arith::CmpFPredicate::UNO, x2, x2));
+  Value nan = m.cmp(arith::CmpFPredicate::UNO, x2, x2);
+  Value wins = m.cmp(firstWins, x1, x2);
+  Value first = m.orI(wins, nan);
   Value none = m.c(0);
   return {m.select(first, dy, none), m.select(first, none, dy)};
 }
@@ -154,9 +155,12 @@ static bool pickTangent(Math &m, TangentContext &ctx,
   auto orZero = [&](unsigned i) {
     return dx[i] ? dx[i] : ad::zero(m.b, m.loc, x[i].getType());
   };
-  Value first = m.orI(m.cmp(firstWins, x[0], x[1]),
-                      m.cmp(arith::CmpFPredicate::UNO, x[1], x[1]));
-  ctx.resultTangents[0] = m.select(first, orZero(0), orZero(1));
+  Value nan = m.cmp(arith::CmpFPredicate::UNO, x[1], x[1]);
+  Value wins = m.cmp(firstWins, x[0], x[1]);
+  Value first = m.orI(wins, nan);
+  Value second = orZero(1);
+  Value firstTangent = orZero(0);
+  ctx.resultTangents[0] = m.select(first, firstTangent, second);
   return true;
 }
 
@@ -208,7 +212,8 @@ llvm::ArrayRef<PointwiseRule> arithRules() {
     // Products and quotients.
     binary<arith::MulFOp>(false, Reads::OtherFactor,
         [](Math &m, Value x1, Value x2, Value, Value dy) {
-          return std::pair(m.mul(dy, x2), m.mul(dy, x1));
+          Value dx2 = m.mul(dy, x1);
+          return std::pair(m.mul(dy, x2), dx2);
         },
         [](Math &m, TangentContext &ctx) {
           // x * x: 2 x dx, one product.
@@ -293,7 +298,8 @@ llvm::ArrayRef<PointwiseRule> mathRules() {
         }),
     unary<math::AbsFOp>(false, Reads::All,
         [](Math &m, Value x, Value, Value dy) {
-          return m.select(m.cmp(Pred::OLT, x, m.c(0)), m.neg(dy), dy);
+          Value negated = m.neg(dy);
+          return m.select(m.cmp(Pred::OLT, x, m.c(0)), negated, dy);
         }),
     // The math library.
     unary<math::SinOp>(false, Reads::All,
@@ -304,25 +310,31 @@ llvm::ArrayRef<PointwiseRule> mathRules() {
         }),
     unary<math::TanOp>(true, Reads::None,
         [](Math &m, Value, Value y, Value dy) {
-          return m.mul(dy, m.add(m.c(1), m.sq(y)));
+          Value y2 = m.sq(y);
+          return m.mul(dy, m.add(m.c(1), y2));
         }),
     unary<math::AsinOp>(false, Reads::All,
         [](Math &m, Value x, Value, Value dy) {
-          return m.div(dy, m.sqrt(m.sub(m.c(1), m.sq(x))));
+          Value x2 = m.sq(x);
+          return m.div(dy, m.sqrt(m.sub(m.c(1), x2)));
         }),
     unary<math::AcosOp>(false, Reads::All,
         [](Math &m, Value x, Value, Value dy) {
-          return m.neg(m.div(dy, m.sqrt(m.sub(m.c(1), m.sq(x)))));
+          Value x2 = m.sq(x);
+          return m.neg(m.div(dy, m.sqrt(m.sub(m.c(1), x2))));
         }),
     unary<math::AtanOp>(false, Reads::All,
         [](Math &m, Value x, Value, Value dy) {
-          return m.div(dy, m.add(m.c(1), m.sq(x)));
+          Value x2 = m.sq(x);
+          return m.div(dy, m.add(m.c(1), x2));
         }),
     binary<math::Atan2Op>(false, Reads::All,
         [](Math &m, Value x1, Value x2, Value, Value dy) {
           // atan2(a, b): d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2).
-          Value scale = m.div(dy, m.add(m.sq(x1), m.sq(x2)));
-          return std::pair(m.mul(scale, x2), m.neg(m.mul(scale, x1)));
+          Value b2 = m.sq(x2);
+          Value scale = m.div(dy, m.add(m.sq(x1), b2));
+          Value dx2 = m.neg(m.mul(scale, x1));
+          return std::pair(m.mul(scale, x2), dx2);
         }),
     unary<math::SinhOp>(false, Reads::All,
         [](Math &m, Value x, Value, Value dy) { return m.mul(dy, m.cosh(x)); }),
@@ -330,7 +342,8 @@ llvm::ArrayRef<PointwiseRule> mathRules() {
         [](Math &m, Value x, Value, Value dy) { return m.mul(dy, m.sinh(x)); }),
     unary<math::TanhOp>(true, Reads::None,
         [](Math &m, Value, Value y, Value dy) {
-          return m.mul(dy, m.sub(m.c(1), m.sq(y)));
+          Value y2 = m.sq(y);
+          return m.mul(dy, m.sub(m.c(1), y2));
         }),
     unary<math::ExpOp>(true, Reads::None,
         [](Math &m, Value, Value y, Value dy) { return m.mul(dy, y); }),
@@ -354,11 +367,13 @@ llvm::ArrayRef<PointwiseRule> mathRules() {
         }),
     unary<math::CbrtOp>(true, Reads::None,
         [](Math &m, Value, Value y, Value dy) {
-          return m.div(dy, m.mul(m.c(3), m.sq(y)));
+          Value y2 = m.sq(y);
+          return m.div(dy, m.mul(m.c(3), y2));
         }),
     unary<math::ErfOp>(false, Reads::All,
         [](Math &m, Value x, Value, Value dy) {
-          return m.mul(dy, m.mul(m.c(k2OverSqrtPi), m.exp(m.neg(m.sq(x)))));
+          Value gauss = m.exp(m.neg(m.sq(x)));
+          return m.mul(dy, m.mul(m.c(k2OverSqrtPi), gauss));
         }),
   };
   return rules;
@@ -395,7 +410,9 @@ struct SelectModel
     auto orZero = [&](unsigned i) {
       return dx[i] ? dx[i] : ad::zero(ctx.b, ctx.loc, x[i].getType());
     };
-    ctx.resultTangents[0] = m.select(x[0], orZero(1), orZero(2));
+    Value second = orZero(2);
+    Value first = orZero(1);
+    ctx.resultTangents[0] = m.select(x[0], first, second);
     return success();
   }
   bool adjointReadsOperand(Operation *, unsigned index,

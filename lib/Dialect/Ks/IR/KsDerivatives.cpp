@@ -26,7 +26,7 @@ using ad::TangentContext;
 //===----------------------------------------------------------------------===//
 
 /// The adjoint of the result; null when it has none.
-static Value resultAdjoint(RuleContext &ctx) {
+static Value resultAdjoint(const RuleContext &ctx) {
   return ctx.resultAdjoints.empty() ? Value() : ctx.resultAdjoints[0];
 }
 
@@ -98,7 +98,9 @@ bool DotOp::adjointReadsOperand(unsigned index,
 static Value inverseOrZero(Math &s, Value length) {
   Value positive = s.cmp(Math::Pred::OGT, length, s.c(0));
   Value safe = s.select(positive, length, s.c(1));
-  return s.select(positive, s.div(s.c(1), safe), s.c(0));
+  Value zero = s.c(0);
+  Value inverse = s.div(s.c(1), safe);
+  return s.select(positive, inverse, zero);
 }
 
 LogicalResult LengthOp::buildAdjoint(RuleContext &ctx) {
@@ -330,18 +332,30 @@ static std::pair<Value, Value> rotateAdjoint(OpBuilder &b, Location loc,
   auto spread = [&](Value scalar) -> Value {
     return vector::BroadcastOp::create(b, loc, vec3, scalar);
   };
-  Value c = s.sub(s.mul(s.c(2), s.mul(w, w)), s.c(1));
-  Value d = s.mul(s.c(2), DotOp::create(b, loc, u, v));
+  // One operation a statement where a call would take two built ones: C++
+  // leaves the order of a call's arguments unspecified.
+  Value one = s.c(1);
+  Value w2 = s.mul(w, w);
+  Value c = s.sub(s.mul(s.c(2), w2), one);
+  Value uv = DotOp::create(b, loc, u, v);
+  Value d = s.mul(s.c(2), uv);
   Value g = s.mul(s.c(2 * sign), w);
-  Value twiceUdr = s.mul(s.c(2), DotOp::create(b, loc, u, dr));
-  Value dv = m.add(m.add(m.mul(spread(c), dr), m.mul(spread(twiceUdr), u)),
-                   m.mul(spread(g), CrossOp::create(b, loc, dr, u)));
-  Value du = m.add(m.add(m.mul(spread(d), dr), m.mul(spread(twiceUdr), v)),
-                   m.mul(spread(g), CrossOp::create(b, loc, v, dr)));
-  Value dw = s.add(
-      s.mul(s.mul(s.c(4), w), DotOp::create(b, loc, v, dr)),
-      s.mul(s.c(2 * sign),
-            DotOp::create(b, loc, CrossOp::create(b, loc, u, v), dr)));
+  Value udr = DotOp::create(b, loc, u, dr);
+  Value twiceUdr = s.mul(s.c(2), udr);
+  Value drCrossU = CrossOp::create(b, loc, dr, u);
+  Value gTermV = m.mul(spread(g), drCrossU);
+  Value uTermV = m.mul(spread(twiceUdr), u);
+  Value dv = m.add(m.add(m.mul(spread(c), dr), uTermV), gTermV);
+  Value vCrossDr = CrossOp::create(b, loc, v, dr);
+  Value gTermU = m.mul(spread(g), vCrossDr);
+  Value vTermU = m.mul(spread(twiceUdr), v);
+  Value du = m.add(m.add(m.mul(spread(d), dr), vTermU), gTermU);
+  Value uCrossV = CrossOp::create(b, loc, u, v);
+  Value tripleDot = DotOp::create(b, loc, uCrossV, dr);
+  Value signTerm = s.mul(s.c(2 * sign), tripleDot);
+  Value vdr = DotOp::create(b, loc, v, dr);
+  Value fourW = s.mul(s.c(4), w);
+  Value dw = s.add(s.mul(fourW, vdr), signTerm);
   Value dq = vector::FromElementsOp::create(
       b, loc, q.getType(),
       ValueRange{component(du, 0), component(du, 1), component(du, 2), dw});
@@ -370,14 +384,21 @@ static Value rotateTangent(OpBuilder &b, Location loc, Value q, Value v,
   };
   Value u = xyz(q), du = xyz(dq);
   Value w = component(q, 3), dw = component(dq, 3);
-  Value d = s.mul(s.c(2), DotOp::create(b, loc, u, v));
+  // One operation a statement where a call would take two built ones.
+  Value uv = DotOp::create(b, loc, u, v);
+  Value d = s.mul(s.c(2), uv);
   Value dc = s.mul(s.mul(s.c(4), w), dw);
-  Value dd = s.mul(s.c(2), DotOp::create(b, loc, du, v));
+  Value duv = DotOp::create(b, loc, du, v);
+  Value dd = s.mul(s.c(2), duv);
   Value g = s.mul(s.c(2 * sign), w), dg = s.mul(s.c(2 * sign), dw);
-  Value terms = m.add(m.add(m.mul(v, spread(dc)), m.mul(du, spread(d))),
-                      m.mul(u, spread(dd)));
-  return m.add(terms, m.add(m.mul(spread(dg), CrossOp::create(b, loc, u, v)),
-                            m.mul(spread(g), CrossOp::create(b, loc, du, v))));
+  Value ddTerm = m.mul(u, spread(dd));
+  Value dTerm = m.mul(du, spread(d));
+  Value terms = m.add(m.add(m.mul(v, spread(dc)), dTerm), ddTerm);
+  Value duCrossV = CrossOp::create(b, loc, du, v);
+  Value gTerm = m.mul(spread(g), duCrossV);
+  Value uCrossV = CrossOp::create(b, loc, u, v);
+  Value dgTerm = m.mul(spread(dg), uCrossV);
+  return m.add(terms, m.add(dgTerm, gTerm));
 }
 
 /// The adjoints of quat_rotate (sign 1) and quat_rotate_inv (sign -1).

@@ -119,8 +119,10 @@ struct InsertModel
     return success();
   }
   LogicalResult buildTangent(Operation *op, TangentContext &ctx) const {
+    Value dest = tangentOrZero(ctx, 1);
+    Value value = tangentOrZero(ctx, 0);
     ctx.resultTangents[0] = vector::InsertOp::create(
-        ctx.b, ctx.loc, tangentOrZero(ctx, 0), tangentOrZero(ctx, 1),
+        ctx.b, ctx.loc, value, dest,
         positions(cast<vector::InsertOp>(op), ctx.operands, 2));
     return success();
   }

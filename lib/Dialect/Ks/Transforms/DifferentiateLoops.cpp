@@ -356,9 +356,9 @@ Value KernelDifferentiator::useCheckpoints(scf::ForOp op, OpBuilder &b) {
       arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(bytes));
   Value taped = arith::MulIOp::create(b, loc, n, perIteration,
                                       arith::IntegerOverflowFlags::nsw);
-  Value half = arith::ShRSIOp::create(
-      b, loc, TapeCapacityOp::create(b, loc),
-      arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(1)));
+  Value one = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(1));
+  Value half =
+      arith::ShRSIOp::create(b, loc, TapeCapacityOp::create(b, loc), one);
   return arith::CmpIOp::create(b, NameLoc::get(b.getStringAttr("checkpoint"), loc),
                                arith::CmpIPredicate::sgt, taped, half);
 }
