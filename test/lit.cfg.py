@@ -4,6 +4,7 @@
 import os
 import shlex
 import shutil
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -35,22 +36,13 @@ llvm_config.with_system_environment(
     ["KSC_CUDA_DRIVER", "CUDA_HOME", "CUDA_VISIBLE_DEVICES"]
 )
 
-# A sanitizer build (-DKSC_SANITIZE, docs/testing.md): a report stops the tool
-# with SIGABRT, which fails the test even where it expects a non-zero exit
-# (LLVM's `not` fails on a crash). LLVM's allocators poison memory from
-# inlined header code that Debian's uninstrumented libraries never
-# unpoison: without allow_user_poisoning=0 that reads as use-after-poison.
-# The user's own ASAN_OPTIONS/UBSAN_OPTIONS come after ours, so they win.
-if config.ksc_sanitize:
-    for name, options in [
-        ("ASAN_OPTIONS", "abort_on_error=1:allow_user_poisoning=0"),
-        ("UBSAN_OPTIONS", "abort_on_error=1:halt_on_error=1:print_stacktrace=1"),
-    ]:
-        user = os.environ.get(name)
-        config.environment[name] = options + (":" + user if user else "")
-    config.environment["ASAN_SYMBOLIZER_PATH"] = os.path.join(
-        config.llvm_tools_dir, "llvm-symbolizer")
-    config.available_features.add("sanitizer")
+# A sanitizer build (-DKSC_SANITIZE, docs/testing.md): the sanitizers'
+# options (utils/lit/sanitizer_env.py, which the unit tests' configuration
+# uses too).
+sys.path.insert(0, os.path.join(config.ksc_src_root, "utils", "lit"))
+from sanitizer_env import set_sanitizer_environment  # noqa: E402
+
+set_sanitizer_environment(config)
 
 # RUN lines run in bash; `not` at the start of a line is LLVM's tool.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
@@ -65,6 +57,14 @@ if config.ksc_fuzz:
     llvm_config.add_tool_substitutions(
         ["ksc-fuzz-compile", "ksc-fuzz-inputs"], [config.ksc_tools_dir])
     config.available_features.add("fuzzer")
+# The lint plugin of a -DKSC_LINT=ON build (cmake/KscLint.cmake), for
+# `REQUIRES: ksc-lint` tests: %ksc-lint is Clang with it loaded.
+if config.ksc_lint:
+    config.available_features.add("ksc-lint")
+    config.substitutions.append(
+        ("%ksc-lint", "%s -fplugin=%s" % (
+            os.path.join(config.llvm_tools_dir, "clang++"),
+            os.path.join(config.ksc_obj_root, "lib", "KscLint.so"))))
 
 # Compiling emitted C++: %cxx is the compiler ksc was built with (warnings
 # are errors); %host-cxx and %clangxx (Clang 22) compile a file to an object
@@ -117,6 +117,10 @@ exhaustive = lit_config.params.get(
 ) not in ("", "0")
 config.substitutions.append(("%cover", "" if exhaustive else "--cover"))
 config.ksc_exhaustive = exhaustive
+# `REQUIRES: exhaustive` / `UNSUPPORTED: exhaustive`: a sweep's whole or its
+# representative part (test/Grad/wrt-sweep*.test).
+if exhaustive:
+    config.available_features.add("exhaustive")
 
 # The numbers of OS threads, besides 1, that every ksc-run of test/Run and
 # test/Grad runs at (utils/lit/ksc-run-threads.py): 2, 3 (an uneven split

@@ -15,6 +15,10 @@
 #   utils/sanitize.sh [--all] LIT-ARGS...   also passes LIT-ARGS to lit
 #                                (e.g. --filter=structs)
 #
+# Then, when the normal build (build/, or KSC_BUILD_DIR) has ksc, checks that
+# this (Clang) build's ksc emits the same bytes as that one
+# (utils/compare-builds.py: --quick, all of it with --all).
+#
 # Exits non-zero on any failure; a sanitizer report fails its test (lit.cfg.py
 # sets ASAN_OPTIONS/UBSAN_OPTIONS). KSC_SANITIZE_BUILD_DIR overrides the build
 # directory (default: build-sanitize/ in the source tree). The tests' compiled
@@ -83,4 +87,23 @@ if [ "$mode" = subset ]; then
          "$build/test/Fuzz")
   lit_args+=(--filter-out='compile-all' --param test-threads=)
 fi
-exec "$llvm_prefix/bin/lit" "${lit_args[@]}" "$@" "${tests[@]}"
+status=0
+"$llvm_prefix/bin/lit" "${lit_args[@]}" "$@" "${tests[@]}" || status=$?
+
+# This build is a Clang build: its ksc must emit the same bytes as the
+# normal build's (GCC by default), utils/compare-builds.py; a representative
+# part unless --all.
+normal="${KSC_BUILD_DIR:-$root/build}"
+if [ -x "$normal/bin/ksc" ] && [ -x "$normal/bin/ksc-synth" ]; then
+  compare=(--quick)
+  if [ "$mode" = all ]; then
+    compare=()
+  fi
+  echo "ksc: comparing the outputs of $normal and $build" >&2
+  ASAN_OPTIONS="allow_user_poisoning=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
+    "$root/utils/compare-builds.py" "${compare[@]}" "$normal" "$build" ||
+    status=1
+else
+  echo "ksc: note: no normal build in $normal; its outputs are not compared" >&2
+fi
+exit "$status"

@@ -14,12 +14,14 @@ its output, so that a changed error message shows up as well as changed
 code. Files that ksc rejects (the diagnostic tests) are snapshots too.
 OUT_DIR/synth.jsonl is a ksc-synth dataset of every form (--synth-count
 kernels, 0 for none), which must not change either (its statistics,
-synth.stats.json, hold timings: compare their counts).
+synth.stats.json, hold timings: compare their counts). --files and
+--modes choose a part (utils/compare-builds.py compares two builds so).
 """
 
 import argparse
 import concurrent.futures
 import os
+import re
 import subprocess
 import sys
 
@@ -68,6 +70,9 @@ def main():
     parser.add_argument("--modes", default=",".join(MODES),
                         help="comma-separated modes (default: all of %s)"
                         % ", ".join(MODES))
+    parser.add_argument("--files", default="",
+                        help="only the files whose path (relative to the "
+                        "source tree) matches this regular expression")
     parser.add_argument("--synth-count", type=int, default=300)
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count())
     args = parser.parse_args()
@@ -80,7 +85,8 @@ def main():
     if os.path.exists(args.out):
         parser.error("%s exists; snapshots go into a new directory" % args.out)
     out = os.path.abspath(args.out)
-    jobs = [(path, mode) for path in inputs(root) for mode in modes]
+    files = [path for path in inputs(root) if re.search(args.files, path)]
+    jobs = [(path, mode) for path in files for mode in modes]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         futures = [pool.submit(snapshot, ksc, root, out, path, mode)
                    for path, mode in jobs]
@@ -90,8 +96,7 @@ def main():
         synth = os.path.join(os.path.abspath(args.build), "bin", "ksc-synth")
         subprocess.run([synth, "--count=%d" % args.synth_count, "--seed=7",
                         "-o", os.path.join(out, "synth.jsonl")], check=True)
-    print("%d outputs of %d files in %s" % (len(jobs), len(jobs) // len(modes),
-                                            args.out))
+    print("%d outputs of %d files in %s" % (len(jobs), len(files), args.out))
 
 
 if __name__ == "__main__":

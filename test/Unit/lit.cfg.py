@@ -3,6 +3,7 @@
 # named *Tests under build/unittests.
 
 import os
+import sys
 
 import lit.formats
 
@@ -11,6 +12,12 @@ config.suffixes = []
 config.test_exec_root = os.path.join(config.ksc_obj_root, "unittests")
 config.test_source_root = config.test_exec_root
 config.test_format = lit.formats.GoogleTest(config.llvm_build_mode, "Tests")
+# A sanitizer build: the same options as the regression tests get (the
+# unit tests use MLIR's allocators too).
+sys.path.insert(0, os.path.join(config.ksc_src_root, "utils", "lit"))
+from sanitizer_env import set_sanitizer_environment  # noqa: E402
+
+set_sanitizer_environment(config)
 config.environment["KSC_CACHE_DIR"] = os.path.join(
     config.ksc_obj_root, "test", "ksc-run-cache"
 )
