@@ -10,8 +10,10 @@ other bytes (tools/lint/BuilderOrder.cpp keeps such calls out). This takes
 a snapshot of what each build's ksc emits (utils/snapshot-outputs.py: the
 ks IR, C++, CUDA C++, PTX and Warp forms, with and without derivatives, and
 the diagnostics, of every kernel file of the tests and examples, and a
-ksc-synth dataset of every form) and compares them file by file; it prints
-each file that differs with the start of its diff and exits 1 if any does.
+ksc-synth dataset of every form) and compares them file by file, each
+build's directory replaced by BUILD (diagnostics name the prelude in it);
+it prints each file that differs with the start of its diff and exits 1 if
+any does.
 
 --quick compares a representative part, in about a fifth of the time: the
 files of test/Grad, test/Frontend and examples (derivative rules,
@@ -42,11 +44,30 @@ def snapshot(build, out, args):
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
 
 
+def normalize(snapshot, build):
+    """Replaces the build's own directory in every file of `snapshot` by
+    BUILD: diagnostics name the prelude (BUILD/include/ksc/dsl.h) there."""
+    prefix = os.path.abspath(build).encode()
+    for directory, _, files in os.walk(snapshot):
+        for name in files:
+            path = os.path.join(directory, name)
+            with open(path, "rb") as f:
+                data = f.read()
+            if prefix in data:
+                with open(path, "wb") as f:
+                    f.write(data.replace(prefix, b"BUILD"))
+
+
 def differences(a, b, path=""):
     """The relative paths of the files that differ or exist on one side."""
     cmp = filecmp.dircmp(os.path.join(a, path), os.path.join(b, path))
     found = [os.path.join(path, n) for n in cmp.left_only + cmp.right_only]
-    found += [os.path.join(path, n) for n in cmp.diff_files + cmp.funny_files]
+    # (dircmp's diff_files compares by size and time first: compare bytes.)
+    for name in cmp.common_files:
+        if not filecmp.cmp(os.path.join(a, path, name),
+                           os.path.join(b, path, name), shallow=False):
+            found.append(os.path.join(path, name))
+    found += [os.path.join(path, n) for n in cmp.funny_files]
     for sub in sorted(cmp.common_dirs):
         found += differences(a, b, os.path.join(path, sub))
     return sorted(found)
@@ -65,8 +86,9 @@ def main():
         snapshot(args.build_a, a, args)
         snapshot(args.build_b, b, args)
         # The statistics hold timings.
-        for side in (a, b):
+        for side, build in ((a, args.build_a), (b, args.build_b)):
             os.remove(os.path.join(side, "synth.stats.json"))
+            normalize(side, build)
         files = differences(a, b)
         for name in files:
             print("differs: %s" % name)

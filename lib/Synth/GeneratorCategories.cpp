@@ -218,8 +218,12 @@ GeneratedKernel multiConditional(Draft &d) {
       }
       ++b.indent;
       b.pushScope();
-      if (k == nested)
-        b.ifStmt(1, unsigned(d.rng.range(1, 2)), d.rng.chance(50));
+      if (k == nested) {
+        // (One draw a statement: the order of a call's arguments is
+        // unspecified.)
+        bool forceElse = d.rng.chance(50);
+        b.ifStmt(1, unsigned(d.rng.range(1, 2)), forceElse);
+      }
       b.block(1, unsigned(d.rng.range(0, 2)));
       Expr e = b.limit(b.differentFrom(Expr{acc, PPrimary, 1, false},
                                        [&] {
@@ -705,7 +709,8 @@ GeneratedKernel combined(Draft &d) {
     unsigned pick = d.rng.below(5);
     if (pick == 0) {
       d.b.feat.ifs = true;
-      d.b.ifStmt(0, unsigned(d.rng.range(1, 3)), d.rng.chance(60));
+      bool forceElse = d.rng.chance(60);
+      d.b.ifStmt(0, unsigned(d.rng.range(1, 3)), forceElse);
     } else if (pick == 1) {
       d.b.feat.loops = true;
       reductionLoop(d, d.rng.chance(50));

@@ -235,7 +235,7 @@ ArrayInfo *Builder::findArray(llvm::StringRef name) {
   return nullptr;
 }
 
-std::string Builder::realLit(Ty ty, int hundredths) {
+std::string Builder::realLit(Ty ty, int hundredths) const {
   std::string text;
   if (hundredths < 0) {
     text = "-";
@@ -262,7 +262,7 @@ std::string Builder::smallRealLit(Ty ty) {
   return realLit(ty, rng.pick(llvm::ArrayRef<int>(values)));
 }
 
-std::string Builder::intLit(int v) { return std::to_string(v); }
+std::string Builder::intLit(int v) const { return std::to_string(v); }
 
 unsigned Builder::blockSize(unsigned depth) {
   unsigned most = opts.maxStatements;

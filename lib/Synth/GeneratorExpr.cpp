@@ -30,7 +30,7 @@ static Expr atom(std::string text, double mag, bool active = false) {
   return e;
 }
 
-Expr Builder::paren(const Expr &e, int minPrec) {
+Expr Builder::paren(const Expr &e, int minPrec) const {
   if (e.prec >= minPrec)
     return e;
   Expr r = e;
@@ -40,7 +40,7 @@ Expr Builder::paren(const Expr &e, int minPrec) {
 }
 
 Expr Builder::binary(const Expr &a, llvm::StringRef op, const Expr &b,
-                     int prec) {
+                     int prec) const {
   Expr l = paren(a, prec);
   Expr r = paren(b, prec + 1);
   Expr e;
@@ -104,7 +104,8 @@ Expr Builder::differentOrLiteral(const Expr &other,
   return atom(smallRealLit(ty), 4);
 }
 
-Expr Builder::call(llvm::StringRef fn, llvm::ArrayRef<Expr> args, double mag) {
+Expr Builder::call(llvm::StringRef fn, llvm::ArrayRef<Expr> args,
+                   double mag) const {
   // A builtin (a row of include/ksc/Frontend/Builtins.def), a type or a
   // function of the kernel.
   assert(used.contains(fn) && "a call of an unknown function");

@@ -235,9 +235,9 @@ public:
   ArrayInfo *findArray(llvm::StringRef name);
 
   // Literals.
-  std::string realLit(Ty ty, int hundredths);
+  std::string realLit(Ty ty, int hundredths) const;
   std::string smallRealLit(Ty ty);
-  std::string intLit(int v);
+  std::string intLit(int v) const;
 
   // Expressions.
   Expr expr(Ty ty, unsigned depth);
@@ -259,9 +259,10 @@ public:
   Expr activeExpr(Ty ty, unsigned depth);
   Expr squash(const Expr &e, Ty ty);
   Expr limit(const Expr &e, Ty ty, double maxMag);
-  Expr binary(const Expr &a, llvm::StringRef op, const Expr &b, int prec);
-  Expr call(llvm::StringRef fn, llvm::ArrayRef<Expr> args, double mag);
-  Expr paren(const Expr &e, int minPrec);
+  Expr binary(const Expr &a, llvm::StringRef op, const Expr &b,
+              int prec) const;
+  Expr call(llvm::StringRef fn, llvm::ArrayRef<Expr> args, double mag) const;
+  Expr paren(const Expr &e, int minPrec) const;
   /// `gen()`, tried again a few times while it gives an expression that
   /// reads like a mistake next to `other` (the same text: `x - x`,
   /// `min(i, i)`, `u[i] < u[i]`; or, with `notConstant`, one made of

@@ -526,9 +526,11 @@ void normalization(Composer &c) {
   b.line(var + " /= " + count + ";");
   std::string value = "(" + x + "[" + c.i() + "] - " + mean + ") / sqrt(" +
                       var + " + " + c.lit(1) + ")";
-  if (c.rng.chance(50))
-    value = value + " * " + c.param("gamma", b.real, {"gamma", "gain"}) +
-            " + " + c.param("beta", b.real, {"beta", "shift"});
+  if (c.rng.chance(50)) {
+    std::string beta = c.param("beta", b.real, {"beta", "shift"});
+    std::string gamma = c.param("gamma", b.real, {"gamma", "gain"});
+    value = value + " * " + gamma + " + " + beta;
+  }
   c.make(c.local(b.real, {"xn", "normed", "zscore"}, value, 1e3), b.real);
 }
 

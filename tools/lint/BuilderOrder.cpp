@@ -1,4 +1,4 @@
-//===- BuilderOrder.cpp - A Clang plugin: IR built in unspecified order -===//
+//===- BuilderOrder.cpp - A Clang plugin: IR built in unspecified order --===//
 //
 // Part of ksc. ksc's output must be the same bytes whatever compiler built
 // ksc. C++ leaves the order in which a call's arguments are evaluated
@@ -7,18 +7,22 @@
 //   Value y = m.add(m.mul(a, b), m.mul(c, d));
 //
 // creates the two arith.mulf in one order with one compiler and in the
-// other with the other: semantically the same IR, different bytes. This
-// plugin reports every call (or constructor call with parentheses) of which
-// two or more arguments build IR, as an error at the call with a note at
-// each such argument. An expression builds IR when it calls
+// other with the other: semantically the same IR, different bytes. The same
+// holds for ksc-synth's random draws (`f(rng.chance(50), rng.below(3))`
+// draws in either order: another kernel). This plugin reports every call
+// (or constructor call with parentheses) of which two or more arguments
+// have such effects, as an error at the call with a note at each such
+// argument. An expression has them when it calls
 //
 //  - a function or method with a non-const parameter of type
-//    mlir::OpBuilder (or a class derived from it, such as a rewriter), or
-//    of a class that holds one (a rule context, a helper like the rules'
-//    Math): OpTy::create, ad::zero, m.mul;
-//  - a non-const method of a class that holds a builder, lambdas that
-//    capture one included (their captures are fields of the closure
-//    class): ksc's convention is that a const method does not build;
+//    mlir::OpBuilder (or a class derived from it, such as a rewriter) or
+//    ksc::SplitMix64, or of a class that holds one (a rule context, a
+//    helper like the rules' Math, ksc-synth's Rng and Builder):
+//    OpTy::create, ad::zero, m.mul;
+//  - a non-const method of a class that holds one, lambdas that capture
+//    one included (their captures are fields of the closure class): ksc's
+//    convention is that a const method has no such effect (keep pure
+//    helpers const);
 //  - OpBuilder's own create, clone, insert, createOrFold or createBlock.
 //
 // Calls that return a builder, a location, a type or an attribute are
@@ -68,11 +72,21 @@ public:
   bool holdsBuilder(const CXXRecordDecl *record) { return holds(record, 0); }
 
   static bool isOpBuilder(const CXXRecordDecl *record) {
+    return isOneOf(record, {"mlir::OpBuilder"});
+  }
+  /// A builder, or ksc's random-number generator, whose draws are as much
+  /// part of what ksc makes (ksc-synth's kernels) as operations are.
+  static bool isStateful(const CXXRecordDecl *record) {
+    return isOneOf(record, {"mlir::OpBuilder", "ksc::SplitMix64"});
+  }
+
+  /// Whether `record` is one of the classes `names` or derived from one.
+  static bool isOneOf(const CXXRecordDecl *record,
+                      std::initializer_list<llvm::StringRef> names) {
     if (!record || !record->hasDefinition())
       return false;
-    auto isIt = [](const CXXRecordDecl *r) {
-      return r->getName() == "OpBuilder" &&
-             r->getQualifiedNameAsString() == "mlir::OpBuilder";
+    auto isIt = [&](const CXXRecordDecl *r) {
+      return llvm::is_contained(names, r->getQualifiedNameAsString());
     };
     if (isIt(record))
       return true;
@@ -105,7 +119,7 @@ private:
     if (it != known.end())
       return it->second;
     known[record] = false; // (a class that contains itself through pointers)
-    bool result = isOpBuilder(record);
+    bool result = isStateful(record);
     for (const FieldDecl *field : record->fields())
       result = result || holds(stripped(field->getType()), depth + 1);
     known[record] = result;
@@ -122,11 +136,12 @@ public:
     DiagnosticsEngine &diags = context.getDiagnostics();
     errorId = diags.getCustomDiagID(
         DiagnosticsEngine::Error,
-        "%0 arguments of this call build IR, in an order C++ leaves "
-        "unspecified (GCC and Clang differ, and so would ksc's output); "
-        "build them into variables first, in the order wanted");
+        "%0 arguments of this call build IR or draw random numbers, in an "
+        "order C++ leaves unspecified (GCC and Clang differ, and so would "
+        "ksc's output); compute them into variables first, in the order "
+        "wanted");
     noteId = diags.getCustomDiagID(DiagnosticsEngine::Note,
-                                   "this argument builds IR");
+                                   "this argument builds IR or draws");
   }
 
   /// Only declarations in scope: the visitor does not walk the AST of
@@ -323,4 +338,5 @@ private:
 
 static FrontendPluginRegistry::Add<Action>
     registration("ksc_builder_order",
-                 "report calls with several IR-building arguments");
+                 "report calls with several IR-building or drawing "
+                 "arguments");

@@ -16,7 +16,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -54,9 +56,8 @@ public:
   }
   /// Whether `array` is (a view of) an argument with an adjoint.
   bool hasAdjoint(mlir::Value array) const;
-  /// Whether what a thread reads of `array` may be varied: the array (its
-  /// view root) is an active input, or a varied value may be written into
-  /// it.
+  /// Whether some element of `array` may be varied: the array (its view
+  /// root) is an active input, or a varied value may be written into it.
   bool isVariedArray(mlir::Value array) const;
   /// Whether `op` or an operation nested in it needs adjoint code: it has
   /// an active result, or writes an array with an adjoint.
@@ -72,10 +73,13 @@ private:
   mlir::BlockArgument rootArgument(mlir::Value array) const;
   bool propagateVaried();
   /// Marks (with `mark`) the results of `op` read from varied memory, and
-  /// the arrays `op` writes a varied value into as varied; returns whether
-  /// a new array became varied.
+  /// records `op` as a varied write of the arrays it writes a varied value
+  /// into; returns whether it recorded a new one.
   bool propagateThroughMemory(mlir::Operation *op,
                               llvm::function_ref<void(mlir::Value)> mark);
+  /// Whether what `op` reads of the array with view root `root` may be
+  /// varied.
+  bool readsVaried(mlir::Operation *op, mlir::Value root) const;
   bool propagateUseful();
   void collectNeedsAdjoint();
 
@@ -83,8 +87,10 @@ private:
   mutable KernelOp kernel;
   llvm::SmallVector<bool> activeInputs, adjointArrays;
   llvm::DenseSet<mlir::Value> varied, useful;
-  /// The view roots of the arrays whose elements may be varied.
-  llvm::DenseSet<mlir::Value> variedMemory;
+  /// The view roots of the active inputs among the arrays.
+  llvm::DenseSet<mlir::Value> variedInputs;
+  /// Per view root, the operations that write a varied value into it.
+  llvm::DenseMap<mlir::Value, llvm::SetVector<mlir::Operation *>> variedWrites;
   /// The operations `needsAdjoint` holds for, computed once.
   llvm::DenseSet<mlir::Operation *> withAdjoint;
 };
@@ -130,6 +136,11 @@ struct ArrayAccess {
   bool unknown = false;
 };
 ArrayAccess accessOf(mlir::Operation *op, mlir::Value array);
+
+/// Whether `later` may run after `earlier` in one thread: both are in one
+/// loop, or `later` follows `earlier` in program order (not in the other
+/// branch of an `scf.if`).
+bool mayRunAfter(mlir::Operation *later, mlir::Operation *earlier);
 
 /// How a kernel (with its device functions inlined) writes its array
 /// arguments, per argument.

@@ -6,11 +6,15 @@
 // everything else is left out of the reverse sweep.
 //
 // Derivatives also flow through memory: an element read from an array is
-// varied when the array is an active input, or when a varied value may
-// have been written into it (stored, added atomically) anywhere in the
-// kernel, whichever array it is (an output, a scratch array) and whatever
-// the index. Arrays are tracked per view root, the argument a slice is
-// of: a write through one view makes every read of the argument varied.
+// varied when the array is an active input, or when the read may run after
+// (in the thread's program order, or in a later iteration of a loop
+// around both) a write of a varied value into the array (a store, an
+// atomic update), whichever array it is (an output, a scratch array) and
+// whatever the index: threads read only what they wrote themselves (the
+// language's rule). The old value an atomic update returns includes other
+// threads' updates: it is varied when any varied value is written into the
+// array. Arrays are tracked per view root, the argument a slice is of: a
+// write through one view counts for every read of the argument.
 // Both properties are propagated through the structured control flow
 // (scf.if results from their yields, loop-carried values from the initial
 // and the yielded values) and through memory until nothing changes.
@@ -35,7 +39,7 @@ ad::Activity::Activity(KernelOp kernel, ArrayRef<bool> activeInputs,
     if (isDifferentiable(arg.getType()))
       varied.insert(arg);
     else if (isa<ArrayType>(arg.getType()))
-      variedMemory.insert(arg);
+      variedInputs.insert(arg);
   }
   while (propagateVaried()) {
   }
@@ -57,7 +61,23 @@ bool ad::Activity::hasAdjoint(Value array) const {
 }
 
 bool ad::Activity::isVariedArray(Value array) const {
-  return variedMemory.contains(getViewRoot(array));
+  Value root = getViewRoot(array);
+  return variedInputs.contains(root) || variedWrites.count(root);
+}
+
+bool ad::Activity::readsVaried(Operation *op, Value root) const {
+  if (variedInputs.contains(root))
+    return true;
+  auto it = variedWrites.find(root);
+  if (it == variedWrites.end())
+    return false;
+  // The old value of an atomic update (or what an operation whose effects
+  // are unknown reads) may come from any thread's write.
+  if (!isa<LoadOp>(op))
+    return true;
+  return llvm::any_of(it->second, [&](Operation *write) {
+    return mayRunAfter(op, write);
+  });
 }
 
 bool ad::Activity::propagateThroughMemory(Operation *op,
@@ -72,12 +92,13 @@ bool ad::Activity::propagateThroughMemory(Operation *op,
     if (!isa<ArrayType>(operand.getType()))
       continue;
     ArrayAccess access = accessOf(op, operand);
+    Value root = getViewRoot(operand);
     // A varied value written into the array (a store's, an atomic
-    // update's): any later read of it may see the value.
+    // update's): a read that may run after it may see it.
     if ((access.writes || access.unknown) && variedOperand &&
-        variedMemory.insert(getViewRoot(operand)).second)
+        variedWrites[root].insert(op))
       changed = true;
-    if ((access.reads || access.unknown) && isVariedArray(operand))
+    if ((access.reads || access.unknown) && readsVaried(op, root))
       for (Value result : op->getResults())
         mark(result);
   }
@@ -248,7 +269,7 @@ void ad::Activity::print(llvm::raw_ostream &os) const {
     os << "  argument " << name << ": "
        << (activeInputs[arg.getArgNumber()] ? "active input" : "inactive")
        << (adjointArrays[arg.getArgNumber()] ? ", has an adjoint" : "")
-       << (!activeInputs[arg.getArgNumber()] && variedMemory.contains(arg)
+       << (!activeInputs[arg.getArgNumber()] && variedWrites.count(arg)
                ? ", varied values written into it"
                : "")
        << "\n";

@@ -45,10 +45,7 @@ ad::ArrayAccess ad::accessOf(Operation *op, Value array) {
   return access;
 }
 
-/// Whether `later` may run after `earlier` in one thread: both are in one
-/// loop, or `later` follows `earlier` in program order (not in the other
-/// branch of an `scf.if`).
-static bool mayRunAfter(Operation *later, Operation *earlier) {
+bool ad::mayRunAfter(Operation *later, Operation *earlier) {
   for (Operation *parent = earlier->getParentOp(); parent;
        parent = parent->getParentOp())
     if (isa<scf::ForOp, scf::WhileOp>(parent) && parent->isAncestor(later))

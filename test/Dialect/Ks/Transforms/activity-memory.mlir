@@ -66,3 +66,42 @@ ks.kernel @views(%x: !ks.array<const f32>, %scratch: !ks.array<f32, 2>, %acc: !k
   ks.store %p, %z[%i] : !ks.array<f32>, i32
   ks.return
 }
+
+// Flow-sensitive per thread: a read that runs before every varied write
+// into its array reads the value before the launch, which is not varied
+// (the in-place update y[i] = x[i] * y[i] with --wrt=x gives y's adjoint
+// no term); a read after the write is varied. A read in a loop around a
+// varied write is varied (a later iteration reads what an earlier one
+// wrote).
+
+// ACTIVITY-LABEL: activity of @in_place_adj_work:
+// ACTIVITY:         argument y: inactive, has an adjoint, varied values written into it
+// ACTIVITY:         inactive ks.load at loc({{.*}}:[[@LINE+6]]:10)
+// ACTIVITY:         active   ks.load at loc({{.*}}:[[@LINE+8]]:12)
+ks.kernel @in_place(%x: !ks.array<const f32>, %y: !ks.array<f32>, %z: !ks.array<f32>) {
+  %c1 = arith.constant 1 : i32
+  %i = ks.tid : i32
+  %v = ks.load %x[%i] : !ks.array<const f32>, i32
+  %old = ks.load %y[%i] : !ks.array<f32>, i32
+  %p = arith.mulf %v, %old : f32
+  ks.store %p, %y[%i] : !ks.array<f32>, i32
+  %again = ks.load %y[%c1] : !ks.array<f32>, i32
+  %q = arith.mulf %again, %v : f32
+  ks.store %q, %z[%i] : !ks.array<f32>, i32
+  ks.return
+}
+
+// ACTIVITY-LABEL: activity of @loop_adj_work:
+// ACTIVITY:         active   ks.load at loc({{.*}}:[[@LINE+7]]:13)
+ks.kernel @loop(%x: !ks.array<const f32>, %s: !ks.array<f32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %i = ks.tid : i32
+  %v = ks.load %x[%i] : !ks.array<const f32>, i32
+  scf.for %k = %c0 to %n step %c1 : i32 {
+    %prev = ks.load %s[%i] : !ks.array<f32>, i32
+    %sum = arith.addf %prev, %v : f32
+    ks.store %sum, %s[%i] : !ks.array<f32>, i32
+  }
+  ks.return
+}
