@@ -477,9 +477,9 @@ template <int N, typename T> struct mat;
 namespace detail {
 enum class atomic_kind { add, sub, min, max, exchange };
 
-/// Adds (subtracts) a vector or matrix component by component, each
-/// component atomically (adjoint kernels accumulate into vector elements
-/// with them). The old value returned is not one atomic snapshot.
+/// Updates a vector or matrix component by component, each component
+/// atomically with the kind's meaning for it (a max keeps each component's
+/// largest). The old value returned is not one atomic snapshot.
 template <atomic_kind Kind, bool Exclusive, int N, typename T>
 KSC_INLINE vec<N, T> atomic_update(vec<N, T> *p, vec<N, T> v);
 template <atomic_kind Kind, bool Exclusive, int N, typename T>
@@ -748,8 +748,6 @@ template <int N, typename T> struct mat {
 namespace detail {
 template <atomic_kind Kind, bool Exclusive, int N, typename T>
 KSC_INLINE vec<N, T> atomic_update(vec<N, T> *p, vec<N, T> v) {
-  static_assert(Kind == atomic_kind::add || Kind == atomic_kind::sub,
-                "vectors are only added to and subtracted from atomically");
   vec<N, T> old;
   unroll<N>([&](auto c) KSC_INLINE_LAMBDA {
     old[c] = atomic_update<Kind, Exclusive>(&(*p)[c], v[c]);

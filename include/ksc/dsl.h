@@ -52,8 +52,9 @@ template <typename T> struct enable_if<true, T> { using type = T; };
 /// `T`, in a parameter type that takes no part in deducing `T`.
 template <typename T> struct identity { using type = T; };
 /// The element types atomics update: `atomic_element<T>::type` is T for
-/// float, double, int, uint32_t and int64_t, and does not exist for const
-/// or bool elements.
+/// float, double, int, uint32_t and int64_t, for vectors (of float, double
+/// or int), matrices and quaternions (below, after their definitions), and
+/// does not exist for const, bool or struct elements.
 template <typename T> struct atomic_element {};
 template <> struct atomic_element<float> { using type = float; };
 template <> struct atomic_element<double> { using type = double; };
@@ -215,6 +216,28 @@ using mat44 = mat<4, float>;
 using mat22d = mat<2, double>;
 using mat33d = mat<3, double>;
 using mat44d = mat<4, double>;
+
+namespace detail {
+// Atomics on vectors, matrices and quaternions update them component by
+// component, each component atomically (docs/language.md, "Atomics").
+template <int N> struct atomic_element<vec<N, float>> {
+  using type = vec<N, float>;
+};
+template <int N> struct atomic_element<vec<N, double>> {
+  using type = vec<N, double>;
+};
+template <int N> struct atomic_element<vec<N, int>> {
+  using type = vec<N, int>;
+};
+template <int N> struct atomic_element<mat<N, float>> {
+  using type = mat<N, float>;
+};
+template <int N> struct atomic_element<mat<N, double>> {
+  using type = mat<N, double>;
+};
+template <> struct atomic_element<quat> { using type = quat; };
+template <> struct atomic_element<quatd> { using type = quatd; };
+} // namespace detail
 
 // Arithmetic: + and - of two vectors (matrices) of the same type, and the
 // negation, are per component; a vector (matrix) times or divided by a
@@ -489,10 +512,13 @@ KSC_BUILTIN float randn(uint32_t &state);
 // threads updating the same element never lose an update. One overload per
 // rank, one index per dimension, then the value, which converts to the
 // element type as any argument does. Only arrays of float, double, int,
-// uint32_t and int64_t that are not const: for other arrays `atomic_element<T>::type` does
-// not exist and Clang finds no overload. `a[i] += v` and `a[i] -= v` (and
-// ++, --) on array elements are atomic adds and subtractions too. The
-// semantics are in docs/language.md ("Atomics").
+// uint32_t, int64_t, vectors, matrices and quaternions that are not const:
+// for other arrays `atomic_element<T>::type` does not exist and Clang finds
+// no overload. Vectors, matrices and quaternions are updated component by
+// component (a max keeps each component's largest), each component
+// atomically, and the old value returned is each component's. `a[i] += v`
+// and `a[i] -= v` (and ++, --) on array elements are atomic adds and
+// subtractions too. The semantics are in docs/language.md ("Atomics").
 
 //   atomic_add  adds v to the element;
 //   atomic_sub  subtracts v from the element;

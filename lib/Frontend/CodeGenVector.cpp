@@ -355,6 +355,19 @@ FunctionBuilder::emitVectorOperator(const CXXOperatorCallExpr *call) {
     if (mlir::failed(target))
       return mlir::failure();
     mlir::Value value = *rhs;
+    // `a[i] += v`, `a[i] -= v` on a whole array element: an atomic update,
+    // as on scalar elements (a component, `a[i].x += s`, is not).
+    bool atomic = (op == OO_PlusEqual || op == OO_MinusEqual) &&
+                  target->array && target->components.empty();
+    if (atomic) {
+      mlir::Value old =
+          atomicUpdate(op == OO_PlusEqual ? ks::AtomicKind::add
+                                          : ks::AtomicKind::sub,
+                       *target, *rhs, loc);
+      // The value of the assignment is what this update wrote.
+      return buildComponentwise(b, loc, *arithmeticOfAssignment(op), old,
+                                *rhs);
+    }
     if (op != OO_Equal) {
       mlir::FailureOr<mlir::Value> result = buildComponentwise(
           b, loc, *arithmeticOfAssignment(op), load(*target, loc), *rhs);

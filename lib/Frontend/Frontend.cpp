@@ -229,10 +229,11 @@ private:
                  "2";
       else if (ksc::frontend::getAtomicBuiltinKind(name))
         advice = name + "(a, i, ..., v) takes an array<T> of float, double, "
-                        "int, uint32_t or int64_t, one index per dimension of "
-                        "the array, and the value; not an array<const T>, "
-                        "whose elements are read-only (declare it array<T>), "
-                        "nor an array<bool>";
+                        "int, uint32_t, int64_t, vectors, matrices or "
+                        "quaternions, one index per dimension of the array, "
+                        "and the value, of T; not an array<const T>, whose "
+                        "elements are read-only (declare it array<T>), nor "
+                        "an array<bool> or of structs";
       else if (ksc::frontend::isRandomBuiltin(name))
         advice = "rand_init takes an int seed (and an int offset); randi, "
                  "randf and randn take the state as a uint32_t variable they "

@@ -94,6 +94,33 @@ void detail::useScalars(Draft &d,
   storeVar(d, acc, b.real);
 }
 
+const char *const detail::kScatterArrays[4] = {"forces", "impulses", "accum",
+                                               "deltas"};
+
+void detail::scatterVector(Draft &d, const std::string &scatter,
+                           const std::string &p, Ty v) {
+  Builder &b = d.b;
+  Expr key = b.limit(b.activeExpr(Ty::Float, depthOf(d)), Ty::Float, 1e3);
+  std::string at = b.nameFor(Ty::Int);
+  int scale = d.rng.range(1, 8);
+  b.line("int " + at + " = clamp(int(" + b.paren(key, PMul).text + " * " +
+         b.realLit(Ty::Float, scale * 100) + "), 0, " + scatter +
+         ".shape(0) - 1);");
+  b.declare(at, Ty::Int, 1e6, false);
+  const Var *var = b.findVar(p);
+  Expr pe{p, PPrimary, var ? var->mag : 1e3, true};
+  std::string value = b.limit(pe, v, 1e3).text;
+  static const char *const forms[] = {"atomic_min", "atomic_max",
+                                      "atomic_add", "atomic_add",
+                                      "atomic_sub", "+=",
+                                      "+=",         "-="};
+  std::string form = forms[d.rng.below(8)];
+  if (form[0] == 'a')
+    b.line(form + "(" + scatter + ", " + at + ", " + value + ");");
+  else
+    b.line(scatter + "[" + at + "] " + form + " " + value + ";");
+}
+
 namespace {
 
 const char *const kVerbs[] = {"update",    "compute",   "apply",  "scale",
@@ -383,6 +410,10 @@ GeneratedKernel vector(Draft &d) {
   d.output(d.rng.chance(50) ? v : Ty::Float);
   if (d.rng.chance(25))
     d.output(Ty::Float);
+  // Forces scattered into shared elements, as Warp's force kernels do.
+  std::string scatter;
+  if (d.rng.chance(35))
+    scatter = d.addArray(v, 1, false, kScatterArrays, true);
   d.begin();
   around(d, [&] {
     Builder &b = d.b;
@@ -417,6 +448,8 @@ GeneratedKernel vector(Draft &d) {
     std::string comp = comps[d.rng.below(dimOf(v))];
     b.line(p + "." + comp +
            " += " + b.squash({s, PPrimary, 1e6, true}, Ty::Float).text + ";");
+    if (!scatter.empty())
+      scatterVector(d, scatter, p, v);
     if (d.rng.chance(50))
       storeVar(d, p, v);
     else

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 using namespace ksc::synth;
 using namespace ksc::synth::detail;
@@ -721,18 +722,74 @@ Expr Builder::matrixReduction(unsigned sub) {
   }
 }
 
-/// The vector variables and arrays of vectors `e` reads, sorted.
-static std::vector<std::string> vectorRoots(Builder &b, const Expr &e) {
-  std::vector<std::string> roots;
+/// The vector variables and arrays of vectors `text` reads.
+static std::vector<std::string> directVectors(Builder &b,
+                                              llvm::StringRef text) {
+  std::vector<std::string> names;
   for (auto &scope : b.scopes)
     for (Var &v : scope)
-      if (isVec(v.ty) && mentions(e.text, v.name))
-        roots.push_back(v.name);
+      if (isVec(v.ty) && mentions(text, v.name))
+        names.push_back(v.name);
   for (const ArrayInfo &a : b.arrays)
-    if (isVec(a.elem) && mentions(e.text, a.name))
-      roots.push_back(a.name);
-  llvm::sort(roots);
-  return roots;
+    if (isVec(a.elem) && mentions(text, a.name))
+      names.push_back(a.name);
+  return names;
+}
+
+/// The right-hand sides of the statements so far that assign `name`
+/// (`vec3 d = p * 2.5f;`, `d += ...;`, `p.pos = ...;`).
+static std::vector<llvm::StringRef> assignmentsOf(Builder &b,
+                                                  llvm::StringRef name) {
+  std::vector<llvm::StringRef> values;
+  for (llvm::StringRef line : b.lines) {
+    line = line.ltrim();
+    // `T name = ...;` or `name op= ...;`
+    size_t space = line.find(' ');
+    if (!line.starts_with(name) && space != llvm::StringRef::npos &&
+        line.substr(space + 1).starts_with(name))
+      line = line.substr(space + 1);
+    if (!line.consume_front(name))
+      continue;
+    line = line.ltrim();
+    for (llvm::StringRef op : {"=", "+=", "-=", "*=", "/="})
+      if (line.starts_with(op) && !line.starts_with("==")) {
+        values.push_back(line.drop_front(op.size()).rtrim(" ;"));
+        break;
+      }
+  }
+  return values;
+}
+
+/// Adds to `roots` the vectors the value of `name` derives from: for a
+/// vector variable assigned from other vectors, those (recursively); else
+/// `name` itself (a parameter, an array, a field read from an array, a
+/// local made of scalars).
+static void addRoots(Builder &b, const std::string &name,
+                     std::set<std::string> &seen,
+                     std::set<std::string> &roots) {
+  if (!seen.insert(name).second)
+    return;
+  std::vector<llvm::StringRef> values = assignmentsOf(b, name);
+  bool fresh = values.empty();
+  for (llvm::StringRef value : values) {
+    std::vector<std::string> from = directVectors(b, value);
+    llvm::erase(from, name);
+    fresh = fresh || from.empty();
+    for (const std::string &source : from)
+      addRoots(b, source, seen, roots);
+  }
+  if (fresh)
+    roots.insert(name);
+}
+
+/// The vectors `e` derives from (directVectors, with the locals it reads
+/// followed to what they were computed from: `d` of `vec3 d = p * 2.5f;`
+/// derives from `p`), sorted.
+static std::vector<std::string> vectorRoots(Builder &b, const Expr &e) {
+  std::set<std::string> seen, roots;
+  for (const std::string &name : directVectors(b, e.text))
+    addRoots(b, name, seen, roots);
+  return std::vector<std::string>(roots.begin(), roots.end());
 }
 
 Expr Builder::vecExpr(Ty ty, unsigned depth,
@@ -766,9 +823,10 @@ Expr Builder::vecExpr(Ty ty, unsigned depth,
     return call("normalize", {expr(ty, sub)}, 1);
   case 5: {
     if (n == 3) {
-      // Not of two vectors made of one and the same vector (and scalars):
-      // those are parallel, their cross product is rounding noise, and
-      // normalize would make a direction of the noise.
+      // Not of two vectors made of one and the same vector (and scalars),
+      // directly or through locals computed from it: those are parallel,
+      // their cross product is rounding noise, and normalize would make a
+      // direction of the noise.
       Expr a = limit(expr(ty, sub), ty, 1e3);
       std::vector<std::string> roots = vectorRoots(*this, a);
       Expr b = limit(expr(ty, sub), ty, 1e3);

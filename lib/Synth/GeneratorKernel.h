@@ -79,6 +79,16 @@ std::string declareActive(Draft &d, Ty ty, unsigned depth);
 /// Stores `value` (a variable of the output's type) into an output, so that
 /// a forced construct reaches the kernel's result.
 void storeVar(Draft &d, const std::string &name, Ty ty);
+/// Updates an element of the atomic-only vector array `scatter` at a
+/// data-dependent index with the vector variable `p` (a local or a struct
+/// field) of type `v`: an atomic add or subtraction (the builtins, `+=`,
+/// `-=`), or a component-wise atomic_min or atomic_max (then the array's
+/// only update: its derivative reads the values the launch leaves,
+/// docs/autodiff.md), as Warp's force kernels scatter forces.
+void scatterVector(Draft &d, const std::string &scatter, const std::string &p,
+                   Ty v);
+/// The names of such arrays.
+extern const char *const kScatterArrays[4];
 /// Reads each of `params` (scalars or struct fields of any type) into a
 /// new local, which reaches an output: an int bounds a loop, a bool picks
 /// a value, a real scales or shifts it.

@@ -374,6 +374,16 @@ GeneratedKernel detail::structKernel(Draft &d) {
       d.input(b.real);
     d.output(b.real);
   }
+  // A vector field of the element scattered into shared elements (forces
+  // into the particles they act on, as Warp's force kernels do).
+  std::optional<Field> scattered;
+  std::string scatter;
+  if (elem)
+    for (const Field &f : structs[*elem].fields)
+      if (!f.nested && isVec(f.ty) && !scattered)
+        scattered = f;
+  if (scattered && d.rng.chance(35))
+    scatter = d.addArray(scattered->ty, 1, false, kScatterArrays, true);
   d.begin();
   std::vector<Leaf> paramLeaves;
   if (params) {
@@ -453,5 +463,7 @@ GeneratedKernel detail::structKernel(Draft &d) {
     b.line(decl.name + " " + q + " = {" + init + "};");
     b.line(at + " = " + q + ";");
   }
+  if (!scatter.empty())
+    scatterVector(d, scatter, p + "." + scattered->name, scattered->ty);
   return d.finish();
 }

@@ -122,23 +122,28 @@ struct AtomicRMWLowering : KsPattern<ks::AtomicRMWOp> {
             rewriter, loc, address.getType(), memoryType, address, gepIndices);
         Value component =
             LLVM::ExtractValueOp::create(rewriter, loc, value, position);
-        Value previous = scalarUpdate(rewriter, loc, kind, scalar,
-                                      componentAddress, component);
+        Value previous = elementUpdate(rewriter, loc, kind, scalar,
+                                       componentAddress, component);
         old =
             LLVM::InsertValueOp::create(rewriter, loc, old, previous, position);
       }
       rewriter.replaceOp(op, ks.fromMemory(rewriter, loc, old, element));
       return success();
     }
-    if (isa<FloatType>(element) &&
-        (kind == ks::AtomicKind::min || kind == ks::AtomicKind::max)) {
-      rewriter.replaceOp(
-          op, floatMinMax(rewriter, loc, kind, address, adaptor.getValue()));
-      return success();
-    }
-    rewriter.replaceOp(op, scalarUpdate(rewriter, loc, kind, element, address,
-                                        adaptor.getValue()));
+    rewriter.replaceOp(op, elementUpdate(rewriter, loc, kind, element, address,
+                                         adaptor.getValue()));
     return success();
+  }
+
+  /// The atomic update of the scalar at `address`, of ks type `element`;
+  /// returns the old value.
+  static Value elementUpdate(ConversionPatternRewriter &rewriter,
+                             Location loc, ks::AtomicKind kind, Type element,
+                             Value address, Value value) {
+    if (isa<FloatType>(element) &&
+        (kind == ks::AtomicKind::min || kind == ks::AtomicKind::max))
+      return floatMinMax(rewriter, loc, kind, address, value);
+    return scalarUpdate(rewriter, loc, kind, element, address, value);
   }
 
   /// An atomic add, sub, exchange, or integer min or max of `value` into the scalar

@@ -68,7 +68,8 @@ FailureOr<Expr> Emitter::buildKsExpr(Operation &op) {
     return result;
   }
   // `ksc::atomic_add(a, i, j, v)`: a statement when the old value is unused.
-  // A field of a struct element: `ksc::atomic_add(&a[i].pos, v)`.
+  // A field of a struct element, a component of a vector one:
+  // `ksc::atomic_add(&a[i].pos, v)`, `ksc::atomic_exchange(&a[i][2], v)`.
   if (auto atomic = dyn_cast<ks::AtomicRMWOp>(op)) {
     bool isUnsignedElement = atomic.getTargetType().isUnsignedInteger(32);
     SmallVector<Expr> args;
@@ -76,9 +77,11 @@ FailureOr<Expr> Emitter::buildKsExpr(Operation &op) {
       Expr field = subscript(*this, atomic.getArray(), atomic.getIndices());
       Type type = atomic.getArray().getType().getElementType();
       for (int64_t index : *fields) {
-        auto structType = cast<ks::StructType>(type);
-        field.text += "." + cpp::fieldName(structType, index);
-        type = structType.getFieldTypes()[index];
+        if (auto structType = dyn_cast<ks::StructType>(type))
+          field.text += "." + cpp::fieldName(structType, index);
+        else
+          field.text += "[" + std::to_string(index) + "]";
+        type = ks::getPartType(type, index);
       }
       field.text = "&" + field.text;
       field.prec = kUnary;

@@ -160,6 +160,28 @@ func.func @float_min(%a: !ks.array<f32>, %i: i32, %v: f32) -> f32 {
 
 // -----
 
+// A vector max: per component, each a float max's compare-and-swap loop,
+// one after the other; an exchange of one component (the adjoint of a
+// vector atomic_max takes a component so) is one xchg at its address.
+
+// CHECK-LABEL: llvm.func internal @vector_max(
+// CHECK:         llvm.getelementptr %{{.*}}[0, 0] : (!llvm.ptr) -> !llvm.ptr, !llvm.array<2 x f32>
+// CHECK:         llvm.fcmp "ogt"
+// CHECK:         llvm.cmpxchg
+// CHECK:         llvm.getelementptr %{{.*}}[0, 1] : (!llvm.ptr) -> !llvm.ptr, !llvm.array<2 x f32>
+// CHECK:         llvm.fcmp "ogt"
+// CHECK:         llvm.cmpxchg
+// CHECK-NOT:     llvm.cmpxchg
+// CHECK:         llvm.getelementptr %{{.*}}[0, 1] : (!llvm.ptr) -> !llvm.ptr, !llvm.array<2 x f32>
+// CHECK:         llvm.atomicrmw xchg %{{.*}}, %{{.*}} monotonic : !llvm.ptr, f32
+func.func @vector_max(%a: !ks.array<vector<2xf32>>, %i: i32, %v: vector<2xf32>, %s: f32) -> vector<2xf32> {
+  %old = ks.atomic_rmw max %a[%i], %v : !ks.array<vector<2xf32>>, i32
+  %x = ks.atomic_rmw exchange %a[%i] fields [1], %s : !ks.array<vector<2xf32>>, i32
+  return %old : vector<2xf32>
+}
+
+// -----
+
 // Slices, extents and bounds checks. A failed check prints the runtime's
 // message in one printf and traps.
 

@@ -524,7 +524,7 @@ ks.kernel @atomic_kind_out_of_range(%x: !ks.array<i32>, %i: i32, %v: i32) {
 // -----
 
 ks.kernel @atomic_field_of_scalar(%x: !ks.array<f32>, %i: i32, %v: f32) {
-  // expected-error@+1 {{'ks.atomic_rmw' op has fields array<i64: 0> that name no field of '!ks.array<f32>'}}
+  // expected-error@+1 {{'ks.atomic_rmw' op has fields array<i64: 0> that name no field or component of '!ks.array<f32>'}}
   %old = "ks.atomic_rmw"(%x, %i, %v) <{kind = 0 : i32, fields = array<i64: 0>}> : (!ks.array<f32>, i32, f32) -> f32
   ks.return
 }
@@ -532,7 +532,7 @@ ks.kernel @atomic_field_of_scalar(%x: !ks.array<f32>, %i: i32, %v: f32) {
 // -----
 
 ks.kernel @atomic_field_out_of_range(%x: !ks.array<!ks.struct<"P", m: f32>>, %i: i32, %v: f32) {
-  // expected-error@+1 {{the fields name no field of '!ks.array<!ks.struct<"P", m: f32>>'}}
+  // expected-error@+1 {{the fields name no field or component of '!ks.array<!ks.struct<"P", m: f32>>'}}
   %old = ks.atomic_rmw add %x[%i] fields [1], %v : !ks.array<!ks.struct<"P", m: f32>>, i32
   ks.return
 }
@@ -547,9 +547,18 @@ ks.kernel @atomic_whole_struct(%x: !ks.array<!ks.struct<"P", m: f32>>, %i: i32, 
 
 // -----
 
-ks.kernel @atomic_vector_field_max(%x: !ks.array<!ks.struct<"P", v: vector<3xf32>>>, %i: i32, %v: vector<3xf32>) {
-  // expected-error@+1 {{'ks.atomic_rmw' op updates vectors and matrices with add and sub only, got max}}
-  %old = ks.atomic_rmw max %x[%i] fields [0], %v : !ks.array<!ks.struct<"P", v: vector<3xf32>>>, i32
+// A component of a vector field: the value is the component's.
+ks.kernel @atomic_component_value(%x: !ks.array<!ks.struct<"P", v: vector<3xf32>>>, %i: i32, %v: vector<3xf32>) {
+  // expected-error@+1 {{'ks.atomic_rmw' op expects the value and the result to have type 'f32', got 'vector<3xf32>' and 'vector<3xf32>'}}
+  %old = "ks.atomic_rmw"(%x, %i, %v) <{kind = 3 : i32, fields = array<i64: 0, 1>}> : (!ks.array<!ks.struct<"P", v: vector<3xf32>>>, i32, vector<3xf32>) -> vector<3xf32>
+  ks.return
+}
+
+// -----
+
+ks.kernel @atomic_component_out_of_range(%x: !ks.array<vector<3xf32>>, %i: i32, %v: f32) {
+  // expected-error@+1 {{the fields name no field or component of '!ks.array<vector<3xf32>>'}}
+  %old = ks.atomic_rmw exchange %x[%i] fields [3], %v : !ks.array<vector<3xf32>>, i32
   ks.return
 }
 

@@ -83,6 +83,30 @@ ks.kernel @atomic_fields(%b: !ks.array<!ks.struct<"B", p: !ks.struct<"P", pos: v
   ks.return
 }
 
+// Vectors and matrices with every kind, component by component; parts of
+// them: a vector's component, a matrix's row and element, a component of a
+// vector field.
+// CHECK-LABEL: ks.kernel @atomic_vectors(
+// CHECK-NEXT:    %{{.*}} = ks.atomic_rmw max %p[%i], %v : !ks.array<vector<3xf32>>, i32
+// CHECK-NEXT:    %{{.*}} = ks.atomic_rmw min %n[%i], %k : !ks.array<vector<2xi32>>, i32
+// CHECK-NEXT:    %{{.*}} = ks.atomic_rmw exchange %p[%i] fields [2], %s : !ks.array<vector<3xf32>>, i32
+// CHECK-NEXT:    %{{.*}} = ks.atomic_rmw sub %m[%i] fields [1], %r : !ks.array<vector<2x2xf64>>, i32
+// CHECK-NEXT:    %{{.*}} = ks.atomic_rmw max %m[%i] fields [1, 0], %d : !ks.array<vector<2x2xf64>>, i32
+// CHECK-NEXT:    %{{.*}} = ks.atomic_rmw add %b[%i] fields [0, 0, 2], %s : !ks.array<!ks.struct<"B", p: !ks.struct<"P", pos: vector<3xf32>, m: f32>, n: ui32>>, i32
+ks.kernel @atomic_vectors(%p: !ks.array<vector<3xf32>>, %n: !ks.array<vector<2xi32>>,
+                          %m: !ks.array<vector<2x2xf64>>,
+                          %b: !ks.array<!ks.struct<"B", p: !ks.struct<"P", pos: vector<3xf32>, m: f32>, n: ui32>>,
+                          %i: i32, %v: vector<3xf32>, %k: vector<2xi32>, %s: f32,
+                          %r: vector<2xf64>, %d: f64) {
+  %0 = ks.atomic_rmw max %p[%i], %v : !ks.array<vector<3xf32>>, i32
+  %1 = ks.atomic_rmw min %n[%i], %k : !ks.array<vector<2xi32>>, i32
+  %2 = ks.atomic_rmw exchange %p[%i] fields [2], %s : !ks.array<vector<3xf32>>, i32
+  %3 = ks.atomic_rmw sub %m[%i] fields [1], %r : !ks.array<vector<2x2xf64>>, i32
+  %4 = ks.atomic_rmw max %m[%i] fields [1, 0], %d : !ks.array<vector<2x2xf64>>, i32
+  %5 = ks.atomic_rmw add %b[%i] fields [0, 0, 2], %s : !ks.array<!ks.struct<"B", p: !ks.struct<"P", pos: vector<3xf32>, m: f32>, n: ui32>>, i32
+  ks.return
+}
+
 // Unnamed arguments print as numbers.
 // CHECK-LABEL: ks.func private @unnamed(
 // CHECK-SAME:      %{{.*}}: i32, %{{.*}}: i1) -> i32

@@ -23,6 +23,21 @@ func.func private @kinds(%h: !ks.array<f32> {ks.name = "h"}, %m: !ks.array<i64, 
   return %r : i64
 }
 
+// Vectors and matrices: the same calls, component by component in the
+// runtime; a part of an element (a vector's component, a matrix's row) by
+// its address.
+// CHECK-LABEL: {{\[\[}}maybe_unused]] static ksc::vec3 vectors(ksc::array<ksc::vec3> p, ksc::array<ksc::mat22d> m, int i, ksc::vec3 v, ksc::vec2d r, float s) {
+// CHECK-NEXT:    ksc::atomic_exchange(&p[i][2], s);
+// CHECK-NEXT:    ksc::atomic_sub(&m[i][1], r);
+// CHECK-NEXT:    return ksc::atomic_max(p, i, v);
+// CHECK-NEXT:  }
+func.func private @vectors(%p: !ks.array<vector<3xf32>> {ks.name = "p"}, %m: !ks.array<vector<2x2xf64>> {ks.name = "m"}, %i: i32 {ks.name = "i"}, %v: vector<3xf32> {ks.name = "v"}, %r: vector<2xf64> {ks.name = "r"}, %s: f32 {ks.name = "s"}) -> vector<3xf32> {
+  %x = ks.atomic_rmw exchange %p[%i] fields [2], %s : !ks.array<vector<3xf32>>, i32
+  %y = ks.atomic_rmw sub %m[%i] fields [1], %r : !ks.array<vector<2x2xf64>>, i32
+  %old = ks.atomic_rmw max %p[%i], %v : !ks.array<vector<3xf32>>, i32
+  return %old : vector<3xf32>
+}
+
 // The old value is read after a store: it is computed before the store, in
 // a temporary.
 // CHECK-LABEL: {{\[\[}}maybe_unused]] static int later(ksc::array<int> c, int i) {

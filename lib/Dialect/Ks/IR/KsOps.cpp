@@ -369,28 +369,32 @@ static LogicalResult verifyAtomicElements(Operation *op, ArrayType type,
     return op->emitOpError(
                "needs an f32, f64, i32, ui32 or i64 element type, got ")
            << type;
-  if (auto vector = dyn_cast<VectorType>(element)) {
-    if (!vector.getElementType().isF32() && !vector.getElementType().isF64())
-      return op->emitOpError("updates vectors and matrices of f32 or f64 "
-                             "only, got ")
-             << type;
-    if (kind != AtomicKind::add && kind != AtomicKind::sub)
-      return op->emitOpError("updates vectors and matrices with add and sub "
-                             "only, got ")
-             << stringifyAtomicKind(kind);
-  }
+  // Vectors and matrices (of f32, f64 or i32, as arrays and structs hold
+  // them) are updated component by component, with any kind.
   return success();
 }
 
-/// The type of the field at `path` in values of `type`, or null when
-/// `path` names no field.
-static Type fieldAt(Type type, ArrayRef<int64_t> path) {
-  for (int64_t index : path) {
-    auto structType = dyn_cast<StructType>(type);
-    if (!structType || index < 0 || index >= structType.getNumFields())
+Type ksc::ks::getPartType(Type type, int64_t index) {
+  if (auto vector = dyn_cast<VectorType>(type)) {
+    if (index < 0 || index >= vector.getDimSize(0))
       return nullptr;
-    type = structType.getFieldTypes()[index];
+    if (vector.getRank() == 1)
+      return vector.getElementType();
+    return VectorType::get(vector.getShape().drop_front(),
+                           vector.getElementType());
   }
+  auto structType = dyn_cast<StructType>(type);
+  if (!structType || index < 0 || index >= structType.getNumFields())
+    return nullptr;
+  return structType.getFieldTypes()[index];
+}
+
+/// The type of the part at `path` of values of `type` (getPartType, step by
+/// step); null when `path` names none.
+static Type fieldAt(Type type, ArrayRef<int64_t> path) {
+  for (int64_t index : path)
+    if (type)
+      type = getPartType(type, index);
   return type;
 }
 
@@ -409,7 +413,8 @@ LogicalResult AtomicRMWOp::verify() {
   Type target = getTargetType();
   if (!target)
     return emitOpError("has fields ")
-           << getFieldsAttr() << " that name no field of " << type;
+           << getFieldsAttr() << " that name no field or component of "
+           << type;
   if (failed(verifyAtomicElements(*this, type, getKind(), target)))
     return failure();
   if (getValue().getType() != getSignless(target) ||
@@ -464,7 +469,8 @@ ParseResult AtomicRMWOp::parse(OpAsmParser &parser, OperationState &result) {
       return failure();
   Type target = fieldAt(arrayType.getElementType(), fields);
   if (!target)
-    return parser.emitError(typeLoc, "the fields name no field of ")
+    return parser.emitError(typeLoc,
+                            "the fields name no field or component of ")
            << arrayType;
   Type valueType = getSignless(target);
   if (parser.resolveOperand(array, arrayType, result.operands) ||

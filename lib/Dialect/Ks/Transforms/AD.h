@@ -38,6 +38,24 @@ mlir::Value structField(mlir::OpBuilder &b, mlir::Location loc,
 /// Whether `value` is a constant zero (or a struct built of them).
 bool isKnownZero(mlir::Value value);
 
+/// What the derivative of an atomic_min or atomic_max does per scalar part
+/// of the updated value: given the part's position (appended to `path`,
+/// the atomic's own `fields`), the part of the thread's value `v` and of
+/// the element's final value `f`, it builds its code and returns the
+/// part's adjoint, or null.
+using WinnerFn = llvm::function_ref<mlir::Value(
+    mlir::OpBuilder &b, llvm::ArrayRef<int64_t> path, mlir::Value v,
+    mlir::Value f)>;
+/// Applies `fn` to every scalar part of `value` and `final` (the values
+/// themselves for scalars, each component of a vector or matrix: each
+/// component of a component-wise min or max wins on its own), and returns
+/// what it returned assembled into a value of value's type (null when it
+/// returned null).
+mlir::Value forEachScalarPart(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value value, mlir::Value final,
+                              llvm::SmallVectorImpl<int64_t> &path,
+                              WinnerFn fn);
+
 /// Which values of a kernel carry derivatives that matter: those that
 /// depend on an active input (varied) and reach a store or an atomic update
 /// of an array that has an adjoint (useful).

@@ -12,6 +12,7 @@
 #include "AD.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -95,4 +96,26 @@ bool ad::ruleReadsOperand(Operation *op, unsigned index,
 bool ad::hasZeroDerivative(Operation *op) {
   auto rules = dyn_cast<DerivativeOpInterface>(op);
   return rules && rules.hasZeroDerivative();
+}
+
+Value ad::forEachScalarPart(OpBuilder &b, Location loc, Value value,
+                            Value final, SmallVectorImpl<int64_t> &path,
+                            WinnerFn fn) {
+  auto vector = dyn_cast<VectorType>(value.getType());
+  if (!vector)
+    return fn(b, path, value, final);
+  Value result;
+  for (int64_t p = 0; p < vector.getDimSize(0); ++p) {
+    Value v = vector::ExtractOp::create(b, loc, value, p);
+    Value f = vector::ExtractOp::create(b, loc, final, p);
+    path.push_back(p);
+    Value part = forEachScalarPart(b, loc, v, f, path, fn);
+    path.pop_back();
+    if (!part)
+      continue;
+    if (!result)
+      result = zero(b, loc, vector);
+    result = vector::InsertOp::create(b, loc, part, result, p);
+  }
+  return result;
 }

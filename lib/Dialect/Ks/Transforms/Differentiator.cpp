@@ -519,19 +519,27 @@ LogicalResult KernelDifferentiator::reverseMinMax(AtomicRMWOp op,
   SmallVector<Value> indices = primalValues(op.getIndices());
   Value value = primalValue(op.getValue());
   Value final = LoadOp::create(b, loc, primalValue(op.getArray()), indices);
-  Value won = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, value,
-                                    final);
-  Value zero = ad::zero(b, loc, value.getType());
-  auto taken = scf::IfOp::create(
-      b, loc, won,
-      [&](OpBuilder &inner, Location l) {
-        Value adj = AtomicRMWOp::create(inner, l, AtomicKind::exchange,
-                                        adjArray, indices, zero);
-        scf::YieldOp::create(inner, l, adj);
-      },
-      [&](OpBuilder &inner, Location l) { scf::YieldOp::create(inner, l, zero); });
+  // Per scalar part (each component of a vector or matrix wins on its own).
+  SmallVector<int64_t> path(op.getFields().value_or(ArrayRef<int64_t>()));
+  auto take = [&](OpBuilder &pb, ArrayRef<int64_t> at, Value v, Value f) {
+    Value won = arith::CmpFOp::create(pb, loc, arith::CmpFPredicate::OEQ, v,
+                                      f);
+    Value zero = ad::zero(pb, loc, v.getType());
+    auto taken = scf::IfOp::create(
+        pb, loc, won,
+        [&](OpBuilder &inner, Location l) {
+          Value adj = AtomicRMWOp::create(inner, l, AtomicKind::exchange,
+                                          adjArray, indices, zero, at);
+          scf::YieldOp::create(inner, l, adj);
+        },
+        [&](OpBuilder &inner, Location l) {
+          scf::YieldOp::create(inner, l, zero);
+        });
+    return taken.getResult(0);
+  };
+  Value adjoint = ad::forEachScalarPart(b, loc, value, final, path, take);
   if (activity.isActive(op.getValue()))
-    addAdjoint(op.getValue(), taken.getResult(0), b);
+    addAdjoint(op.getValue(), adjoint, b);
   return success();
 }
 

@@ -23,6 +23,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace ksc;
@@ -266,19 +267,32 @@ LogicalResult TangentBuilder::processAtomic(AtomicRMWOp op, OpBuilder &b) {
     // The tangent kernel gets the array as the launch left it
     // (ks.final_value_args): the update whose value the element ends with
     // writes its tangent (atomically: one of several tied updates does).
+    // Per scalar part (each component of a vector or matrix wins on its
+    // own).
     SmallVector<Value> indices = mapped(op.getIndices());
     Value value = mapped(op.getValue());
     Value final = LoadOp::create(b, loc, mapped(op.getArray()), indices);
-    Value won = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                      value, final);
-    auto ifOp = scf::IfOp::create(b, loc, won, /*withElseRegion=*/false);
-    OpBuilder inner = OpBuilder::atBlockBegin(ifOp.thenBlock());
-    Tangents values = tangentsOrZero(op.getValue(), inner, loc);
-    for (unsigned k = 0; k < width; ++k)
-      AtomicRMWOp::create(inner, loc, AtomicKind::exchange, array,
-                          tangentIndices(prefix, op.getIndices(), k, inner,
-                                         loc),
-                          values[k]);
+    SmallVector<int64_t> path(op.getFields().value_or(ArrayRef<int64_t>()));
+    size_t depth = path.size();
+    auto write = [&](OpBuilder &pb, ArrayRef<int64_t> at, Value v,
+                     Value f) -> Value {
+      Value won =
+          arith::CmpFOp::create(pb, loc, arith::CmpFPredicate::OEQ, v, f);
+      auto ifOp = scf::IfOp::create(pb, loc, won, /*withElseRegion=*/false);
+      OpBuilder inner = OpBuilder::atBlockBegin(ifOp.thenBlock());
+      Tangents values = tangentsOrZero(op.getValue(), inner, loc);
+      for (unsigned k = 0; k < width; ++k) {
+        Value part = values[k];
+        for (int64_t p : at.drop_front(depth))
+          part = vector::ExtractOp::create(inner, loc, part, p);
+        SmallVector<Value> tangentAt =
+            tangentIndices(prefix, op.getIndices(), k, inner, loc);
+        AtomicRMWOp::create(inner, loc, AtomicKind::exchange, array, tangentAt,
+                            part, at);
+      }
+      return Value();
+    };
+    ad::forEachScalarPart(b, loc, value, final, path, write);
     return success();
   }
 

@@ -75,6 +75,11 @@ unsigned getNumDirectResults(mlir::FunctionOpInterface function);
 /// it is no view.
 mlir::Value getViewRoot(mlir::Value array);
 
+/// The type of part `index` of a value of `type` (what `ks.atomic_rmw`'s
+/// `fields` step into): field `index` of a struct, row `index` of a
+/// matrix, component `index` of a vector; null when there is none.
+mlir::Type getPartType(mlir::Type type, int64_t index);
+
 } // namespace ksc::ks
 
 #endif // KSC_DIALECT_KS_IR_KSOPS_H

@@ -301,9 +301,11 @@ def Ks_AtomicRMWOp : Ks_Op<"atomic_rmw", [Ks_CppExpression]> {
     back, and returns the value it read, all as one atomic step: concurrent
     `ks.atomic_rmw` operations on the same element never lose an update.
     The array must not be `const` and its element type must be `f32`, `f64`,
-    `i32`, `ui32` or `i64` (not `i1`), or for `add` and `sub` a vector or
-    matrix of `f32` or `f64`, which is updated component by component, each
-    component atomically (adjoint kernels accumulate vector adjoints so);
+    `i32`, `ui32` or `i64` (not `i1`), or a vector or matrix of `f32`, `f64`
+    or `i32` (`vec3`, `mat33d`, `quat`, `vec3i`), which is updated component
+    by component, each component atomically and with the kind's meaning for
+    that component (a `max` of vectors keeps each component's largest): the
+    old value returned is each component's, not one snapshot of the whole.
     `value` and the result have the array's value type (`i32` for `ui32`
     elements).
     The source builtins `atomic_add`, `atomic_sub`, `atomic_min` and
@@ -339,16 +341,22 @@ def Ks_AtomicRMWOp : Ks_Op<"atomic_rmw", [Ks_CppExpression]> {
     memory private (launch-private sums, or every thread of a launch on one
     OS thread).
 
-    `fields [i, j]` updates a field of a struct element instead (field `j`
-    of field `i`, for nested structs), which has one of the types above:
-    adjoint kernels accumulate the adjoints of structs field by field so.
-    `value` and the result then have the field's value type.
+    `fields [i, j]` updates a part of the element instead: each index is a
+    field of a struct (field `j` of field `i`, for nested structs) or a
+    position along the first dimension of a vector or matrix (a matrix's
+    row, a vector's component), and the part has one of the types above.
+    Adjoint kernels accumulate the adjoints of structs field by field so,
+    and take one component's adjoint of a vector `atomic_max` (`exchange`
+    at `fields [2]`). `value` and the result then have the part's value
+    type.
 
     ```mlir
     %old = ks.atomic_rmw add %hist[%bin], %one : !ks.array<f32>, i32
     %prev = ks.atomic_rmw max %grid[%i, %j], %v : !ks.array<i64, 2>, i32, i64
     %0 = ks.atomic_rmw add exclusive %sum[%c0], %x : !ks.array<f32>, i32
     %1 = ks.atomic_rmw add %adj[%i] fields [0], %dpos : !ks.array<!ks.struct<"Particle", pos: vector<3xf32>, mass: f32>>, i32
+    %2 = ks.atomic_rmw max %box[%c0], %p : !ks.array<vector<3xf32>>, i32
+    %3 = ks.atomic_rmw exchange %adj_box[%c0] fields [1], %zero : !ks.array<vector<3xf32>>, i32
     ```
   }];
   let arguments = (ins Ks_AtomicKind:$kind,
