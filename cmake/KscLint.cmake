@@ -23,16 +23,15 @@ if(KSC_LINT AND NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
 endif()
 
 # Adds the plugin to every library and executable defined in `dir` and the
-# directories below it, but the plugin itself.
+# directories below it (cmake/KscTargets.cmake), but the plugin itself.
+include(KscTargets)
 function(ksc_lint_below dir)
   if(NOT KSC_LINT)
     return()
   endif()
-  get_property(targets DIRECTORY "${dir}" PROPERTY BUILDSYSTEM_TARGETS)
+  ksc_targets_below("${dir}" targets)
   foreach(target ${targets})
-    get_target_property(type ${target} TYPE)
-    if(target STREQUAL "KscLint" OR target STREQUAL "ksc-lint-plugin" OR
-       NOT type MATCHES "^(OBJECT_LIBRARY|STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|EXECUTABLE)$")
+    if(target STREQUAL "KscLint")
       continue()
     endif()
     target_compile_options(${target} PRIVATE
@@ -42,9 +41,5 @@ function(ksc_lint_below dir)
     # (A utility target: the compiles wait for the plugin's file itself,
     # not only its objects, which is all a library dependency orders.)
     add_dependencies(${target} ksc-lint-plugin)
-  endforeach()
-  get_property(subdirectories DIRECTORY "${dir}" PROPERTY SUBDIRECTORIES)
-  foreach(subdirectory ${subdirectories})
-    ksc_lint_below("${subdirectory}")
   endforeach()
 endfunction()

@@ -8,6 +8,8 @@
 #       Clang only: GCC's precompiled header of the same headers is 0.7 GB
 #       per library and takes longer to make than it saves. utils/sanitize.sh
 #       turns it on for its Clang build.
+include(KscTargets)
+
 option(KSC_PRECOMPILE_HEADERS
   "Precompile the MLIR, LLVM and Clang headers of each library (Clang only)" OFF)
 if(KSC_PRECOMPILE_HEADERS AND NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
@@ -74,21 +76,17 @@ function(ksc_precompile_headers target)
 endfunction()
 
 # ksc_precompile_headers for every library and executable defined in `dir`
-# and the directories below it (add_mlir_library compiles in the object
-# library obj.NAME, which this finds), when KSC_PRECOMPILE_HEADERS is on.
+# and the directories below it (cmake/KscTargets.cmake), when
+# KSC_PRECOMPILE_HEADERS is on.
 function(ksc_precompile_headers_below dir)
   if(NOT KSC_PRECOMPILE_HEADERS)
     return()
   endif()
-  get_property(targets DIRECTORY "${dir}" PROPERTY BUILDSYSTEM_TARGETS)
+  ksc_targets_below("${dir}" targets)
   foreach(target ${targets})
     get_target_property(type ${target} TYPE)
-    if(type MATCHES "^(OBJECT_LIBRARY|STATIC_LIBRARY|SHARED_LIBRARY|EXECUTABLE)$")
+    if(NOT type STREQUAL "MODULE_LIBRARY")
       ksc_precompile_headers(${target})
     endif()
-  endforeach()
-  get_property(subdirectories DIRECTORY "${dir}" PROPERTY SUBDIRECTORIES)
-  foreach(subdirectory ${subdirectories})
-    ksc_precompile_headers_below("${subdirectory}")
   endforeach()
 endfunction()

@@ -97,16 +97,25 @@ void detail::useScalars(Draft &d,
 const char *const detail::kScatterArrays[4] = {"forces", "impulses", "accum",
                                                "deltas"};
 
-void detail::scatterVector(Draft &d, const std::string &scatter,
-                           const std::string &p, Ty v) {
+/// Declares an int local that is a data-dependent index into `array`:
+/// `int bin = clamp(int(key * 3.0f), 0, array.shape(0) - 1);`, the key an
+/// active expression; returns its name.
+static std::string dataIndex(Draft &d, const std::string &array) {
   Builder &b = d.b;
   Expr key = b.limit(b.activeExpr(Ty::Float, depthOf(d)), Ty::Float, 1e3);
   std::string at = b.nameFor(Ty::Int);
   int scale = d.rng.range(1, 8);
   b.line("int " + at + " = clamp(int(" + b.paren(key, PMul).text + " * " +
-         b.realLit(Ty::Float, scale * 100) + "), 0, " + scatter +
+         b.realLit(Ty::Float, scale * 100) + "), 0, " + array +
          ".shape(0) - 1);");
   b.declare(at, Ty::Int, 1e6, false);
+  return at;
+}
+
+void detail::scatterVector(Draft &d, const std::string &scatter,
+                           const std::string &p, Ty v) {
+  Builder &b = d.b;
+  std::string at = dataIndex(d, scatter);
   const Var *var = b.findVar(p);
   Expr pe{p, PPrimary, var ? var->mag : 1e3, true};
   std::string value = b.limit(pe, v, 1e3).text;
@@ -537,13 +546,7 @@ GeneratedKernel atomic(Draft &d) {
   around(d, [&] {
     Builder &b = d.b;
     std::string target = hist.empty() ? cnt : hist;
-    Expr key = b.limit(b.activeExpr(Ty::Float, depthOf(d)), Ty::Float, 1e3);
-    std::string bin = b.nameFor(Ty::Int);
-    int scale = d.rng.range(1, 8);
-    b.line("int " + bin + " = clamp(int(" + b.paren(key, PMul).text + " * " +
-           b.realLit(Ty::Float, scale * 100) + "), 0, " + target +
-           ".shape(0) - 1);");
-    b.declare(bin, Ty::Int, 1e6, false);
+    std::string bin = dataIndex(d, target);
     if (!hist.empty()) {
       Expr w = b.limit(b.activeExpr(Ty::Float, depthOf(d)), Ty::Float, 1e3);
       unsigned form = d.rng.below(10);
