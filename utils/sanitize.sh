@@ -40,7 +40,8 @@ fi
 "$root/utils/install-packages.sh" \
   "llvm-$major-dev" "llvm-$major-tools" "libmlir-$major-dev" \
   "mlir-$major-tools" "libclang-$major-dev" "clang-$major" \
-  "libclang-rt-$major-dev" cmake ninja-build g++ python3 libgtest-dev
+  "libclang-rt-$major-dev" cmake ninja-build g++ python3 libgtest-dev \
+  libboost-context-dev
 
 if [ ! -f "$build/build.ninja" ]; then
   echo "ksc: configuring $build" >&2

@@ -3,7 +3,8 @@
 #
 #  1. Installs the Debian packages ksc needs, when some are missing (LLVM,
 #     MLIR and Clang at the release pinned in llvm-project.version, CMake,
-#     Ninja, GoogleTest). Quick when everything is there.
+#     Ninja, GoogleTest, Boost.Context for the tests' SIMT stand-in). Quick
+#     when everything is there.
 #  2. Configures the build (CMake + Ninja) when it is missing.
 #  3. Builds whatever is stale (Ninja decides; nothing when up to date).
 #
@@ -21,7 +22,7 @@ llvm_prefix="/usr/lib/llvm-$major"
 packages=(
   "llvm-$major-dev" "llvm-$major-tools" "libmlir-$major-dev"
   "mlir-$major-tools" "libclang-$major-dev" "clang-$major"
-  cmake ninja-build g++ python3 libgtest-dev
+  cmake ninja-build g++ python3 libgtest-dev libboost-context-dev
 )
 "$root/utils/install-packages.sh" "${packages[@]}"
 

@@ -15,7 +15,10 @@ lowers it to (its `__global__` function's) and, when the case has PTX,
 under its kernel name (the PTX's entry). OUT/KEY.entry says where they
 are (the library and KEY), and so does OUT/PTXKEY.entry for the PTX of
 the same case, PTXKEY the FNV-1a hash of its text. The header and the
-runtime are precompiled once; the libraries compile in parallel.
+runtime are precompiled once; the libraries compile in parallel. The SIMT
+stand-in (cuda_host.h's scheduler and CUDA intrinsics, with Boost.Context)
+is compiled once, optimized, into OUT/simt.o, which every library links
+(KSC_SIMT_EXTERN: the kernels' files only declare it).
 """
 
 import argparse
@@ -82,9 +85,11 @@ def main():
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     flags = ["-std=c++17", "-O0", "-w", "-fPIC", "-ffp-contract=off",
-             "-I", args.runtime_dir]
+             "-DKSC_SIMT_EXTERN", "-I", args.runtime_dir]
 
-    # The header and the runtime, once.
+    # The header and the runtime, once, precompiled; at the same time the
+    # SIMT stand-in, optimized (a launch of many threads spends its time
+    # there).
     pch_dir = os.path.join(args.out, "pch")
     os.makedirs(pch_dir, exist_ok=True)
     header = os.path.join(pch_dir, "cuda_host.h")
@@ -92,8 +97,17 @@ def main():
         text = f.read()
     with open(header, "w") as f:
         f.write(text)
+    simt = os.path.join(args.out, "simt.o")
+    stand_in = subprocess.Popen(
+        [args.cxx, "-std=c++17", "-O2", "-w", "-fPIC", "-DKSC_SIMT_EXTERN",
+         "-DKSC_SIMT_IMPLEMENTATION", "-I", args.runtime_dir, "-x", "c++",
+         "-c", header, "-o", simt])
     subprocess.run([args.cxx] + flags + ["-x", "c++-header", header, "-o",
                                          header + ".gch"], check=True)
+    if stand_in.wait():
+        print("FAILED: simt.o (the SIMT stand-in needs Boost.Context: the "
+              "Debian package libboost-context-dev)")
+        return 1
 
     sources = {}  # the key of a CUDA C++ file -> (its path, its entries)
     links = {}    # the key of a PTX file -> the key of its CUDA C++
@@ -126,7 +140,8 @@ def main():
         with open(wrapper, "w") as f:
             f.write(batch_source(batches[index], sources))
         command = [args.cxx] + flags + ["-I", pch_dir, "-shared", wrapper,
-                                        "-o", os.path.join(args.out, library)]
+                                        simt, "-lboost_context", "-o",
+                                        os.path.join(args.out, library)]
         result = subprocess.run(command, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True)
         return library, result
