@@ -21,13 +21,17 @@
 // KSC_HD marks what CUDA device code may call too (`__host__ __device__`
 // under nvcc or clang -x cuda; KSC_INLINE functions are both as well): the
 // arrays, the launch grid, vectors and matrices, atomics, bounds checks,
-// comparisons and random numbers. Launching, errors as exceptions, the
-// tape and accumulators are for the host only. Both CUDA compilers accept
-// always_inline on the lambdas of device code.
+// comparisons, random numbers and accumulators. KSC_DEVICE marks what
+// only device code calls (the reductions of sums before their atomics).
+// Launching, errors as exceptions and the growing tape are for the host
+// only. Both CUDA compilers accept always_inline on the lambdas of device
+// code.
 #if defined(__CUDACC__)
 #define KSC_HD __host__ __device__
 #define KSC_INLINE __host__ __device__ __forceinline__
+#define KSC_DEVICE __device__ __forceinline__
 #else
+#define KSC_DEVICE inline
 #define KSC_HD
 #if defined(__GNUC__) || defined(__clang__)
 #define KSC_INLINE inline __attribute__((always_inline))
@@ -764,6 +768,197 @@ KSC_INLINE mat<N, T> atomic_update(mat<N, T> *p, mat<N, T> v) {
 }
 } // namespace detail
 
+//===----------------------------------------------------------------------===//
+// Sums on the GPU: reduce before the atomic
+//===----------------------------------------------------------------------===//
+//
+// A GPU serializes atomic updates of one address, so the sums ksc's GPU
+// code makes (adjoints above all) are combined first, as
+// docs/cuda.md ("How adjoints accumulate on the GPU") describes:
+//  * a sum at constant indices (the adjoint of a scalar argument) is kept
+//    per GPU thread in an `accumulator` and added up across the block at
+//    the kernel's end (`block_flush`): one atomic per block;
+//  * every other sum whose old value is unused (`aggregate_add`) is
+//    combined among the lanes of the warp that update the same element
+//    together (`aggregate_update`): one atomic per element and warp.
+// ksc launches 1-D blocks. The code below is written against CUDA's warp
+// intrinsics, which the SIMT stand-in of the test suite (KSC_SIMT_HOST,
+// test/Replay/Inputs/cuda_host.h) provides on the host.
+#if defined(__CUDACC__) || defined(KSC_SIMT_HOST)
+namespace detail {
+/// The scalars a vector or matrix sum adds component by component.
+template <typename T> struct sum_parts {
+  using scalar = T;
+  static constexpr int count = 1;
+};
+template <int N, typename T> struct sum_parts<vec<N, T>> {
+  using scalar = T;
+  static constexpr int count = N;
+};
+template <int N, typename T> struct sum_parts<mat<N, T>> {
+  using scalar = T;
+  static constexpr int count = N * N;
+};
+
+/// How many lanes the calling thread's warp has: 32, fewer in a block's
+/// last warp when the block size is not a multiple of 32.
+KSC_DEVICE int warp_lanes() {
+  int left = int(blockDim.x) - (int(threadIdx.x) & ~31);
+  return left < 32 ? left : 32;
+}
+
+/// The sum of `v` over lanes [0, n) of the warp, in lane 0: a tree of
+/// shuffles that reads only those lanes, each of which must call it.
+template <typename S> KSC_DEVICE S warp_sum(S v, int n) {
+  unsigned mask = n >= 32 ? 0xffffffffu : (1u << n) - 1u;
+  int lane = int(threadIdx.x) & 31;
+  for (int d = 16; d >= 1; d /= 2) {
+    bool inside = lane + d < n;
+    S other = __shfl_sync(mask, v, inside ? lane + d : lane);
+    if (inside)
+      v = v + other;
+  }
+  return v;
+}
+
+/// Adds `sums[0, extent)` of every thread of the block into
+/// `target[0, extent)`, scalar by scalar, in rounds of up to 8: each
+/// warp's sum by warp_sum, the warps' sums through shared memory, their
+/// sum by the first warp, and one atomic add per scalar by the block's
+/// first thread. Every thread of the block calls it with the same extent,
+/// at a point all of them reach (so the barriers are safe). Within a
+/// block the order of the additions is fixed.
+template <typename T>
+KSC_DEVICE void block_flush(const T *sums, int64_t extent,
+                            const array<T> &target) {
+  using S = typename sum_parts<T>::scalar;
+  constexpr int parts = sum_parts<T>::count;
+  constexpr int round = 8;
+  static_assert(sizeof(T) == parts * sizeof(S), "sums are packed scalars");
+  __shared__ S partial[32 * round];
+  const S *scalars = reinterpret_cast<const S *>(sums);
+  int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) >> 5;
+  int warps = (int(blockDim.x) + 31) >> 5;
+  int firstLanes = int(blockDim.x) < 32 ? int(blockDim.x) : 32;
+  int lanes = warp_lanes();
+  int64_t count = extent * parts;
+  for (int64_t begin = 0; begin < count; begin += round) {
+    int size = count - begin < round ? int(count - begin) : round;
+    __syncthreads(); // the first warp has read the previous round
+    for (int j = 0; j < size; ++j) {
+      S sum = warp_sum(scalars[begin + j], lanes);
+      if (lane == 0)
+        partial[warp * round + j] = sum;
+    }
+    __syncthreads();
+    if (warp != 0)
+      continue;
+    for (int j = 0; j < size; ++j) {
+      S sum = warp_sum(lane < warps ? partial[lane * round + j] : S(0),
+                       firstLanes);
+      if (lane == 0) {
+        int64_t index = begin + j;
+        S *element = reinterpret_cast<S *>(&target(index / parts));
+        atomic_update<atomic_kind::add, false>(element + index % parts, sum);
+      }
+    }
+  }
+}
+
+/// The lane of the `step`-th peer after lane `lane` in `peers`, or -1.
+KSC_DEVICE int peer_after(unsigned peers, int lane, int step) {
+  // 2u << 31 is 0: no peer is after lane 31.
+  unsigned after = peers & ~((2u << lane) - 1u);
+  for (int i = 1; i < step && after; ++i)
+    after &= after - 1u;
+  return after ? __ffs(int(after)) - 1 : -1;
+}
+
+/// Adds (or subtracts) `v` to `*p` together with the lanes of the warp
+/// that run this call at the same time: lanes with the same `p` (found by
+/// __match_any_sync) sum their values in a tree over their ranks (the
+/// lowest lane first; 5 steps at most), and the lowest of them updates
+/// `*p` once. Lanes updating distinct elements update them as
+/// atomic_update does. The shuffles name only the active lanes.
+template <atomic_kind Kind, typename T>
+KSC_DEVICE void aggregate_update(T *p, T v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
+  // No __match_any_sync before sm_70: the plain atomic (as the PTX does).
+  atomic_update<Kind, false>(p, v);
+#else
+  using S = typename sum_parts<T>::scalar;
+  constexpr int parts = sum_parts<T>::count;
+  static_assert(sizeof(T) == parts * sizeof(S), "sums are packed scalars");
+  unsigned active = __activemask();
+  unsigned peers =
+      __match_any_sync(active, reinterpret_cast<unsigned long long>(p));
+  int lane = int(threadIdx.x) & 31;
+  if (__all_sync(active, peers == (1u << lane))) {
+    atomic_update<Kind, false>(p, v);
+    return;
+  }
+  int rank = __popc(peers & ((1u << lane) - 1u));
+  S *values = reinterpret_cast<S *>(&v);
+  for (int step = 1; step < 32; step *= 2) {
+    if (!__any_sync(active, __popc(peers) > step))
+      break;
+    int source = peer_after(peers, lane, step);
+    bool adds = source >= 0 && (rank & (2 * step - 1)) == 0;
+    for (int c = 0; c < parts; ++c) {
+      S other = __shfl_sync(active, values[c], source >= 0 ? source : lane);
+      if (adds)
+        values[c] = values[c] + other;
+    }
+  }
+  if (rank == 0)
+    atomic_update<Kind, false>(p, v);
+#endif
+}
+} // namespace detail
+#define KSC_AGGREGATE_UPDATE(kind)                                             \
+  detail::aggregate_update<detail::atomic_kind::kind>
+#define KSC_AGGREGATE_FUNCTION KSC_DEVICE
+#else
+// CPU code has no warps: an aggregated update is the atomic one.
+#define KSC_AGGREGATE_UPDATE(kind)                                             \
+  detail::atomic_update<detail::atomic_kind::kind, false>
+#define KSC_AGGREGATE_FUNCTION KSC_INLINE
+#endif
+
+// `aggregate_add(a, i, v)`: atomic_add(a, i, v) with its old value unused,
+// which the GPU combines with the warp's other updates of the element
+// first (`ks.atomic_rmw` with `aggregate`).
+#define KSC_RUNTIME_AGGREGATE(name, kind)                                      \
+  template <typename T>                                                        \
+  KSC_AGGREGATE_FUNCTION void name(const array<T, 1> &a, int64_t i,                        \
+                       typename detail::identity<T>::type v) {                 \
+    KSC_AGGREGATE_UPDATE(kind)(&a(i), v);                                      \
+  }                                                                            \
+  template <typename T>                                                        \
+  KSC_AGGREGATE_FUNCTION void name(const array<T, 2> &a, int64_t i, int64_t j,             \
+                       typename detail::identity<T>::type v) {                 \
+    KSC_AGGREGATE_UPDATE(kind)(&a(i, j), v);                                   \
+  }                                                                            \
+  template <typename T>                                                        \
+  KSC_AGGREGATE_FUNCTION void name(const array<T, 3> &a, int64_t i, int64_t j, int64_t k,  \
+                       typename detail::identity<T>::type v) {                 \
+    KSC_AGGREGATE_UPDATE(kind)(&a(i, j, k), v);                                \
+  }                                                                            \
+  template <typename T>                                                        \
+  KSC_AGGREGATE_FUNCTION void name(const array<T, 4> &a, int64_t i, int64_t j, int64_t k,  \
+                       int64_t l, typename detail::identity<T>::type v) {      \
+    KSC_AGGREGATE_UPDATE(kind)(&a(i, j, k, l), v);                             \
+  }                                                                            \
+  template <typename T>                                                        \
+  KSC_AGGREGATE_FUNCTION void name(T *field, typename detail::identity<T>::type v) {       \
+    KSC_AGGREGATE_UPDATE(kind)(field, v);                                      \
+  }
+KSC_RUNTIME_AGGREGATE(aggregate_add, add)
+KSC_RUNTIME_AGGREGATE(aggregate_sub, sub)
+#undef KSC_RUNTIME_AGGREGATE
+#undef KSC_AGGREGATE_UPDATE
+#undef KSC_AGGREGATE_FUNCTION
+
 using vec2 = vec<2, float>;
 using vec3 = vec<3, float>;
 using vec4 = vec<4, float>;
@@ -1069,31 +1264,40 @@ KSC_HD inline float randn(uint32_t &state) {
   return radius * std::cos(angle);
 }
 
-#ifndef __CUDACC_RTC__
 /// The partial sums of the first N elements of a 1-D array that a launch
-/// only adds into, private to the launch (`ks.accumulator`): the CPU
-/// launchers give kernels one in place of such an array (it converts to an
-/// array of extent min(N, the array's)), so that the threads' sums stay in
-/// registers, then add it into the array with `flush_into`.
+/// only adds into (`ks.accumulator`): the CPU launchers give kernels one in
+/// place of such an array, private to a chunk of threads, and add it into
+/// the array with `flush_into`; a GPU kernel gives each GPU thread one
+/// (registers, for constant indices) and adds up the block's with
+/// `flush_block_into`. It converts to an array of extent min(N, the
+/// array's), so that the threads' sums stay out of memory.
 template <typename T, int N> class accumulator {
 public:
-  explicit accumulator(const array<T> &target)
-      : extent_(std::min<int64_t>(N, target.size())) {}
+  KSC_HD explicit accumulator(const array<T> &target)
+      : extent_(target.size() < N ? target.size() : N) {}
   accumulator(const accumulator &) = delete;
   accumulator &operator=(const accumulator &) = delete;
-  operator array<T>() { return array<T>(sums_, extent_); }
-  int64_t extent() const { return extent_; }
-  const T &operator[](int64_t k) const { return sums_[k]; }
-  void flush_into(const array<T> &target) const {
+  KSC_HD operator array<T>() { return array<T>(sums_, extent_); }
+  KSC_HD int64_t extent() const { return extent_; }
+  KSC_HD const T &operator[](int64_t k) const { return sums_[k]; }
+  KSC_HD void flush_into(const array<T> &target) const {
     for (int64_t k = 0; k < extent_; ++k)
       atomic_add(target, k, sums_[k]);
   }
+#if defined(__CUDACC__) || defined(KSC_SIMT_HOST)
+  /// Adds the sums of every GPU thread of the block into `target`: every
+  /// thread of the block must call it (see detail::block_flush).
+  KSC_DEVICE void flush_block_into(const array<T> &target) const {
+    detail::block_flush(sums_, extent_, target);
+  }
+#endif
 
 private:
   T sums_[N] = {};
   int64_t extent_;
 };
 
+#ifndef __CUDACC_RTC__
 // The tape of adjoint kernels (`ks.tape_push`, `ks.tape_pop`): a last-in,
 // first-out stack of values per thread. An adjoint kernel's forward sweep
 // pushes what its loops compute and its reverse sweep pops it back, so the

@@ -292,9 +292,13 @@ static bool fromJSON(const json::Value &value, Tolerance &tolerance,
 
 json::Value toJSON(const BundleCase &c) {
   json::Array kernels, launches;
-  for (const CudaSourceKernel &kernel : c.code.kernels)
-    kernels.push_back(json::Object{{"kernel", kernel.kernel},
-                                   {"expression", kernel.expression}});
+  for (const CudaSourceKernel &kernel : c.code.kernels) {
+    json::Object entry{{"kernel", kernel.kernel},
+                       {"expression", kernel.expression}};
+    if (kernel.blockSums)
+      entry["block_sums"] = true;
+    kernels.push_back(std::move(entry));
+  }
   for (const RecordedLaunch &launch : c.launches)
     launches.push_back(json::Array{launch.kernel, launch.bytes});
   json::Object code{{"arch", c.code.arch}, {"kernels", std::move(kernels)}};
@@ -379,7 +383,8 @@ bool fromJSON(const json::Value &value, BundleCase &c, json::Path path) {
         kernel, path.field("code").field("kernels").index(index));
     CudaSourceKernel entry;
     if (!kernelMapper || !kernelMapper.map("kernel", entry.kernel) ||
-        !kernelMapper.map("expression", entry.expression))
+        !kernelMapper.map("expression", entry.expression) ||
+        !kernelMapper.mapOptional("block_sums", entry.blockSums))
       return false;
     c.code.kernels.push_back(std::move(entry));
   }

@@ -3,7 +3,8 @@
 // Part of ksc. Loads GPU code into the primary context of device 0 and
 // launches its kernels the way the emitted `K_launch` functions do: 1-D
 // blocks of `blockSize` threads, ceil(threads / blockSize) of them (at most
-// 65535 with grid-stride loops), the kernel computing its coordinates from
+// 65535 with grid-stride loops, getMaxSumBlocks for a kernel whose threads
+// sum across the block), the kernel computing its coordinates from
 // the flat index. A kernel's parameters are the launch grid (`ksc::grid`,
 // three int64 by value), then its arguments in order: scalars, vectors and
 // structs as their bytes (laid out as C++ lays them out, as on the CPU),
@@ -20,6 +21,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaDriver.h"
+
+#include "ksc/Support/CudaLaunch.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -185,6 +188,7 @@ private:
   CUevent start = nullptr, stop = nullptr;
   std::string deviceName, arch;
   StringMap<std::string> entries;
+  llvm::StringSet<> blockSums;
   StringMap<CUfunction> functions;
   std::vector<LaunchTiming> timings;
   /// After a failed launch the context is unusable (CUDA errors of a
@@ -237,6 +241,7 @@ Error CudaExecutorImpl::open(const CudaModule &code) {
   }
   for (const auto &entry : code.entries)
     entries[entry.getKey()] = entry.getValue();
+  blockSums = code.blockSums;
   return Error::success();
 }
 
@@ -398,8 +403,10 @@ Error CudaExecutorImpl::launch(StringRef kernel, std::vector<Argument> &args) {
   int64_t threads = grid[0] * grid[1] * grid[2];
   if (threads > 0) {
     int64_t blocks = (threads + options.blockSize - 1) / options.blockSize;
-    if (options.gridStride)
-      blocks = std::min<int64_t>(blocks, 65535);
+    if (blockSums.contains(kernel))
+      blocks = std::min(blocks, getMaxSumBlocks(options.blockSize));
+    else if (options.gridStride)
+      blocks = std::min(blocks, kMaxGridStrideBlocks);
     if (Error error = launchOnce(kernel, *function, params.data(), blocks))
       return error;
     if (Error error = synchronize(kernel))

@@ -187,6 +187,9 @@ Expected<CudaModule> CodeCache::get(const BundleCase &c, StringRef via) {
     module.arch = arch;
     module.entries = entries[key];
   }
+  for (const CudaSourceKernel &kernel : c.code.kernels)
+    if (kernel.blockSums)
+      module.blockSums.insert(kernel.kernel);
   return module;
 }
 

@@ -131,8 +131,21 @@ def ConvertKsToCuda : Pass<"convert-ks-to-cuda", "::mlir::ModuleOp"> {
     A kernel that reads `tid(0)`, `tid(1)` or `tid(2)` gets its coordinates
     from the flat index in row-major order, as on the CPU. The launcher
     carries `ks.cuda_launch` (`"guarded"` or `"grid-stride"`) for the
-    emitter's host launch function. Sums over threads stay atomic updates
-    of the arrays (no `ks.accumulator`).
+    emitter's host launch function.
+
+    Sums over the threads are reduced before their atomics (the same
+    analysis as `convert-ks-to-cpu`'s, lib/Conversion/Kernels/
+    Accumulations.h): an array argument the kernel only adds into at
+    constant indices (the adjoint of a scalar argument) is replaced for the
+    thread by a `ks.accumulator` of the GPU thread, its updates become
+    `exclusive`, and the launcher adds the block's accumulators into the
+    array with `ks.flush_accumulator block` after the grid-stride loop,
+    where every thread of the block arrives (such a kernel's launcher always
+    loops over the grid: its launches have few blocks, see
+    ksc/Support/CudaLaunch.h). Every other
+    atomic `add` or `sub` whose old value is unused gets `aggregate`: the
+    lanes of a warp that update the same element combine their values
+    first.
 
     A GPU thread has no thread-local tape to find: a thread function that
     uses one (`ks.tape_push`/`ks.tape_pop`, in adjoints of loops) gets a
@@ -220,7 +233,19 @@ def ConvertKsToLLVM : Pass<"convert-ks-to-llvm", "::mlir::ModuleOp"> {
     pointer to a record that `ks.tape_create` allocates in the thread's
     local memory (its top, its capacity, then its bytes); `ks.tape_push`
     and `ks.tape_pop` move the top by the value's size rounded up to 8
-    bytes, and a push that does not fit prints a message and traps. `arith`, `math`
+    bytes, and a push that does not fit prints a message and traps. The
+    sums of GPU launchers (ReductionsToLLVM.cpp): `ks.accumulator` is a
+    zeroed `alloca` of its elements viewed as an array of extent `min(size,
+    dim(array, 0))` (registers, once the thread function is inlined);
+    `ks.flush_accumulator block` a tree of `nvvm.shfl.sync` per warp, the
+    warps' sums in a shared-memory array (`@__ksc_block_sums_<type>`,
+    address space 3) between `nvvm.barrier0`s, and one atomic per scalar
+    and block (without `block`: one atomic per scalar and thread); an
+    `exclusive` update a plain load, operation and store; an `aggregate`
+    one `nvvm.match.sync any` on the address over the active lanes
+    (`activemask`) and a tree of shuffles over each group's members before
+    its lowest lane's atomic (the plain atomic before sm_70, which has no
+    `match.any`). `arith`, `math`
     (libdevice functions `__nv_*` where libdevice has one, LLVM intrinsics
     otherwise), `cf`, `func`, `vector` and the `gpu` thread indices use the
     upstream conversions.

@@ -15,6 +15,7 @@
 #include "ksc/Runner/Executor.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace ksc::runner {
 
@@ -42,6 +43,9 @@ struct CudaModule {
   /// The entry point of each kernel: its name in ksc's PTX, the mangled
   /// name of its `__global__` function in the CUDA C++.
   llvm::StringMap<std::string> entries;
+  /// The kernels whose threads sum across the block: launched with at most
+  /// ks::getMaxSumBlocks blocks (their code loops over the grid).
+  llvm::StringSet<> blockSums;
 };
 
 /// ksc's PTX (emitPtx), whose entry points are named after the kernels.
@@ -55,6 +59,8 @@ CudaModule makePtxModule(std::string ptx, llvm::ArrayRef<std::string> kernels,
 struct CudaSourceKernel {
   std::string kernel;
   std::string expression;
+  /// Whether its threads sum across the block (CudaModule::blockSums).
+  bool blockSums = false;
 };
 
 /// Compiles `source`, CUDA C++ of `ksc --target=cuda` (or code with the same

@@ -7,6 +7,8 @@
 
 #include "KernelLowering.h"
 
+#include "ksc/Conversion/Accumulations.h"
+
 #include "ksc/Conversion/Passes.h"
 #include "ksc/Dialect/Ks/IR/KsOps.h"
 #include "ksc/Dialect/Ks/IR/SourceNames.h"
@@ -14,7 +16,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -28,8 +29,6 @@ using namespace ksc;
 using namespace ksc::conversion;
 
 namespace {
-/// The most leading elements of an array a launch sums privately.
-static constexpr int64_t kMaxAccumulatorSize = 16;
 /// The fewest threads per chunk of a parallel launch whose kernel has no
 /// loop (cheap threads: a chunk must outweigh claiming it), and of one
 /// whose kernel has loops (utils/bench/run-cpu-bench.sh times both kinds).
@@ -60,45 +59,16 @@ struct LaunchPlan {
   bool parallel = true;
 };
 
-/// How a launch can pass array argument `arg`: every use of it an atomic add
-/// or sub whose old value is unused, or the bounds check of such an index,
-/// makes it a sum over the threads. With every index a constant in [0,
-/// kMaxAccumulatorSize) and `arg` 1-D, a `ks.accumulator` holds it (such as
-/// the adjoint of a scalar argument); else, in a parallel launch and when
-/// some update is inside a loop (so that a thread updates many elements, as
-/// the adjoint of an n-body loop does), a copy per OS thread. Arrays of
-/// structs (added into field by field) stay atomic.
+/// How a launch passes array argument `arg` (see Accumulations.h): a sum
+/// at constant indices (such as the adjoint of a scalar argument) in a
+/// `ks.accumulator`; a scattered sum with updates inside a loop (so that a
+/// thread updates many elements, as the adjoint of an n-body loop does), in
+/// a parallel launch, in a copy per OS thread.
 static ArgPlan planArgument(BlockArgument arg, bool parallel) {
-  auto type = dyn_cast<ks::ArrayType>(arg.getType());
-  if (!type || type.getIsConst() || isa<ks::StructType>(type.getElementType()))
-    return {};
-  int64_t size = 0;
-  bool constant = type.getRank() == 1, inLoop = false;
-  for (Operation *user : arg.getUsers()) {
-    Value index;
-    if (auto atomic = dyn_cast<ks::AtomicRMWOp>(user)) {
-      if (atomic.getKind() != ks::AtomicKind::add &&
-          atomic.getKind() != ks::AtomicKind::sub)
-        return {};
-      if (!atomic.getResult().use_empty())
-        return {};
-      index = atomic.getIndices().front();
-      inLoop = inLoop || user->getParentOfType<LoopLikeOpInterface>();
-    } else if (auto check = dyn_cast<ks::CheckBoundsOp>(user)) {
-      index = check.getIndices().front();
-    } else {
-      return {};
-    }
-    APInt value;
-    if (!matchPattern(index, m_ConstantInt(&value)) || value.isNegative() ||
-        value.sge(kMaxAccumulatorSize))
-      constant = false;
-    else
-      size = std::max(size, value.getSExtValue() + 1);
-  }
-  if (constant && size)
-    return {SumKind::Accumulator, size};
-  if (parallel && inLoop)
+  ArgumentSums sums = classifySums(arg);
+  if (sums.kind == SumClass::Uniform)
+    return {SumKind::Accumulator, sums.size};
+  if (sums.kind == SumClass::Scattered && parallel && sums.inLoop)
     return {SumKind::PerWorker, 0};
   return {};
 }

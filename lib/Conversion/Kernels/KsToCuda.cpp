@@ -7,6 +7,8 @@
 
 #include "KernelLowering.h"
 
+#include "ksc/Conversion/Accumulations.h"
+
 #include "ksc/Conversion/Passes.h"
 #include "ksc/Dialect/Ks/IR/KsOps.h"
 #include "ksc/Dialect/Ks/IR/SourceNames.h"
@@ -26,12 +28,15 @@ using namespace mlir;
 using namespace ksc;
 using namespace ksc::conversion;
 
-/// The attribute of a CUDA launcher that says how it covers the grid.
-
 namespace {
+/// The sums over the launch of each kernel's arguments (Accumulations.h):
+/// those at constant indices are summed per thread in a `ks.accumulator`
+/// and then across the block (`ks.flush_accumulator block`).
+using SumPlans = llvm::DenseMap<Operation *, SmallVector<ArgumentSums>>;
+
 struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
-  KernelOpLowering(MLIRContext *ctx, bool gridStride)
-      : OpConversionPattern(ctx), gridStride(gridStride) {}
+  KernelOpLowering(MLIRContext *ctx, bool gridStride, const SumPlans &plans)
+      : OpConversionPattern(ctx), gridStride(gridStride), plans(plans) {}
 
   LogicalResult
   matchAndRewrite(ks::KernelOp kernel, OpAdaptor,
@@ -46,15 +51,37 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
       return NameLoc::get(rewriter.getStringAttr(name), loc);
     };
 
+    // A kernel whose threads sum across the block loops over the grid: its
+    // launches have at most ks::getMaxSumBlocks blocks.
+    const SmallVector<ArgumentSums> &plan = plans.at(kernel);
+    bool stride = gridStride || llvm::any_of(plan, [](const ArgumentSums &s) {
+                    return s.kind == SumClass::Uniform;
+                  });
     ThreadFunction thread = createThreadFunction(rewriter, kernel);
     rewriter.setInsertionPointAfter(thread.func);
     func::FuncOp launcher = createLauncher(rewriter, kernel);
     launcher->setAttr(
         ks::kCudaLaunchAttr,
-        rewriter.getStringAttr(gridStride ? "grid-stride" : "guarded"));
+        rewriter.getStringAttr(stride ? "grid-stride" : "guarded"));
     Block *body = launcher.addEntryBlock();
     rewriter.setInsertionPointToStart(body);
     Value grid = body->getArgument(0);
+
+    // Every GPU thread sums into accumulators of its own; the block adds
+    // them up where all its threads arrive, after the guard or the loop.
+    SmallVector<Value> kernelArgs(body->getArguments().drop_front());
+    SmallVector<std::pair<Value, Value>> accumulators;
+    for (auto [index, sums] : llvm::enumerate(plan)) {
+      if (sums.kind != SumClass::Uniform)
+        continue;
+      StringRef argName = kernel.getArgName(index);
+      Location sumLoc = named(argName.empty() ? std::string("sum")
+                                              : (argName + "_sum").str());
+      Value array = kernelArgs[index];
+      kernelArgs[index] =
+          ks::AccumulatorOp::create(rewriter, sumLoc, array, sums.size);
+      accumulators.push_back({kernelArgs[index], array});
+    }
 
     auto dim = [&](auto op) {
       return arith::IndexCastOp::create(rewriter, loc, i64, op.getResult());
@@ -85,11 +112,11 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
         args.push_back(arith::TruncIOp::create(
             rewriter, kind == kFlat ? loc : named(thread.nameOf[kind + 1]), i32,
             kind == kFlat ? flat : coords[kind]));
-      llvm::append_range(args, body->getArguments().drop_front());
+      llvm::append_range(args, kernelArgs);
       func::CallOp::create(rewriter, loc, thread.func, args);
     };
 
-    if (gridStride) {
+    if (stride) {
       Value gridSize =
           dim(gpu::GridDimOp::create(rewriter, loc, gpu::Dimension::x));
       Value stride =
@@ -106,12 +133,17 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
       callThread(first);
     }
     rewriter.setInsertionPointToEnd(body);
+    for (auto [sum, array] : accumulators) {
+      auto flush = ks::FlushAccumulatorOp::create(rewriter, loc, sum, array);
+      flush.setBlock(true);
+    }
     func::ReturnOp::create(rewriter, loc);
     rewriter.eraseOp(kernel);
     return success();
   }
 
   bool gridStride;
+  const SumPlans &plans;
 };
 
 struct ConvertKsToCuda
@@ -128,15 +160,42 @@ struct ConvertKsToCuda
     if (failed(checkLauncherNames(module)))
       return signalPassFailure();
 
+    SumPlans plans = planSums(module);
     ConversionTarget target(getContext());
     addLegalKsOps(target);
     target.addLegalDialect<gpu::GPUDialect>();
+    target.addLegalOp<ks::AccumulatorOp, ks::FlushAccumulatorOp>();
     RewritePatternSet patterns(&getContext());
-    patterns.add<KernelOpLowering>(&getContext(), launch == "grid-stride");
+    patterns.add<KernelOpLowering>(&getContext(), launch == "grid-stride",
+                                   plans);
     populateFunctionLoweringPatterns(patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))) ||
         failed(giveThreadsTapes(module)))
-      signalPassFailure();
+      return signalPassFailure();
+    // Every other sum whose old value is unused is combined within the
+    // warp before its atomic.
+    module.walk([](ks::AtomicRMWOp atomic) {
+      if (isAggregatableSum(atomic))
+        atomic.setAggregate(true);
+    });
+  }
+
+  /// Classifies the sums of every kernel's arguments and marks the updates
+  /// of those summed per thread (into its accumulator) exclusive.
+  static SumPlans planSums(ModuleOp module) {
+    SumPlans plans;
+    for (auto kernel : module.getOps<ks::KernelOp>()) {
+      SmallVector<ArgumentSums> &args = plans[kernel];
+      for (BlockArgument arg : kernel.getArguments()) {
+        args.push_back(classifySums(arg));
+        if (args.back().kind != SumClass::Uniform)
+          continue;
+        for (Operation *user : arg.getUsers())
+          if (auto atomic = dyn_cast<ks::AtomicRMWOp>(user))
+            atomic.setExclusive(true);
+      }
+    }
+    return plans;
   }
 
   /// Gives every thread function that uses a tape one: a `!ks.tape` last

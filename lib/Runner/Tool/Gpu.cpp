@@ -6,6 +6,7 @@
 
 #include "Gpu.h"
 
+#include "ksc/Conversion/Accumulations.h"
 #include "ksc/Dialect/Ks/IR/KsOps.h"
 #include "ksc/Driver/Driver.h"
 #include "ksc/Target/Cpp/CppEmitter.h"
@@ -62,7 +63,8 @@ tool::getCudaSourceKernels(mlir::ModuleOp module) {
   std::vector<runner::CudaSourceKernel> kernels;
   for (ks::KernelOp kernel : module.getOps<ks::KernelOp>())
     kernels.push_back({kernel.getSymName().str(),
-                       "::" + getCppFunctionName(kernel.getSymName())});
+                       "::" + getCppFunctionName(kernel.getSymName()),
+                       conversion::hasBlockSums(kernel)});
   return kernels;
 }
 
@@ -146,19 +148,27 @@ Expected<runner::BundleCode> tool::buildBundleCode(mlir::ModuleOp module,
 Expected<runner::CudaModule> tool::buildGpuModule(mlir::ModuleOp module,
                                                   const GpuSettings &settings,
                                                   StringRef arch) {
-  if (settings.via == Via::Ptx) {
-    Expected<std::string> ptx = buildPtx(module, settings, arch);
-    if (!ptx)
-      return ptx.takeError();
-    std::vector<std::string> kernels;
-    for (ks::KernelOp kernel : module.getOps<ks::KernelOp>())
-      kernels.push_back(kernel.getSymName().str());
-    return runner::makePtxModule(std::move(*ptx), kernels, arch);
-  }
-  Expected<std::string> source = buildCudaSource(module, settings);
-  if (!source)
-    return source.takeError();
-  return runner::compileWithNvrtc(*source, settings.sourceName,
-                                  getCudaSourceKernels(module), arch,
-                                  getCpuRuntimeHeader(), settings.cudaPath);
+  std::vector<runner::CudaSourceKernel> kernels = getCudaSourceKernels(module);
+  Expected<runner::CudaModule> code = [&]() -> Expected<runner::CudaModule> {
+    if (settings.via == Via::Ptx) {
+      Expected<std::string> ptx = buildPtx(module, settings, arch);
+      if (!ptx)
+        return ptx.takeError();
+      std::vector<std::string> names;
+      for (const runner::CudaSourceKernel &kernel : kernels)
+        names.push_back(kernel.kernel);
+      return runner::makePtxModule(std::move(*ptx), names, arch);
+    }
+    Expected<std::string> source = buildCudaSource(module, settings);
+    if (!source)
+      return source.takeError();
+    return runner::compileWithNvrtc(*source, settings.sourceName, kernels,
+                                    arch, getCpuRuntimeHeader(),
+                                    settings.cudaPath);
+  }();
+  if (code)
+    for (const runner::CudaSourceKernel &kernel : kernels)
+      if (kernel.blockSums)
+        code->blockSums.insert(kernel.kernel);
+  return code;
 }

@@ -25,6 +25,7 @@
 
 #include "ksc/Dialect/Ks/IR/KsOps.h"
 #include "ksc/Dialect/Ks/IR/SourceNames.h"
+#include "ksc/Support/CudaLaunch.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
@@ -83,6 +84,12 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
   bool gridStride = isGridStrideLauncher(launcher);
   unsigned blockSize =
       options.blockSize ? options.blockSize : kDefaultCudaBlockSize;
+  // A launch whose threads sum across the block has few blocks (one
+  // atomic update per block and element).
+  int64_t maxBlocks =
+      launcher.getOps<ks::FlushAccumulatorOp>().empty()
+          ? (gridStride ? kMaxGridStrideBlocks : 0)
+          : getMaxSumBlocks(blockSize);
   std::string name = functionNames.lookup(kernel);
 
   // The parameters: the kernel's, with their source names (args when
@@ -118,8 +125,8 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
   std::string comment =
       ("// Launches kernel " + kernel + " on `stream` in blocks of " +
        Twine(blockSize) + " GPU threads:\n// " +
-       (gridStride ? "at most 65535 blocks"
-                   : "one GPU thread per thread of `dim`") +
+       (maxBlocks ? "at most " + std::to_string(maxBlocks) + " blocks"
+                  : std::string("one GPU thread per thread of `dim`")) +
        ". Returns the cudaError_t\n" +
        "// cudaErrorInvalidValue when `dim` has a negative extent or more "
        "than\n// 2^31 - 1 threads, else that of the launch (cudaSuccess, "
@@ -146,8 +153,9 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
   os << "  return cudaSuccess;\n";
   os << "int64_t blocks = (dim.size() + " << blockSize - 1 << ") / "
      << blockSize << ";\n";
-  if (gridStride)
-    os << "if (blocks > 65535)\n  blocks = 65535;\n";
+  if (maxBlocks)
+    os << "if (blocks > " << maxBlocks << ")\n  blocks = " << maxBlocks
+       << ";\n";
   // cudaLaunchKernel rather than <<<...>>>, which Clang cannot compile
   // against CUDA 13's headers. The pointer's type picks the kernel among
   // functions of its name (libc's `select`); qualified: a parameter may

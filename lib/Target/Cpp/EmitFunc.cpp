@@ -298,6 +298,10 @@ LogicalResult Emitter::emitFunction(func::FuncOp func) {
                       : "the thread of the launch\n// grid with that index, "
                         "if there is one.\n"))
                     .str();
+    if (isCuda() && !func.getOps<ks::FlushAccumulatorOp>().empty())
+      comment += "// Sums at constant indices are kept per GPU thread and "
+                 "added up across\n// the block at the end: one atomic "
+                 "update per element and block.\n";
     else if (!func.getOps<ks::ParallelLaunchOp>().empty())
       comment = ("// Runs the threads of a launch of kernel " +
                  kernel.getValue() +

@@ -92,11 +92,13 @@ FailureOr<Expr> Emitter::buildKsExpr(Operation &op) {
         args.push_back(valueExpr(index));
     }
     args.push_back(operandAs(atomic.getValue(), isUnsignedElement));
-    // `ksc::exclusive_add`: the same update as a plain read and write.
-    Expr result = call((atomic.getExclusive() ? "ksc::exclusive_"
-                                              : "ksc::atomic_") +
-                           ks::stringifyAtomicKind(atomic.getKind()).str(),
-                       args);
+    // `ksc::exclusive_add`: the same update as a plain read and write;
+    // `ksc::aggregate_add`: combined across the warp first (GPU code).
+    StringRef prefix = atomic.getExclusive()   ? "ksc::exclusive_"
+                       : atomic.getAggregate() ? "ksc::aggregate_"
+                                               : "ksc::atomic_";
+    Expr result = call(
+        (prefix + ks::stringifyAtomicKind(atomic.getKind())).str(), args);
     result.readsMemory = true;
     result.isUnsigned = isUnsignedElement;
     return result;
@@ -218,7 +220,8 @@ LogicalResult Emitter::emitKsStatement(Operation &op) {
   if (auto launch = dyn_cast<ks::ParallelLaunchOp>(op))
     return emitParallelLaunch(*launch);
   if (auto flush = dyn_cast<ks::FlushAccumulatorOp>(op)) {
-    os << operand(valueExpr(flush.getAccumulator()), kPostfix) << ".flush_into("
+    os << operand(valueExpr(flush.getAccumulator()), kPostfix)
+       << (flush.getBlock() ? ".flush_block_into(" : ".flush_into(")
        << operand(valueExpr(flush.getArray()), kAssign) << ");\n";
     return success();
   }

@@ -491,6 +491,22 @@ ks.kernel @atomic_value_type(%x: !ks.array<f32>, %i: i32, %v: f64) {
 
 // -----
 
+ks.kernel @atomic_aggregate_max(%x: !ks.array<f32>, %i: i32, %v: f32) {
+  // expected-error@+1 {{'ks.atomic_rmw' op can aggregate only add and sub updates that are not exclusive}}
+  %old = ks.atomic_rmw max aggregate %x[%i], %v : !ks.array<f32>, i32
+  ks.return
+}
+
+// -----
+
+ks.kernel @atomic_aggregate_exclusive(%x: !ks.array<f32>, %i: i32, %v: f32) {
+  // expected-error@+1 {{'ks.atomic_rmw' op can aggregate only add and sub updates that are not exclusive}}
+  %old = ks.atomic_rmw add exclusive aggregate %x[%i], %v : !ks.array<f32>, i32
+  ks.return
+}
+
+// -----
+
 ks.kernel @atomic_result_type(%x: !ks.array<i32>, %i: i32, %v: i32) {
   // expected-error@+1 {{'ks.atomic_rmw' op expects the value and the result to have type 'i32', got 'i32' and 'i64'}}
   %old = "ks.atomic_rmw"(%x, %i, %v) <{kind = 0 : i32}> : (!ks.array<i32>, i32, i32) -> i64

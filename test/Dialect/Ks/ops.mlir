@@ -75,11 +75,13 @@ ks.kernel @atomics(%hist: !ks.array<f32>, %m: !ks.array<i64, 2>, %i: i32,
 // CHECK-NEXT:    %{{.*}} = ks.atomic_rmw add %b[%i] fields [0, 1], %v : !ks.array<!ks.struct<"B", p: !ks.struct<"P", pos: vector<3xf32>, m: f32>, n: ui32>>, i32
 // CHECK-NEXT:    %{{.*}} = ks.atomic_rmw add exclusive %b[%i] fields [0, 0], %w : !ks.array<!ks.struct<"B", p: !ks.struct<"P", pos: vector<3xf32>, m: f32>, n: ui32>>, i32
 // CHECK-NEXT:    %{{.*}} = ks.atomic_rmw max %b[%i] fields [1], %i : !ks.array<!ks.struct<"B", p: !ks.struct<"P", pos: vector<3xf32>, m: f32>, n: ui32>>, i32
+// CHECK-NEXT:    %{{.*}} = ks.atomic_rmw sub aggregate %b[%i] fields [0, 0], %w : !ks.array<!ks.struct<"B", p: !ks.struct<"P", pos: vector<3xf32>, m: f32>, n: ui32>>, i32
 ks.kernel @atomic_fields(%b: !ks.array<!ks.struct<"B", p: !ks.struct<"P", pos: vector<3xf32>, m: f32>, n: ui32>>,
                          %i: i32, %v: f32, %w: vector<3xf32>) {
   %0 = ks.atomic_rmw add %b[%i] fields [0, 1], %v : !ks.array<!ks.struct<"B", p: !ks.struct<"P", pos: vector<3xf32>, m: f32>, n: ui32>>, i32
   %1 = ks.atomic_rmw add exclusive %b[%i] fields [0, 0], %w : !ks.array<!ks.struct<"B", p: !ks.struct<"P", pos: vector<3xf32>, m: f32>, n: ui32>>, i32
   %2 = ks.atomic_rmw max %b[%i] fields [1], %i : !ks.array<!ks.struct<"B", p: !ks.struct<"P", pos: vector<3xf32>, m: f32>, n: ui32>>, i32
+  %3 = ks.atomic_rmw sub aggregate %b[%i] fields [0, 0], %w : !ks.array<!ks.struct<"B", p: !ks.struct<"P", pos: vector<3xf32>, m: f32>, n: ui32>>, i32
   ks.return
 }
 
@@ -230,8 +232,10 @@ ks.kernel @noise(%seed: i32, %out: !ks.array<f32>) {
 // CHECK-SAME:      %[[TOTAL:.*]]: !ks.array<vector<3xf32>>)
 // CHECK-NEXT:    %[[SUM:.*]] = ks.accumulator %[[TOTAL]] {size = 2 : i64} : !ks.array<vector<3xf32>>
 // CHECK-NEXT:    ks.flush_accumulator %[[SUM]] into %[[TOTAL]] : !ks.array<vector<3xf32>>
+// CHECK-NEXT:    ks.flush_accumulator block %[[SUM]] into %[[TOTAL]] : !ks.array<vector<3xf32>>
 func.func @launch_sum(%total: !ks.array<vector<3xf32>>) {
   %sum = ks.accumulator %total {size = 2 : i64} : !ks.array<vector<3xf32>>
   ks.flush_accumulator %sum into %total : !ks.array<vector<3xf32>>
+  ks.flush_accumulator block %sum into %total : !ks.array<vector<3xf32>>
   return
 }

@@ -417,6 +417,10 @@ LogicalResult AtomicRMWOp::verify() {
            << type;
   if (failed(verifyAtomicElements(*this, type, getKind(), target)))
     return failure();
+  if (getAggregate() && (getExclusive() || (getKind() != AtomicKind::add &&
+                                             getKind() != AtomicKind::sub)))
+    return emitOpError("can aggregate only add and sub updates that are not "
+                       "exclusive");
   if (getValue().getType() != getSignless(target) ||
       getResult().getType() != getValue().getType())
     return emitOpError("expects the value and the result to have type ")
@@ -443,6 +447,8 @@ ParseResult AtomicRMWOp::parse(OpAsmParser &parser, OperationState &result) {
                       AtomicKindAttr::get(b.getContext(), *kind));
   if (succeeded(parser.parseOptionalKeyword("exclusive")))
     result.addAttribute(getExclusiveAttrName(result.name), b.getUnitAttr());
+  if (succeeded(parser.parseOptionalKeyword("aggregate")))
+    result.addAttribute(getAggregateAttrName(result.name), b.getUnitAttr());
   if (parser.parseOperand(array) ||
       parser.parseOperandList(indices, OpAsmParser::Delimiter::Square))
     return failure();
@@ -485,13 +491,15 @@ void AtomicRMWOp::print(OpAsmPrinter &p) {
   p << " " << stringifyAtomicKind(getKind());
   if (getExclusive())
     p << " exclusive";
+  if (getAggregate())
+    p << " aggregate";
   p << " " << getArray() << "[" << getIndices() << "]";
   if (std::optional<ArrayRef<int64_t>> fields = getFields())
     p << " fields [" << *fields << "]";
   p << ", " << getValue();
   p.printOptionalAttrDict((*this)->getAttrs(),
                           {getKindAttrName(), getExclusiveAttrName(),
-                           getFieldsAttrName()});
+                           getAggregateAttrName(), getFieldsAttrName()});
   p << " : ";
   p << getArray().getType();
   for (Value index : getIndices())

@@ -341,6 +341,14 @@ def Ks_AtomicRMWOp : Ks_Op<"atomic_rmw", [Ks_CppExpression]> {
     memory private (launch-private sums, or every thread of a launch on one
     OS thread).
 
+    `aggregate` (set by `convert-ks-to-cuda` on `add` and `sub` updates
+    whose old value is unused) lets a GPU combine the updates of a warp's
+    lanes that run the operation together: lanes updating the same element
+    add their values first (grouped with `match.any`, summed in a tree of
+    shuffles) and one lane per element updates it; the result is then
+    unspecified. With only distinct elements it is one atomic per lane, as
+    without. See "How adjoints accumulate on the GPU" in docs/cuda.md.
+
     `fields [i, j]` updates a part of the element instead: each index is a
     field of a struct (field `j` of field `i`, for nested structs) or a
     position along the first dimension of a vector or matrix (a matrix's
@@ -354,6 +362,7 @@ def Ks_AtomicRMWOp : Ks_Op<"atomic_rmw", [Ks_CppExpression]> {
     %old = ks.atomic_rmw add %hist[%bin], %one : !ks.array<f32>, i32
     %prev = ks.atomic_rmw max %grid[%i, %j], %v : !ks.array<i64, 2>, i32, i64
     %0 = ks.atomic_rmw add exclusive %sum[%c0], %x : !ks.array<f32>, i32
+    %adj = ks.atomic_rmw add aggregate %adj_c[%k], %s : !ks.array<f32>, i32
     %1 = ks.atomic_rmw add %adj[%i] fields [0], %dpos : !ks.array<!ks.struct<"Particle", pos: vector<3xf32>, mass: f32>>, i32
     %2 = ks.atomic_rmw max %box[%c0], %p : !ks.array<vector<3xf32>>, i32
     %3 = ks.atomic_rmw exchange %adj_box[%c0] fields [1], %zero : !ks.array<vector<3xf32>>, i32
@@ -364,7 +373,8 @@ def Ks_AtomicRMWOp : Ks_Op<"atomic_rmw", [Ks_CppExpression]> {
                        Variadic<AnySignlessInteger>:$indices,
                        AnyType:$value,
                        UnitAttr:$exclusive,
-                       OptionalAttr<DenseI64ArrayAttr>:$fields);
+                       OptionalAttr<DenseI64ArrayAttr>:$fields,
+                       UnitAttr:$aggregate);
   let results = (outs AnyType:$result);
   let builders = [
     // The result has the value's type.
@@ -374,7 +384,8 @@ def Ks_AtomicRMWOp : Ks_Op<"atomic_rmw", [Ks_CppExpression]> {
       build($_builder, $_state, value.getType(), kind, array, indices, value,
             /*exclusive=*/false,
             fields.empty() ? ::mlir::DenseI64ArrayAttr()
-                           : $_builder.getDenseI64ArrayAttr(fields));
+                           : $_builder.getDenseI64ArrayAttr(fields),
+            /*aggregate=*/false);
     }]>
   ];
   let extraClassDeclaration = [{
@@ -430,14 +441,25 @@ def Ks_FlushAccumulatorOp : Ks_Op<"flush_accumulator", [
     `array`) into element `k` of `array`, for every `k` of the accumulator,
     each as a `ks.atomic_rmw add`.
 
+    With `block` (the launchers of `convert-ks-to-cuda`), every GPU thread
+    of the block holds an accumulator of its own and runs the operation at
+    a point every thread of the block reaches (after the launch's guard or
+    grid-stride loop): the accumulators are summed across the block (a tree
+    of shuffles per warp, then the warps' sums through shared memory, with
+    block barriers) and the block's first thread adds the sums into
+    `array`: one atomic update per element and block instead of one per
+    thread.
+
     ```mlir
     ks.flush_accumulator %sum into %adj_a : !ks.array<f32>
+    ks.flush_accumulator block %adj_a_sum into %adj_a : !ks.array<f32>
     ```
   }];
   let arguments = (ins Arg<Ks_ArrayType, "the partial sums", [MemRead]>:$accumulator,
-                       Arg<Ks_ArrayType, "the array", [MemRead, MemWrite]>:$array);
+                       Arg<Ks_ArrayType, "the array", [MemRead, MemWrite]>:$array,
+                       UnitAttr:$block);
   let assemblyFormat = [{
-    $accumulator `into` $array attr-dict `:` qualified(type($array))
+    (`block` $block^)? $accumulator `into` $array attr-dict `:` qualified(type($array))
   }];
 }
 

@@ -1,0 +1,67 @@
+//===- Accumulations.h - How a kernel's threads add into memory -*- C++ -*-===//
+//
+// Part of ksc. The one analysis of the sums a kernel's threads make in
+// memory (the adjoints a derivative kernel accumulates, and the user's own
+// atomic sums), which the CPU launcher uses to privatize them, both GPU
+// code paths use to reduce them before the atomic, and the GPU runners use
+// to bound the blocks of a launch. See "How adjoints accumulate on the
+// GPU" in docs/cuda.md.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KSC_CONVERSION_ACCUMULATIONS_H
+#define KSC_CONVERSION_ACCUMULATIONS_H
+
+#include "ksc/Dialect/Ks/IR/KsOps.h"
+
+namespace ksc::conversion {
+
+/// The most leading elements of an array a launch sums privately (per
+/// chunk of CPU threads, per GPU thread before the block's reduction).
+inline constexpr int64_t kMaxAccumulatorSize = 16;
+
+/// How the threads of a launch update one of its kernel's array arguments.
+/// (An element only its own thread updates needs no atomic at all: the
+/// reverse-mode pass already makes such adjoints plain read-modify-writes,
+/// see "Unique indices" in docs/autodiff.md.)
+enum class SumClass {
+  /// Not a sum: the kernel reads the array, writes it, passes it to a
+  /// function, or updates it otherwise.
+  None,
+  /// A sum over the launch into the same few elements from every thread:
+  /// only atomic add or sub whose old values are unused, at constant
+  /// indices in [0, kMaxAccumulatorSize) of a 1-D array of scalars,
+  /// vectors or matrices (the adjoint of a scalar argument).
+  Uniform,
+  /// A sum at indices that vary (from thread to thread, or with a loop's
+  /// iteration: the adjoint of `c[k]` read in a loop over `k`): only atomic
+  /// add or sub whose old values are unused.
+  Scattered,
+};
+
+/// What the kernel does with array argument `arg`.
+struct ArgumentSums {
+  SumClass kind = SumClass::None;
+  /// For Uniform: how many leading elements the threads add into.
+  int64_t size = 0;
+  /// Whether some update is inside a loop (a thread adds into many
+  /// elements).
+  bool inLoop = false;
+};
+
+/// Classifies what the kernel of `arg` (a block argument of a ks.kernel)
+/// adds into it. Arrays of structs (added into field by field) are None.
+ArgumentSums classifySums(mlir::BlockArgument arg);
+
+/// Whether `atomic` is a sum whose old value is unused: an atomic add or
+/// sub a GPU may combine with the same updates of other lanes of its warp
+/// before updating memory (`aggregate`).
+bool isAggregatableSum(ks::AtomicRMWOp atomic);
+
+/// Whether the GPU code of `kernel` sums across blocks (an argument is a
+/// Uniform sum): its launcher loops over the grid, and it is launched with
+/// at most ks::getMaxSumBlocks blocks.
+bool hasBlockSums(ks::KernelOp kernel);
+
+} // namespace ksc::conversion
+
+#endif // KSC_CONVERSION_ACCUMULATIONS_H
