@@ -252,6 +252,9 @@ struct ConvertKsToLLVM
         launcherTypes[func.getSymName()] =
             llvm::to_vector(func.getArgumentTypes());
 
+    if (failed(checkReductions(module)))
+      return signalPassFailure();
+
     // Vector operations the LLVM conversion expects lowered first.
     {
       RewritePatternSet patterns(ctx);
@@ -270,6 +273,7 @@ struct ConvertKsToLLVM
     populateChecksToLLVMPatterns(converter, patterns);
     populateStructsToLLVMPatterns(converter, patterns);
     populateTapesToLLVMPatterns(converter, patterns);
+    populateReductionsToLLVMPatterns(converter, patterns);
     // libdevice where it has the function, LLVM intrinsics for the rest.
     populateLibDeviceConversionPatterns(converter, patterns, /*benefit=*/10);
     populateMathToLLVMConversionPatterns(converter, patterns);

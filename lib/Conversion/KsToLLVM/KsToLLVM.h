@@ -7,10 +7,12 @@
 #ifndef KSC_LIB_CONVERSION_KSTOLLVM_KSTOLLVM_H
 #define KSC_LIB_CONVERSION_KSTOLLVM_KSTOLLVM_H
 
+#include "ksc/Dialect/Ks/IR/KsOps.h"
 #include "ksc/Dialect/Ks/IR/KsTypes.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace ksc::conversion {
@@ -57,6 +59,31 @@ void failLaunchIf(mlir::ConversionPatternRewriter &rewriter, mlir::Location loc,
                   mlir::Value failed, llvm::StringRef format,
                   mlir::ValueRange args);
 
+/// Updates the value of ks type `element` (a scalar, or a vector or matrix,
+/// component by component) at `address` with `value` (converted) as
+/// ks.atomic_rmw of `kind` does: atomically, or with `exclusive` as a
+/// plain read and write. Returns the old value (converted).
+mlir::Value updateElement(mlir::ConversionPatternRewriter &rewriter,
+                          mlir::Location loc,
+                          const KsLLVMTypeConverter &converter,
+                          ks::AtomicKind kind, mlir::Type element,
+                          mlir::Value address, mlir::Value value,
+                          bool exclusive);
+
+/// The update of ks.atomic_rmw `kind` (add or sub) with `aggregate`: the
+/// lanes of the warp running it together that update the same `address`
+/// sum their values first, in a tree of shuffles, and the lowest of them
+/// updates the element (with updateElement) for them all.
+void aggregateUpdate(mlir::ConversionPatternRewriter &rewriter,
+                     mlir::Location loc, const KsLLVMTypeConverter &converter,
+                     ks::AtomicKind kind, mlir::Type element,
+                     mlir::Value address, mlir::Value value);
+
+/// Checks what the reduction patterns cannot lower before the conversion:
+/// a `ks.flush_accumulator` must flush the `ks.accumulator` of its own
+/// function, and sums must have element types a warp can shuffle.
+mlir::LogicalResult checkReductions(mlir::ModuleOp module);
+
 /// vector.extract and vector.insert of a matrix row at a run-time index as
 /// selects between the rows (LLVM has no run-time index into an array).
 void populateMatrixAccessPatterns(mlir::RewritePatternSet &patterns);
@@ -73,6 +100,12 @@ void populateChecksToLLVMPatterns(const KsLLVMTypeConverter &converter,
 /// ks.tape_create, ks.tape_push and ks.tape_pop on a GPU thread's tape.
 void populateTapesToLLVMPatterns(const KsLLVMTypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);
+
+/// ks.accumulator (a GPU thread's partial sums, in registers when indexed
+/// by constants) and ks.flush_accumulator (`block`: summed across the
+/// block, one atomic per scalar and block).
+void populateReductionsToLLVMPatterns(const KsLLVMTypeConverter &converter,
+                                      mlir::RewritePatternSet &patterns);
 
 /// ks.struct_make, ks.struct_extract and ks.struct_insert.
 void populateStructsToLLVMPatterns(const KsLLVMTypeConverter &converter,

@@ -13,6 +13,7 @@
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Linker/Linker.h"
@@ -144,6 +145,51 @@ static void assumeGlobalKernelPointers(llvm::Module &module) {
   }
 }
 
+/// Whether `module` calls the warp-synchronous intrinsics of the sums ksc
+/// reduces in warps and blocks (convert-ks-to-llvm's ReductionsToLLVM):
+/// `shfl.sync`, `vote.sync` and `match.sync` need PTX 6.0, `activemask`
+/// PTX 6.2.
+static bool usesWarpIntrinsics(const llvm::Module &module) {
+  for (const llvm::Function &function : module) {
+    llvm::StringRef name = function.getName();
+    if (name == "llvm.nvvm.activemask" ||
+        name.starts_with("llvm.nvvm.shfl.sync.") ||
+        name.starts_with("llvm.nvvm.vote.") ||
+        name.starts_with("llvm.nvvm.match."))
+      return true;
+  }
+  return false;
+}
+
+/// The number of an architecture sm_XX or sm_XXa (XX).
+static unsigned smVersion(llvm::StringRef arch) {
+  unsigned version = 0;
+  arch.drop_front(3).take_while(llvm::isDigit).getAsInteger(10, version);
+  return version;
+}
+
+/// Before sm_70 a warp cannot match values (`match.any.sync`): every lane
+/// is then its own group, so that an aggregated update (which votes that
+/// every lane updates an element of its own) is the plain atomic update.
+static void withoutMatch(llvm::Module &module) {
+  for (llvm::Function &function : llvm::make_early_inc_range(module)) {
+    if (!function.getName().starts_with("llvm.nvvm.match.any.sync."))
+      continue;
+    for (llvm::User *user : llvm::make_early_inc_range(function.users())) {
+      auto *call = llvm::cast<llvm::CallInst>(user);
+      llvm::IRBuilder<> builder(call);
+      llvm::Value *tid =
+          builder.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x,
+                                  {});
+      llvm::Value *lane = builder.CreateAnd(tid, 31);
+      llvm::Value *self = builder.CreateShl(builder.getInt32(1), lane);
+      call->replaceAllUsesWith(self);
+      call->eraseFromParent();
+    }
+    function.eraseFromParent();
+  }
+}
+
 static void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
@@ -170,13 +216,6 @@ LogicalResult ksc::translateToPtx(ModuleOp op, llvm::raw_ostream &os,
   const llvm::Target *target = nvptxTarget(error);
   if (!target)
     return op.emitError() << "LLVM's NVPTX backend is unavailable: " << error;
-  llvm::Triple triple(kTriple);
-  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, options.arch, "", llvm::TargetOptions(), std::nullopt,
-      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
-  if (!machine)
-    return op.emitError() << "cannot create the NVPTX target for "
-                          << options.arch;
 
   DialectRegistry registry;
   registerBuiltinDialectTranslation(registry);
@@ -189,6 +228,21 @@ LogicalResult ksc::translateToPtx(ModuleOp op, llvm::raw_ostream &os,
       translateModuleToLLVMIR(op, context, "ksc");
   if (!module)
     return failure();
+
+  // The PTX ISA version is the lowest the architecture needs (6.3 from
+  // sm_75 on), and at least 6.2 for the warp intrinsics of reductions.
+  llvm::Triple triple(kTriple);
+  bool warpIntrinsics = usesWarpIntrinsics(*module);
+  unsigned sm = smVersion(options.arch);
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, options.arch, warpIntrinsics && sm < 75 ? "+ptx62" : "",
+      llvm::TargetOptions(), std::nullopt, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  if (!machine)
+    return op.emitError() << "cannot create the NVPTX target for "
+                          << options.arch;
+  if (warpIntrinsics && sm < 70)
+    withoutMatch(*module);
   module->setTargetTriple(triple);
   module->setDataLayout(machine->createDataLayout());
   if (failed(linkLibdevice(op, *module, options)))
