@@ -88,10 +88,11 @@ static void addBetweenCleanups(OpPassManager &pm, std::unique_ptr<Pass> pass) {
 }
 
 void ksc::addReverseADPasses(OpPassManager &pm, ArrayRef<std::string> wrt,
-                             bool printActivity) {
+                             bool printActivity, bool gpuCost) {
   ks::KsReverseADOptions options;
   options.wrt = llvm::to_vector(wrt);
   options.printActivity = printActivity;
+  options.gpuCost = gpuCost;
   addBetweenCleanups(pm, ks::createKsReverseAD(options));
 }
 
@@ -103,8 +104,9 @@ void ksc::addForwardADPasses(OpPassManager &pm, ArrayRef<std::string> wrt,
   addBetweenCleanups(pm, ks::createKsForwardAD(options));
 }
 
-void ksc::addHessianVectorPasses(OpPassManager &pm, ArrayRef<std::string> wrt) {
-  addReverseADPasses(pm, wrt);
+void ksc::addHessianVectorPasses(OpPassManager &pm, ArrayRef<std::string> wrt,
+                                 bool gpuCost) {
+  addReverseADPasses(pm, wrt, /*printActivity=*/false, gpuCost);
   ks::KsForwardADOptions options;
   options.wrt = llvm::to_vector(wrt);
   options.ofAdjoints = true;

@@ -125,20 +125,24 @@ std::unique_ptr<MLIRContext> synth::createCompilerContext() {
 /// much as running it on a small kernel.
 struct RecordCompiler::Pipelines {
   explicit Pipelines(MLIRContext &context)
-      : cleanup(&context), reverse(&context), forward(&context), cpu(&context),
-        cuda(&context), ptx(&context) {
+      : cleanup(&context), reverse(&context), reverseGpu(&context),
+        forward(&context), cpu(&context), cuda(&context), ptx(&context) {
     addKsCleanupPasses(cleanup);
     addReverseADPasses(reverse, /*wrt=*/{});
+    // The GPU forms' adjoints, as `ksc --target=cuda --grad` makes them.
+    addReverseADPasses(reverseGpu, /*wrt=*/{}, /*printActivity=*/false,
+                       /*gpuCost=*/true);
     addForwardADPasses(forward, /*wrt=*/{});
     addCpuLoweringPasses(cpu, CpuPipelineOptions());
     addCudaLoweringPasses(cuda, CudaPipelineOptions());
     addPtxLoweringPasses(ptx, CudaPipelineOptions(), /*blockSize=*/0);
     // Verifying after every pass is an eighth of a record's time; derive,
     // emitLoweredCpp and emitLoweredPtx verify each pipeline's result once.
-    for (PassManager *pm : {&cleanup, &reverse, &forward, &cpu, &cuda, &ptx})
+    for (PassManager *pm :
+         {&cleanup, &reverse, &reverseGpu, &forward, &cpu, &cuda, &ptx})
       pm->enableVerifier(false);
   }
-  PassManager cleanup, reverse, forward, cpu, cuda, ptx;
+  PassManager cleanup, reverse, reverseGpu, forward, cpu, cuda, ptx;
 };
 
 std::chrono::steady_clock::time_point
@@ -172,14 +176,18 @@ static OwningOpRef<ModuleOp> derive(ModuleOp module, PassManager &pm) {
   return result;
 }
 
-/// Which module a form prints: the primal, adjoint or tangent one.
-enum class Source { Primal, Adjoint, Tangent };
+/// The module a form prints: the primal, the adjoint for the CPU, the
+/// adjoint for a GPU (its cost model: docs/autodiff.md, "Loops"), or the
+/// tangent.
+enum class Source { Primal, Adjoint, GpuAdjoint, Tangent };
+static constexpr unsigned kNumSources = 4;
 static Source sourceOf(Form form) {
   switch (form) {
   case Form::CppAdj:
+    return Source::Adjoint;
   case Form::CudaAdj:
   case Form::PtxAdj:
-    return Source::Adjoint;
+    return Source::GpuAdjoint;
   case Form::CppJvp:
     return Source::Tangent;
   default:
@@ -259,7 +267,7 @@ static bool compileWith(MLIRContext &context,
   };
   // The last form that prints each module lowers it; the first form of
   // all, and the first adjoint one, name a failure to make their module.
-  std::array<std::optional<Form>, 3> last;
+  std::array<std::optional<Form>, kNumSources> last;
   std::optional<Form> firstForm, firstAdjoint;
   for (Form form : allForms())
     if (forms.contains(form)) {
@@ -268,7 +276,8 @@ static bool compileWith(MLIRContext &context,
       if (form == Form::Warp)
         continue;
       last[unsigned(sourceOf(form))] = form;
-      if (sourceOf(form) == Source::Adjoint)
+      if (sourceOf(form) == Source::Adjoint ||
+          sourceOf(form) == Source::GpuAdjoint)
         firstAdjoint = firstAdjoint.value_or(form);
     }
   if (!firstForm)
@@ -291,10 +300,14 @@ static bool compileWith(MLIRContext &context,
     return fail(*firstForm, "cleanup");
   lap("cleanup");
   // The derivatives first, so that the primal's last form may lower it.
-  std::array<OwningOpRef<ModuleOp>, 3> modules;
-  if (last[unsigned(Source::Adjoint)]) {
-    modules[unsigned(Source::Adjoint)] = derive(*primal, pipelines.reverse);
-    if (!modules[unsigned(Source::Adjoint)])
+  std::array<OwningOpRef<ModuleOp>, kNumSources> modules;
+  for (auto [source, pm] :
+       {std::pair(Source::Adjoint, &pipelines.reverse),
+        std::pair(Source::GpuAdjoint, &pipelines.reverseGpu)}) {
+    if (!last[unsigned(source)])
+      continue;
+    modules[unsigned(source)] = derive(*primal, *pm);
+    if (!modules[unsigned(source)])
       return fail(*firstAdjoint);
     lap("reverse_ad");
   }

@@ -55,10 +55,11 @@ void addKsCleanupPasses(mlir::OpPassManager &pm,
 
 /// The passes of `ksc --grad`: cleanup, the reverse-mode pass (adjoint
 /// kernels `K_adj`, differentiated with respect to the arguments in `wrt`,
-/// or all differentiable ones when it is empty), cleanup again.
+/// or all differentiable ones when it is empty), cleanup again. `gpuCost`:
+/// the adjoints are for a GPU (the pass's `gpu-cost`).
 void addReverseADPasses(mlir::OpPassManager &pm,
                         llvm::ArrayRef<std::string> wrt,
-                        bool printActivity = false);
+                        bool printActivity = false, bool gpuCost = false);
 
 /// The passes of `ksc --grad=forward`: cleanup, the forward-mode pass
 /// (tangent kernels `K_jvp` propagating `width` tangent directions, with
@@ -71,7 +72,8 @@ void addForwardADPasses(mlir::OpPassManager &pm,
 /// mode applied to the adjoint kernels (`K_hvp`, Hessian-vector products,
 /// with respect to the primal arguments in `wrt` or all of them).
 void addHessianVectorPasses(mlir::OpPassManager &pm,
-                            llvm::ArrayRef<std::string> wrt);
+                            llvm::ArrayRef<std::string> wrt,
+                            bool gpuCost = false);
 
 struct CpuPipelineOptions {
   /// Insert bounds checks on every array access.

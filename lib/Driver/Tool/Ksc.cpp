@@ -558,10 +558,13 @@ int ksc::kscMain(int argc, char **argv) {
   }
   if (grad == Grad::Forward || grad == Grad::All)
     addForwardADPasses(cleanup, derivatives.getWrt(), derivatives.getWidth());
+  // Adjoints for a GPU recompute what is cheap there (docs/autodiff.md,
+  // "Loops").
+  bool gpuCost = target == Target::Cuda;
   if (grad == Grad::Reverse || grad == Grad::All)
-    addReverseADPasses(cleanup, derivatives.getWrt(), printActivity);
+    addReverseADPasses(cleanup, derivatives.getWrt(), printActivity, gpuCost);
   if (grad == Grad::Hvp)
-    addHessianVectorPasses(cleanup, derivatives.getWrt());
+    addHessianVectorPasses(cleanup, derivatives.getWrt(), gpuCost);
   if (mlir::failed(cleanup.run(*module)))
     return 1;
 

@@ -401,9 +401,11 @@ static bool isDerivativeOf(ks::KernelOp k, ks::KernelOp kernel,
 /// for --grad=reverse, K_jvp for --grad=forward, both for --check-grad,
 /// K_adj and its tangent kernel K_hvp for --grad=hvp), unless the module
 /// has them (a .mlir file may), after dropping the other kernels: they
-/// need not be differentiable.
+/// need not be differentiable. `gpuCost`: for GPU code (adjoints recompute
+/// what is cheap on a GPU).
 static mlir::LogicalResult addDerivatives(mlir::ModuleOp module,
-                                          ks::KernelOp kernel) {
+                                          ks::KernelOp kernel,
+                                          bool gpuCost = false) {
   SmallVector<ks::KernelOp> adjoints;
   for (ks::KernelOp k : module.getOps<ks::KernelOp>())
     if (runner::isAdjointOf(k, kernel))
@@ -426,11 +428,12 @@ static mlir::LogicalResult addDerivatives(mlir::ModuleOp module,
     for (ks::KernelOp adjoint : adjoints)
       adjoint.erase();
     adjoints.clear();
-    addHessianVectorPasses(pm, derivatives.getWrt());
+    addHessianVectorPasses(pm, derivatives.getWrt(), gpuCost);
     differentiate = true;
   }
   if ((checkGrad || grad == Grad::Reverse) && adjoints.empty()) {
-    addReverseADPasses(pm, derivatives.getWrt());
+    addReverseADPasses(pm, derivatives.getWrt(), /*printActivity=*/false,
+                       gpuCost);
     differentiate = true;
   }
   if ((checkGrad || grad == Grad::Forward) && !hasTangent) {
@@ -548,16 +551,17 @@ static int compileOnlyAndPrint(mlir::ModuleOp module) {
       Expected<ks::KernelOp> kernel = selectKernel(module);
       if (!kernel)
         return fail(toString(kernel.takeError()));
-      if (mlir::failed(addDerivatives(module, *kernel)))
+      if (mlir::failed(addDerivatives(module, *kernel, /*gpuCost=*/true)))
         return 1;
     } else {
       mlir::PassManager pm(module.getContext());
       if (mlir::failed(applyPassManagerOptions(pm)))
         return 1;
       if (grad == Grad::Hvp)
-        addHessianVectorPasses(pm, derivatives.getWrt());
+        addHessianVectorPasses(pm, derivatives.getWrt(), /*gpuCost=*/true);
       if (checkGrad || grad == Grad::Reverse)
-        addReverseADPasses(pm, derivatives.getWrt());
+        addReverseADPasses(pm, derivatives.getWrt(), /*printActivity=*/false,
+                           /*gpuCost=*/true);
       if (checkGrad || grad == Grad::Forward)
         addForwardADPasses(pm, derivatives.getWrt(), derivatives.getWidth());
       if (mlir::failed(pm.run(module)))
@@ -688,8 +692,10 @@ static std::string getCommandLine(int argc, char **argv) {
 
 /// --record: runs `job` on the CPU (unless --record-gpu-failure), writes
 /// its results, and adds the run to the bundle --record names: the GPU code
-/// of `module`, the job, its data, and the results of every launch.
-static int recordRun(mlir::ModuleOp module, const runner::Job &job,
+/// of `gpuModule` (`module` differentiated for a GPU), the job, its data,
+/// and the results of every launch.
+static int recordRun(mlir::ModuleOp module, mlir::ModuleOp gpuModule,
+                     const runner::Job &job,
                      runner::JobArguments &data,
                      const std::map<std::string, std::string> &files,
                      const std::string &commandLine) {
@@ -703,14 +709,15 @@ static int recordRun(mlir::ModuleOp module, const runner::Job &job,
     return fail(toString(std::move(error)));
   // The code of the module, unless the bundle has it from another case.
   std::string arch = gpuCode.getArch(kDefaultCudaArch);
-  std::string key = tool::getBundleCodeKey(module, getGpuSettings(), arch);
+  std::string key =
+      tool::getBundleCodeKey(gpuModule, getGpuSettings(), arch);
   std::optional<runner::BundleCode> reused =
       runner::findRecordedCode(recordDir, key);
   if (reused) {
     recorded.code = std::move(*reused);
   } else {
     Expected<runner::BundleCode> code =
-        tool::buildBundleCode(module, getGpuSettings(), arch);
+        tool::buildBundleCode(gpuModule, getGpuSettings(), arch);
     if (!code)
       return tool::reportError(code.takeError());
     recorded.code = std::move(*code);
@@ -746,16 +753,17 @@ static int recordRun(mlir::ModuleOp module, const runner::Job &job,
   return status;
 }
 
-/// Runs `job` on the executors --target and --compare ask for, writes its
+/// Runs `job` on the executors --target and --compare ask for (the GPU's
+/// code from `gpuModule`, `module` differentiated for a GPU), writes its
 /// results and the reports; the status.
-static int runOnTarget(mlir::ModuleOp module, const runner::Job &job,
-                       runner::JobArguments &data) {
+static int runOnTarget(mlir::ModuleOp module, mlir::ModuleOp gpuModule,
+                       const runner::Job &job, runner::JobArguments &data) {
   // The GPU's first: without a GPU nothing else matters (status 77).
   std::unique_ptr<runner::Executor> cpu;
   std::unique_ptr<runner::CudaExecutor> gpu;
   if (target == Target::Cuda) {
     Expected<std::unique_ptr<runner::CudaExecutor>> created =
-        createCudaExecutor(module, job.grid);
+        createCudaExecutor(gpuModule, job.grid);
     if (!created)
       return tool::reportError(created.takeError());
     gpu = std::move(*created);
@@ -877,8 +885,21 @@ int runner::kscRunMain(int argc, char **argv) {
   Expected<ks::KernelOp> kernel = selectKernel(*module);
   if (!kernel)
     return fail(toString(kernel.takeError()));
+  // The GPU's code from its own copy: its adjoints recompute what is cheap
+  // on a GPU (docs/autodiff.md, "Loops"); the kernels' arguments are the
+  // same.
+  mlir::OwningOpRef<mlir::ModuleOp> gpuModule;
+  if (isGradMode() && (target == Target::Cuda || !recordDir.empty())) {
+    gpuModule = module->clone();
+    Expected<ks::KernelOp> gpuKernel = selectKernel(*gpuModule);
+    if (!gpuKernel)
+      return fail(toString(gpuKernel.takeError()));
+    if (mlir::failed(addDerivatives(*gpuModule, *gpuKernel, /*gpuCost=*/true)))
+      return 1;
+  }
   if (isGradMode() && mlir::failed(addDerivatives(*module, *kernel)))
     return 1;
+  mlir::ModuleOp forGpu = gpuModule ? *gpuModule : *module;
   Expected<runner::Job> job = makeJob(*module, *kernel, grid);
   if (!job)
     return fail(toString(job.takeError()));
@@ -892,7 +913,8 @@ int runner::kscRunMain(int argc, char **argv) {
   if (!data)
     return fail(toString(data.takeError()));
   if (!recordDir.empty())
-    return recordRun(*module, *job, *data, files, getCommandLine(argc, argv));
-  return runOnTarget(*module, *job, *data);
+    return recordRun(*module, forGpu, *job, *data, files,
+                     getCommandLine(argc, argv));
+  return runOnTarget(*module, forGpu, *job, *data);
 }
 

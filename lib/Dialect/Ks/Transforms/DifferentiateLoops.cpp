@@ -47,7 +47,7 @@ static Block *newBlockLike(Block &like, Region &region,
   return block;
 }
 
-bool ad::isCheapToRecompute(Operation *op) {
+bool ad::isCheapToRecompute(Operation *op, bool gpuCost) {
   if (op->getNumRegions() != 0 || isa<TapePopOp>(op))
     return false;
   if (auto load = dyn_cast<LoadOp>(op))
@@ -56,7 +56,8 @@ bool ad::isCheapToRecompute(Operation *op) {
     return false;
   if (isa<math::MathDialect>(op->getDialect()))
     return isa<math::AbsFOp, math::AbsIOp, math::FloorOp, math::CeilOp,
-               math::TruncOp>(op);
+               math::TruncOp>(op) ||
+           (gpuCost && isa<math::SqrtOp, math::RsqrtOp>(op));
   return !isa<InverseOp, DeterminantOp, RandIOp, RandFOp, RandNOp, RandInitOp>(
       op);
 }
@@ -80,7 +81,7 @@ LogicalResult KernelDifferentiator::cloneTapedBody(Block &body, Block &target) {
     if (derived.contains(v))
       continue;
     Operation *def = v.getDefiningOp();
-    if (def && def->getBlock() == &body && isCheapToRecompute(def)) {
+    if (def && def->getBlock() == &body && isCheapToRecompute(def, gpuCost)) {
       if (!recompute.insert(def).second)
         continue;
       for (Value operand : def->getOperands())

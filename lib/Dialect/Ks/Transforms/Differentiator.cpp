@@ -124,9 +124,10 @@ KernelDifferentiator::KernelDifferentiator(KernelOp primal,
                                            const Activity &activity,
                                            ArrayRef<int> adjointArgOf,
                                            KernelOp adjoint,
-                                           ArrayRef<bool> readBack)
+                                           ArrayRef<bool> readBack,
+                                           bool gpuCost)
     : primal(primal), activity(activity), adjoint(adjoint),
-      readBack(readBack.begin(), readBack.end()) {
+      readBack(readBack.begin(), readBack.end()), gpuCost(gpuCost) {
   Block &entry = adjoint.getBody().front();
   unsigned numPrimal = primal.getNumArguments();
   fwd.map(primal.getBody().getArguments(),
@@ -212,7 +213,7 @@ void KernelDifferentiator::collectNeeded() {
   while (!worklist.empty()) {
     Operation *def = worklist.pop_back_val().getDefiningOp();
     if (!def || !isa<scf::ForOp, scf::WhileOp>(def->getParentOp()) ||
-        !isCheapToRecompute(def))
+        !isCheapToRecompute(def, gpuCost))
       continue;
     for (Value operand : def->getOperands())
       if (needed.insert(operand).second)

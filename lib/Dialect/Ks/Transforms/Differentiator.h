@@ -27,8 +27,11 @@ mlir::Location plain(mlir::Location loc);
 /// the body) again instead of keeping its results on the tape: a cheap
 /// operation without effects (arithmetic, vector and matrix operations, not
 /// the math library's functions), or a read of an array the kernel cannot
-/// write (`array<const T>`).
-bool isCheapToRecompute(mlir::Operation *op);
+/// write (`array<const T>`). With `gpuCost` (code for a GPU, whose tape is
+/// the thread's local memory) square roots too: a few instructions there,
+/// while on a CPU recomputing n-body's square root was 10% slower than
+/// keeping it (docs/performance.md).
+bool isCheapToRecompute(mlir::Operation *op, bool gpuCost);
 
 class KernelDifferentiator {
 public:
@@ -45,9 +48,10 @@ public:
   /// adjoint is argument `numPrimal + j` of `adjoint`, an empty kernel;
   /// `readBack[i]`: whether the adjoint writes primal argument i as the
   /// primal does (PrimalWrites).
+  /// `gpuCost`: the cost model of a GPU (isCheapToRecompute).
   KernelDifferentiator(KernelOp primal, const Activity &activity,
                        llvm::ArrayRef<int> adjointArgOf, KernelOp adjoint,
-                       llvm::ArrayRef<bool> readBack);
+                       llvm::ArrayRef<bool> readBack, bool gpuCost);
 
   /// Fills the body of the adjoint kernel.
   mlir::LogicalResult run();
@@ -176,6 +180,7 @@ private:
   /// variables of loops with a constant positive step): never pushed.
   llvm::DenseSet<mlir::Value> derived;
   llvm::SmallVector<bool> readBack;
+  bool gpuCost;
   /// The loops whose adjoint chooses at run time between taping and
   /// checkpointing.
   llvm::DenseSet<mlir::Operation *> checkpointed;

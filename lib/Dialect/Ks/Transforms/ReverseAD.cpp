@@ -115,7 +115,8 @@ struct ReverseAD : public ks::impl::KsReverseADBase<ReverseAD> {
                      b.getDenseI64ArrayAttr(llvm::map_to_vector(
                          adjointArgOf, [](int i) { return int64_t(i); })));
     ad::KernelDifferentiator differentiator(work, activity, adjointArgOf,
-                                            adjoint, setup.writes.readBack);
+                                            adjoint, setup.writes.readBack,
+                                            gpuCost);
     if (failed(differentiator.run())) {
       adjoint.erase();
       return failure();

@@ -156,7 +156,11 @@ def KsReverseAD : Pass<"ks-reverse-ad", "::mlir::ModuleOp"> {
                "name; default: every argument with a derivative)">,
     Option<"printActivity", "print-activity", "bool", "false",
            "Print, per kernel, which arguments and values are active "
-           "(to stderr)">
+           "(to stderr)">,
+    Option<"gpuCost", "gpu-cost", "bool", "false",
+           "The cost model of a GPU, whose per-thread tape is local memory: "
+           "the reverse sweep of a loop also recomputes square roots "
+           "instead of keeping them on the tape">
   ];
   let dependentDialects = ["::ksc::ks::KsDialect",
                            "::mlir::arith::ArithDialect",
