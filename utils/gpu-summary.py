@@ -96,19 +96,32 @@ def main():
     print()
 
     print("## Adjoint cost: K_adj / K\n")
-    print("| kernel | ptx | cuda-source |")
-    print("|---|---:|---:|")
+    print("K_adj / K of each code path and of the hand-written adjoint "
+          "(utils/bench/handwritten.cu, where there is one), and the "
+          "hand-written adjoint's time over each code path's.\n")
+    print("| kernel | ptx | cuda-source | hand-written | ptx of "
+          "hand-written | cuda-source of hand-written |")
+    print("|---|---:|---:|---:|---:|---:|")
     for kernel in ("saxpy", "integrate", "nbody", "transform", "horner",
                    "newton_sqrt"):
-        cells = []
+        hand = runs.get("bench/grad/%s_adj-handwritten" % kernel, {}).get(
+            "cuda-source")
+        hand_ms = median_ms(hand)[0] if hand and hand["timings"] else None
+        ratios, speeds = [], []
         for via in ("ptx", "cuda-source"):
             primal = runs.get("bench/grad/" + kernel, {}).get(via)
             adjoint = runs.get("bench/grad/%s_adj" % kernel, {}).get(via)
             k = median_ms(primal, kernel)[0] if primal else None
             k_adj = median_ms(adjoint, kernel + "_adj")[0] if adjoint \
                 else None
-            cells.append("%.2f" % (k_adj / k) if k and k_adj else "-")
-        print("| %s | %s | %s |" % (kernel, cells[0], cells[1]))
+            ratios.append("%.2f" % (k_adj / k) if k and k_adj else "-")
+            speeds.append("%.2f" % (hand_ms / k_adj) if hand_ms and k_adj
+                          else "-")
+            if via == "cuda-source":
+                ratios.append("%.2f" % (hand_ms / k) if hand_ms and k
+                              else "-")
+        print("| %s | %s | %s | %s | %s | %s |" % (
+            kernel, ratios[0], ratios[1], ratios[2], speeds[0], speeds[1]))
     return 0
 
 
