@@ -8,7 +8,6 @@
 #include "KernelLowering.h"
 
 #include "ksc/Conversion/Accumulations.h"
-
 #include "ksc/Conversion/Passes.h"
 #include "ksc/Dialect/Ks/IR/KsOps.h"
 #include "ksc/Dialect/Ks/IR/SourceNames.h"

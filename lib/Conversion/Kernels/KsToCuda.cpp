@@ -8,7 +8,6 @@
 #include "KernelLowering.h"
 
 #include "ksc/Conversion/Accumulations.h"
-
 #include "ksc/Conversion/Passes.h"
 #include "ksc/Dialect/Ks/IR/KsOps.h"
 #include "ksc/Dialect/Ks/IR/SourceNames.h"
@@ -52,23 +51,24 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
     };
 
     // A kernel whose threads sum across the block loops over the grid: its
-    // launches have at most ks::getMaxSumBlocks blocks.
+    // launches have at most getMaxSumBlocks blocks (ksc/Support/CudaLaunch.h).
     const SmallVector<ArgumentSums> &plan = plans.at(kernel);
-    bool stride = gridStride || llvm::any_of(plan, [](const ArgumentSums &s) {
-                    return s.kind == SumClass::Uniform;
-                  });
+    bool loopOverGrid =
+        gridStride || llvm::any_of(plan, [](const ArgumentSums &sums) {
+          return sums.kind == SumClass::Uniform;
+        });
     ThreadFunction thread = createThreadFunction(rewriter, kernel);
     rewriter.setInsertionPointAfter(thread.func);
     func::FuncOp launcher = createLauncher(rewriter, kernel);
     launcher->setAttr(
         ks::kCudaLaunchAttr,
-        rewriter.getStringAttr(stride ? "grid-stride" : "guarded"));
+        rewriter.getStringAttr(loopOverGrid ? "grid-stride" : "guarded"));
     Block *body = launcher.addEntryBlock();
     rewriter.setInsertionPointToStart(body);
     Value grid = body->getArgument(0);
 
     // Every GPU thread sums into accumulators of its own; the block adds
-    // them up where all its threads arrive, after the guard or the loop.
+    // them up where all its threads arrive, after the loop over the grid.
     SmallVector<Value> kernelArgs(body->getArguments().drop_front());
     SmallVector<std::pair<Value, Value>> accumulators;
     for (auto [index, sums] : llvm::enumerate(plan)) {
@@ -116,7 +116,7 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
       func::CallOp::create(rewriter, loc, thread.func, args);
     };
 
-    if (stride) {
+    if (loopOverGrid) {
       Value gridSize =
           dim(gpu::GridDimOp::create(rewriter, loc, gpu::Dimension::x));
       Value stride =
