@@ -57,9 +57,13 @@ ArgumentSums classifySums(mlir::BlockArgument arg);
 /// before updating memory (`aggregate`).
 bool isAggregatableSum(ks::AtomicRMWOp atomic);
 
+/// Whether one of `args` (the classes of a kernel's arguments) is Uniform.
+bool hasUniformSums(llvm::ArrayRef<ArgumentSums> args);
+
 /// Whether the GPU code of `kernel` sums across blocks (an argument is a
 /// Uniform sum): its launcher loops over the grid, and it is launched with
-/// at most ks::getMaxSumBlocks blocks.
+/// at most getMaxSumBlocks blocks (ksc/Support/CudaLaunch.h). Asked of a
+/// kernel before convert-ks-to-cuda, which makes those updates exclusive.
 bool hasBlockSums(ks::KernelOp kernel);
 
 } // namespace ksc::conversion

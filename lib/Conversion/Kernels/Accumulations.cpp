@@ -54,8 +54,13 @@ ArgumentSums conversion::classifySums(BlockArgument arg) {
   return sums;
 }
 
-bool conversion::hasBlockSums(ks::KernelOp kernel) {
-  return llvm::any_of(kernel.getArguments(), [](BlockArgument arg) {
-    return classifySums(arg).kind == SumClass::Uniform;
+bool conversion::hasUniformSums(ArrayRef<ArgumentSums> args) {
+  return llvm::any_of(args, [](const ArgumentSums &sums) {
+    return sums.kind == SumClass::Uniform;
   });
+}
+
+bool conversion::hasBlockSums(ks::KernelOp kernel) {
+  return hasUniformSums(llvm::map_to_vector(
+      kernel.getArguments(), [](BlockArgument arg) { return classifySums(arg); }));
 }

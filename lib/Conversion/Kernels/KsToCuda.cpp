@@ -53,10 +53,7 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
     // A kernel whose threads sum across the block loops over the grid: its
     // launches have at most getMaxSumBlocks blocks (ksc/Support/CudaLaunch.h).
     const SmallVector<ArgumentSums> &plan = plans.at(kernel);
-    bool loopOverGrid =
-        gridStride || llvm::any_of(plan, [](const ArgumentSums &sums) {
-          return sums.kind == SumClass::Uniform;
-        });
+    bool loopOverGrid = gridStride || hasUniformSums(plan);
     ThreadFunction thread = createThreadFunction(rewriter, kernel);
     rewriter.setInsertionPointAfter(thread.func);
     func::FuncOp launcher = createLauncher(rewriter, kernel);

@@ -39,6 +39,13 @@ bool Emitter::isGridStrideLauncher(func::FuncOp launcher) {
   return launch && launch.getValue() == "grid-stride";
 }
 
+bool Emitter::hasBlockSums(func::FuncOp launcher) {
+  return llvm::any_of(launcher.getOps<ks::FlushAccumulatorOp>(),
+                      [](ks::FlushAccumulatorOp flush) {
+                        return flush.getBlock();
+                      });
+}
+
 FailureOr<Expr> Emitter::buildGpuExpr(Operation &op) {
   if (!isCuda())
     return op.emitError("cannot emit '")
@@ -86,10 +93,9 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
       options.blockSize ? options.blockSize : kDefaultCudaBlockSize;
   // A launch whose threads sum across the block has few blocks (one
   // atomic update per block and element).
-  int64_t maxBlocks =
-      launcher.getOps<ks::FlushAccumulatorOp>().empty()
-          ? (gridStride ? kMaxGridStrideBlocks : 0)
-          : getMaxSumBlocks(blockSize);
+  int64_t maxBlocks = hasBlockSums(launcher) ? getMaxSumBlocks(blockSize)
+                      : gridStride          ? kMaxGridStrideBlocks
+                                            : 0;
   std::string name = functionNames.lookup(kernel);
 
   // The parameters: the kernel's, with their source names (args when

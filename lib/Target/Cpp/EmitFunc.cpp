@@ -298,7 +298,7 @@ LogicalResult Emitter::emitFunction(func::FuncOp func) {
                       : "the thread of the launch\n// grid with that index, "
                         "if there is one.\n"))
                     .str();
-    if (isCuda() && !func.getOps<ks::FlushAccumulatorOp>().empty())
+    if (isCuda() && hasBlockSums(func))
       comment += "// Sums at constant indices are kept per GPU thread and "
                  "added up across\n// the block at the end: one atomic "
                  "update per element and block.\n";

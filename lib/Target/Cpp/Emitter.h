@@ -279,6 +279,9 @@ public:
   /// loop (`ks.cuda_launch = "grid-stride"`) rather than one GPU thread
   /// per thread.
   static bool isGridStrideLauncher(mlir::func::FuncOp launcher);
+  /// Whether a CUDA launcher's threads sum across the block
+  /// (`ks.flush_accumulator block`): its launches have few blocks.
+  static bool hasBlockSums(mlir::func::FuncOp launcher);
   /// Prints the operations of `block` except its terminator.
   mlir::LogicalResult emitBlock(mlir::Block &block);
   mlir::LogicalResult emitOperation(mlir::Operation &op);
