@@ -821,32 +821,26 @@ template <typename S> KSC_DEVICE S warp_sum(S v, int n) {
   return v;
 }
 
-/// Adds `sums[0, extent)` of every thread of the block into
-/// `target[0, extent)`, scalar by scalar, in rounds of up to 8: each
-/// warp's sum by warp_sum, the warps' sums through shared memory, their
-/// sum by the first warp, and one atomic add per scalar by the block's
-/// first thread. Every thread of the block calls it with the same extent,
-/// at a point all of them reach (so the barriers are safe). Within a
-/// block the order of the additions is fixed.
-template <typename T>
-KSC_DEVICE void block_flush(const T *sums, int64_t extent,
-                            const array<T> &target) {
-  using S = typename sum_parts<T>::scalar;
-  constexpr int parts = sum_parts<T>::count;
+/// Sums, for every scalar `j` in [0, count), the value `get(j)` of every
+/// thread of the block, in rounds of up to 8 scalars: each warp's sum by
+/// warp_sum, the warps' sums through shared memory, their sum by the
+/// first warp; the block's first thread then calls `put(j, sum)`. Every
+/// thread of the block calls it with the same count, at a point all of
+/// them reach (so the barriers are safe). The order of the additions is
+/// fixed by the block size.
+template <typename S, typename Get, typename Put>
+KSC_DEVICE void block_reduce(int64_t count, Get get, Put put) {
   constexpr int round = 8;
-  static_assert(sizeof(T) == parts * sizeof(S), "sums are packed scalars");
   __shared__ S partial[32 * round];
-  const S *scalars = reinterpret_cast<const S *>(sums);
   int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) >> 5;
   int warps = (int(blockDim.x) + 31) >> 5;
   int firstLanes = int(blockDim.x) < 32 ? int(blockDim.x) : 32;
   int lanes = warp_lanes();
-  int64_t count = extent * parts;
   for (int64_t begin = 0; begin < count; begin += round) {
     int size = count - begin < round ? int(count - begin) : round;
     __syncthreads(); // the first warp has read the previous round
     for (int j = 0; j < size; ++j) {
-      S sum = warp_sum(scalars[begin + j], lanes);
+      S sum = warp_sum(get(begin + j), lanes);
       if (lane == 0)
         partial[warp * round + j] = sum;
     }
@@ -856,13 +850,82 @@ KSC_DEVICE void block_flush(const T *sums, int64_t extent,
     for (int j = 0; j < size; ++j) {
       S sum = warp_sum(lane < warps ? partial[lane * round + j] : S(0),
                        firstLanes);
-      if (lane == 0) {
-        int64_t index = begin + j;
-        S *element = reinterpret_cast<S *>(&target(index / parts));
-        atomic_update<atomic_kind::add, false>(element + index % parts, sum);
-      }
+      if (lane == 0)
+        put(begin + j, sum);
     }
   }
+}
+
+/// Adds `sums[0, extent)` of every thread of the block into
+/// `target[0, extent)`, scalar by scalar (block_reduce): one atomic add
+/// per scalar by the block's first thread. Every thread of the block
+/// calls it, at a point all of them reach.
+template <typename T>
+KSC_DEVICE void block_flush(const T *sums, int64_t extent,
+                            const array<T> &target) {
+  using S = typename sum_parts<T>::scalar;
+  constexpr int parts = sum_parts<T>::count;
+  static_assert(sizeof(T) == parts * sizeof(S), "sums are packed scalars");
+  const S *scalars = reinterpret_cast<const S *>(sums);
+  block_reduce<S>(
+      extent * parts, [&](int64_t j) { return scalars[j]; },
+      [&](int64_t j, S sum) {
+        S *element = reinterpret_cast<S *>(&target(j / parts));
+        atomic_update<atomic_kind::add, false>(element + j % parts, sum);
+      });
+}
+
+/// block_flush in a fixed order across blocks (`ksc --deterministic`):
+/// every block stores its sums in `partials` (element 0: a ticket, zero
+/// before the launch; block b's sums as packed scalars from element
+/// 1 + b * W, W = ceil(scalars * sizeof(S) / 8)), and the last block to
+/// take a ticket adds up every block's, in block order (thread t blocks
+/// t, t + blockDim.x, ..., then block_reduce), adds the totals into
+/// `target` and sets the ticket back to zero. The bits depend on the
+/// launch's grid and block size only.
+template <typename T>
+KSC_DEVICE void block_flush_ordered(const T *sums, int64_t extent,
+                                    const array<T> &target,
+                                    const array<int64_t> &partials) {
+  using S = typename sum_parts<T>::scalar;
+  constexpr int parts = sum_parts<T>::count;
+  static_assert(sizeof(T) == parts * sizeof(S), "sums are packed scalars");
+  int64_t count = extent * parts;
+  int64_t words = (count * int64_t(sizeof(S)) + 7) / 8;
+  const S *scalars = reinterpret_cast<const S *>(sums);
+  auto blockSums = [&](int64_t block) {
+    return reinterpret_cast<S *>(&partials(1 + block * words));
+  };
+  S *mine = blockSums(blockIdx.x);
+  block_reduce<S>(
+      count, [&](int64_t j) { return scalars[j]; },
+      [&](int64_t j, S sum) { mine[j] = sum; });
+  // The last block sees every block's sums: each block's first thread
+  // makes them visible before it takes its ticket.
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    __threadfence();
+    auto *ticket = reinterpret_cast<unsigned long long *>(&partials(0));
+    last = atomicAdd(ticket, 1ull) == gridDim.x - 1ull;
+  }
+  __syncthreads();
+  if (!last)
+    return;
+  __threadfence();
+  block_reduce<S>(
+      count,
+      [&](int64_t j) {
+        S sum = S(0);
+        for (int64_t b = threadIdx.x; b < int64_t(gridDim.x); b += blockDim.x)
+          sum = sum + *static_cast<volatile const S *>(blockSums(b) + j);
+        return sum;
+      },
+      [&](int64_t j, S sum) {
+        S *element = reinterpret_cast<S *>(&target(j / parts));
+        atomic_update<atomic_kind::add, false>(element + j % parts, sum);
+      });
+  if (threadIdx.x == 0)
+    partials(0) = 0;
 }
 
 /// The lane of the `step`-th peer after lane `lane` in `peers`, or -1.
@@ -1289,6 +1352,12 @@ public:
   /// thread of the block must call it (see detail::block_flush).
   KSC_DEVICE void flush_block_into(const array<T> &target) const {
     detail::block_flush(sums_, extent_, target);
+  }
+  /// flush_block_into with the blocks' sums added in a fixed order, through
+  /// `partials` (see detail::block_flush_ordered).
+  KSC_DEVICE void flush_block_into(const array<T> &target,
+                                   const array<int64_t> &partials) const {
+    detail::block_flush_ordered(sums_, extent_, target, partials);
   }
 #endif
 

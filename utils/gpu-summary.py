@@ -7,7 +7,8 @@ Prints Markdown: the device, the totals, the failures, every case with the
 largest differences from the CPU through each code path, the effective
 bandwidth of the saxpy and integrator benchmarks against the device's copy
 bandwidth and against the same work written by hand, and the cost of the
-adjoint kernels (K_adj / K) of the gradient benchmarks. The benchmark cases
+adjoint kernels (K_adj / K) of the gradient benchmarks, and the cost of
+--deterministic on them. The benchmark cases
 are those utils/gpu-bundle makes (bench/...).
 """
 
@@ -122,6 +123,26 @@ def main():
                               else "-")
         print("| %s | %s | %s | %s | %s | %s |" % (
             kernel, ratios[0], ratios[1], ratios[2], speeds[0], speeds[1]))
+    print()
+
+    print("## Deterministic adjoints\n")
+    print("K_adj with --deterministic over K_adj without, per code path "
+          "(horner and nbody run serially with --deterministic and are not "
+          "timed).\n")
+    print("| kernel | ptx | cuda-source |")
+    print("|---|---:|---:|")
+    for kernel in ("saxpy", "integrate", "transform", "newton_sqrt"):
+        cells = []
+        for via in ("ptx", "cuda-source"):
+            default = runs.get("bench/grad/%s_adj" % kernel, {}).get(via)
+            fixed = runs.get("bench/grad/%s_adj-deterministic" % kernel,
+                             {}).get(via)
+            ms = median_ms(default, kernel + "_adj")[0] if default else None
+            fixed_ms = median_ms(fixed, kernel + "_adj")[0] if fixed \
+                else None
+            cells.append("%.2f" % (fixed_ms / ms) if ms and fixed_ms
+                         else "-")
+        print("| %s | %s | %s |" % (kernel, cells[0], cells[1]))
     return 0
 
 

@@ -182,6 +182,7 @@ void ksc::addCudaLoweringPasses(OpPassManager &pm,
     pm.addPass(ks::createKsInsertBoundsChecks());
   ConvertKsToCudaOptions lowering;
   lowering.launch = options.gridStride ? "grid-stride" : "guarded";
+  lowering.deterministic = options.deterministic;
   lowering.tapeBytes = options.tapeBytes;
   pm.addPass(createConvertKsToCuda(lowering));
   pm.addPass(createCanonicalizerPass());

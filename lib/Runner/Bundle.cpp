@@ -295,8 +295,12 @@ json::Value toJSON(const BundleCase &c) {
   for (const CudaSourceKernel &kernel : c.code.kernels) {
     json::Object entry{{"kernel", kernel.kernel},
                        {"expression", kernel.expression}};
-    if (kernel.blockSums)
+    if (kernel.launch.blockSums)
       entry["block_sums"] = true;
+    if (kernel.launch.serial)
+      entry["serial"] = true;
+    if (!kernel.launch.partialWords.empty())
+      entry["partial_words"] = kernel.launch.partialWords;
     kernels.push_back(std::move(entry));
   }
   for (const RecordedLaunch &launch : c.launches)
@@ -384,7 +388,9 @@ bool fromJSON(const json::Value &value, BundleCase &c, json::Path path) {
     CudaSourceKernel entry;
     if (!kernelMapper || !kernelMapper.map("kernel", entry.kernel) ||
         !kernelMapper.map("expression", entry.expression) ||
-        !kernelMapper.mapOptional("block_sums", entry.blockSums))
+        !kernelMapper.mapOptional("block_sums", entry.launch.blockSums) ||
+        !kernelMapper.mapOptional("serial", entry.launch.serial) ||
+        !kernelMapper.mapOptional("partial_words", entry.launch.partialWords))
       return false;
     c.code.kernels.push_back(std::move(entry));
   }

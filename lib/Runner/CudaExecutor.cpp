@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <numeric>
 
 #if __has_include(<unistd.h>)
 #include <fcntl.h>
@@ -173,10 +174,17 @@ private:
   Error upload(ArrayRef<Argument> args, ArrayRef<DeviceBuffer> buffers,
                bool writableOnly);
   Error synchronize(StringRef kernel);
+  /// The blocks of a launch and their threads.
+  struct Shape {
+    unsigned blocks, blockSize;
+  };
+  Shape getShape(StringRef kernel, int64_t threads) const;
+  Error allocatePartials(StringRef kernel, Shape shape, DeviceBuffer &buffer,
+                         std::vector<std::vector<uint8_t>> &values);
   Error launchOnce(StringRef kernel, CUfunction function, void **params,
-                   unsigned blocks);
+                   Shape shape);
   Error timeLaunches(StringRef kernel, CUfunction function, void **params,
-                     unsigned blocks, ArrayRef<Argument> args,
+                     Shape shape, ArrayRef<Argument> args,
                      ArrayRef<DeviceBuffer> buffers);
 
   const DriverApi &api;
@@ -188,7 +196,7 @@ private:
   CUevent start = nullptr, stop = nullptr;
   std::string deviceName, arch;
   StringMap<std::string> entries;
-  llvm::StringSet<> blockSums;
+  StringMap<CudaKernelLaunch> launches;
   StringMap<CUfunction> functions;
   std::vector<LaunchTiming> timings;
   /// After a failed launch the context is unusable (CUDA errors of a
@@ -241,7 +249,7 @@ Error CudaExecutorImpl::open(const CudaModule &code) {
   }
   for (const auto &entry : code.entries)
     entries[entry.getKey()] = entry.getValue();
-  blockSums = code.blockSums;
+  launches = code.launches;
   return Error::success();
 }
 
@@ -301,19 +309,66 @@ Error CudaExecutorImpl::synchronize(StringRef kernel) {
                       "default) to check the indices"));
 }
 
+CudaExecutorImpl::Shape CudaExecutorImpl::getShape(StringRef kernel,
+                                                   int64_t threads) const {
+  int64_t blocks = (threads + options.blockSize - 1) / options.blockSize;
+  auto found = launches.find(kernel);
+  if (found != launches.end() && found->second.serial)
+    return {1, 1};
+  if (found != launches.end() && found->second.blockSums)
+    blocks = std::min(blocks, getMaxSumBlocks(options.blockSize));
+  else if (options.gridStride)
+    blocks = std::min(blocks, kMaxGridStrideBlocks);
+  return {unsigned(blocks), options.blockSize};
+}
+
+Error CudaExecutorImpl::allocatePartials(
+    StringRef kernel, Shape shape, DeviceBuffer &buffer,
+    std::vector<std::vector<uint8_t>> &values) {
+  auto found = launches.find(kernel);
+  if (found == launches.end() || found->second.partialWords.empty())
+    return Error::success();
+  // Zero-filled, as the launch function's cudaMemsetAsync leaves them.
+  std::vector<int64_t> extents;
+  for (int64_t words : found->second.partialWords)
+    extents.push_back(1 + int64_t(shape.blocks) * words);
+  std::vector<int64_t> zeros(
+      std::accumulate(extents.begin(), extents.end(), int64_t(0)));
+  size_t bytes = zeros.size() * sizeof(int64_t);
+  buffer.api = &api;
+  if (CUresult result = api.cuMemAlloc(&buffer.pointer, bytes))
+    return api.fail(result, "cannot allocate " + Twine(bytes) +
+                                " bytes on the GPU for the partial sums of "
+                                "kernel '" +
+                                kernel + "'");
+  if (CUresult result = api.cuMemcpyHtoD(buffer.pointer, zeros.data(), bytes))
+    return api.fail(result,
+                    "cannot clear the partial sums of kernel '" + kernel + "'");
+  // Each as a 1-D array view: data, extent, stride.
+  CUdeviceptr data = buffer.pointer;
+  for (int64_t extent : extents) {
+    int64_t view[3] = {0, extent, 1};
+    std::memcpy(&view[0], &data, sizeof(data));
+    values.emplace_back(sizeof(view));
+    std::memcpy(values.back().data(), view, sizeof(view));
+    data += extent * sizeof(int64_t);
+  }
+  return Error::success();
+}
+
 Error CudaExecutorImpl::launchOnce(StringRef kernel, CUfunction function,
-                                   void **params, unsigned blocks) {
+                                   void **params, Shape shape) {
   if (CUresult result =
-          api.cuLaunchKernel(function, blocks, 1, 1, options.blockSize, 1, 1, 0,
-                             nullptr, params, nullptr))
+          api.cuLaunchKernel(function, shape.blocks, 1, 1, shape.blockSize, 1,
+                             1, 0, nullptr, params, nullptr))
     return api.fail(result, "kernel '" + kernel + "': cannot launch " +
-                                Twine(blocks) + " blocks of " +
-                                Twine(options.blockSize) + " threads");
+                                Twine(shape.blocks) + " blocks of " +
+                                Twine(shape.blockSize) + " threads");
   return Error::success();
 }
 
 Error CudaExecutorImpl::timeLaunches(StringRef kernel, CUfunction function,
-                                     void **params, unsigned blocks,
+                                     void **params, Shape shape,
                                      ArrayRef<Argument> args,
                                      ArrayRef<DeviceBuffer> buffers) {
   if ((!start && api.cuEventCreate(&start, 0)) ||
@@ -323,8 +378,8 @@ Error CudaExecutorImpl::timeLaunches(StringRef kernel, CUfunction function,
   LaunchTiming timing;
   timing.kernel = kernel.str();
   timing.threads = grid[0] * grid[1] * grid[2];
-  timing.blocks = blocks;
-  timing.blockSize = options.blockSize;
+  timing.blocks = shape.blocks;
+  timing.blockSize = shape.blockSize;
   for (const Argument &arg : args)
     if (arg.param.isArray)
       timing.bytes += (arg.param.isConst ? 1 : 2) * arg.numElements() *
@@ -335,7 +390,7 @@ Error CudaExecutorImpl::timeLaunches(StringRef kernel, CUfunction function,
       return error;
     if (CUresult result = api.cuEventRecord(start, nullptr))
       return api.fail(result, "cannot time kernel '" + kernel + "'");
-    if (Error error = launchOnce(kernel, function, params, blocks))
+    if (Error error = launchOnce(kernel, function, params, shape))
       return error;
     if (CUresult result = api.cuEventRecord(stop, nullptr))
       return api.fail(result, "cannot time kernel '" + kernel + "'");
@@ -393,26 +448,26 @@ Error CudaExecutorImpl::launch(StringRef kernel, std::vector<Argument> &args) {
     values.emplace_back(view.size() * sizeof(int64_t));
     std::memcpy(values.back().data(), view.data(), values.back().size());
   }
+  // An empty grid launches nothing, as K_launch does.
+  int64_t threads = grid[0] * grid[1] * grid[2];
+  Shape shape = getShape(kernel, threads);
+  DeviceBuffer partials;
+  if (threads > 0)
+    if (Error error = allocatePartials(kernel, shape, partials, values))
+      return error;
   std::vector<void *> params;
   for (std::vector<uint8_t> &value : values)
     params.push_back(value.data());
   if (Error error = upload(args, buffers, /*writableOnly=*/false))
     return error;
 
-  // An empty grid launches nothing, as K_launch does.
-  int64_t threads = grid[0] * grid[1] * grid[2];
   if (threads > 0) {
-    int64_t blocks = (threads + options.blockSize - 1) / options.blockSize;
-    if (blockSums.contains(kernel))
-      blocks = std::min(blocks, getMaxSumBlocks(options.blockSize));
-    else if (options.gridStride)
-      blocks = std::min(blocks, kMaxGridStrideBlocks);
-    if (Error error = launchOnce(kernel, *function, params.data(), blocks))
+    if (Error error = launchOnce(kernel, *function, params.data(), shape))
       return error;
     if (Error error = synchronize(kernel))
       return error;
     if (options.repeat)
-      if (Error error = timeLaunches(kernel, *function, params.data(), blocks,
+      if (Error error = timeLaunches(kernel, *function, params.data(), shape,
                                      args, buffers))
         return error;
   }

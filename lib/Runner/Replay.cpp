@@ -187,9 +187,7 @@ Expected<CudaModule> CodeCache::get(const BundleCase &c, StringRef via) {
     module.arch = arch;
     module.entries = entries[key];
   }
-  for (const CudaSourceKernel &kernel : c.code.kernels)
-    if (kernel.blockSums)
-      module.blockSums.insert(kernel.kernel);
+  addLaunches(module, c.code.kernels);
   return module;
 }
 

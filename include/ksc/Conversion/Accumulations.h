@@ -13,6 +13,8 @@
 
 #include "ksc/Dialect/Ks/IR/KsOps.h"
 
+#include "mlir/IR/SymbolTable.h"
+
 namespace ksc::conversion {
 
 /// The most leading elements of an array a launch sums privately (per
@@ -65,6 +67,38 @@ bool hasUniformSums(llvm::ArrayRef<ArgumentSums> args);
 /// at most getMaxSumBlocks blocks (ksc/Support/CudaLaunch.h). Asked of a
 /// kernel before convert-ks-to-cuda, which makes those updates exclusive.
 bool hasBlockSums(ks::KernelOp kernel);
+
+/// Whether an atomic update in `op` (or the functions it calls, looked up
+/// in `symbols`) can give a result that depends on the order of the
+/// threads: one not `exclusive` that is a float add, sub, min or max, or
+/// whose old value is used. Integer sums, minima and maxima whose old
+/// values are unused come out the same in any order. `skip` says which
+/// updates not to count (those a launch sums privately).
+bool hasOrderDependentAtomics(
+    mlir::Operation *op, mlir::SymbolTable &symbols,
+    llvm::function_ref<bool(ks::AtomicRMWOp)> skip = nullptr);
+
+/// How a GPU launch runs a kernel: what convert-ks-to-cuda builds, and what
+/// the launch functions and the GPU runners must know of it.
+struct GpuLaunchPlan {
+  /// The classes of the kernel's arguments (classifySums).
+  llvm::SmallVector<ArgumentSums> args;
+  /// Whether the threads sum across the block (hasBlockSums).
+  bool blockSums = false;
+  /// With `deterministic`: the kernel has atomic updates other than its
+  /// Uniform sums whose results depend on the order of the threads, so one
+  /// GPU thread runs every thread, in index order.
+  bool serial = false;
+  /// With `deterministic` and not serial: for each Uniform sum in argument
+  /// order, the `i64` elements per block of its partials
+  /// (`ks.flush_accumulator ... ordered`), which the launch allocates.
+  llvm::SmallVector<int64_t> partialWords;
+};
+
+/// Plans the GPU launch of `kernel` (in a module whose symbols are
+/// `symbols`), with or without `--deterministic`.
+GpuLaunchPlan planGpuLaunch(ks::KernelOp kernel, mlir::SymbolTable &symbols,
+                            bool deterministic);
 
 } // namespace ksc::conversion
 

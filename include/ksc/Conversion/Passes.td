@@ -147,6 +147,29 @@ def ConvertKsToCuda : Pass<"convert-ks-to-cuda", "::mlir::ModuleOp"> {
     lanes of a warp that update the same element combine their values
     first.
 
+    With `deterministic`, every launch gives the same bits for the same
+    grid and block size: the accumulators' flushes are `ordered` (the
+    blocks' sums are added in block order by the last block, through
+    partials the launch allocates: trailing launcher arguments with
+    `ks.partial_words`), and a kernel with other atomic updates whose
+    results depend on the order of the threads (as `convert-ks-to-cpu`'s
+    `deterministic` decides) gets `ks.cuda_launch = "serial"`: one GPU
+    thread runs the loop over the grid.
+
+    ```mlir
+    func.func @launch_saxpy_adj(%dim: !ks.grid {ks.name = "dim"}, ...,
+        %adj_a: !ks.array<f32> {ks.name = "adj_a"},
+        %adj_a_partials: !ks.array<i64> {ks.name = "adj_a_partials",
+                                          ks.partial_words = 1 : i64})
+        attributes {ks.cuda_launch = "grid-stride", ks.launch_of = "saxpy_adj"} {
+      %sum = ks.accumulator %adj_a {size = 1 : i64} : !ks.array<f32>
+      ...
+      ks.flush_accumulator block %sum into %adj_a ordered %adj_a_partials
+          : !ks.array<f32>, !ks.array<i64>
+      return
+    }
+    ```
+
     A GPU thread has no thread-local tape to find: a thread function that
     uses one (`ks.tape_push`/`ks.tape_pop`, in adjoints of loops) gets a
     `!ks.tape` last argument, which its tape operations name, and its
@@ -197,7 +220,10 @@ def ConvertKsToCuda : Pass<"convert-ks-to-cuda", "::mlir::ModuleOp"> {
            "thread of the grid) or grid-stride">,
     Option<"tapeBytes", "tape-bytes", "int64_t", /*default=*/"4096",
            "The capacity of each GPU thread's tape, in bytes (kernels whose "
-           "adjoints keep values on a tape)">
+           "adjoints keep values on a tape)">,
+    Option<"deterministic", "deterministic", "bool", /*default=*/"false",
+           "Sums across blocks in a fixed order, and a serial launch for a "
+           "kernel with other order-dependent atomic updates">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -107,6 +107,9 @@ struct CudaPipelineOptions {
   /// Cover the grid with grid-stride loops instead of one GPU thread per
   /// thread of the grid.
   bool gridStride = false;
+  /// Sums across blocks in a fixed order; a serial launch (one GPU thread)
+  /// for a kernel with other order-dependent atomic updates.
+  bool deterministic = false;
   /// The capacity of each GPU thread's tape, in bytes.
   int64_t tapeBytes = kDefaultTapeBytes;
 };

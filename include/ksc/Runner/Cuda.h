@@ -32,6 +32,21 @@ private:
   std::string why;
 };
 
+/// How ksc's GPU code launches a kernel (convert-ks-to-cuda's
+/// conversion::GpuLaunchPlan): what its launch function knows, which a
+/// runner must know too.
+struct CudaKernelLaunch {
+  /// Its threads sum across the block: at most ks::getMaxSumBlocks blocks
+  /// (its code loops over the grid).
+  bool blockSums = false;
+  /// One GPU thread runs every thread in order (`--deterministic`).
+  bool serial = false;
+  /// The i64 elements per block of the partials of each ordered sum
+  /// (`--deterministic`): trailing kernel parameters (1-D i64 arrays of
+  /// 1 + blocks * words elements, zero-filled) the launch allocates.
+  std::vector<int64_t> partialWords;
+};
+
 /// GPU code for the kernels of a module.
 struct CudaModule {
   /// The architecture it is for, `sm_90`.
@@ -43,9 +58,8 @@ struct CudaModule {
   /// The entry point of each kernel: its name in ksc's PTX, the mangled
   /// name of its `__global__` function in the CUDA C++.
   llvm::StringMap<std::string> entries;
-  /// The kernels whose threads sum across the block: launched with at most
-  /// ks::getMaxSumBlocks blocks (their code loops over the grid).
-  llvm::StringSet<> blockSums;
+  /// How each kernel is launched, when not one GPU thread per thread.
+  llvm::StringMap<CudaKernelLaunch> launches;
 };
 
 /// ksc's PTX (emitPtx), whose entry points are named after the kernels.
@@ -59,9 +73,18 @@ CudaModule makePtxModule(std::string ptx, llvm::ArrayRef<std::string> kernels,
 struct CudaSourceKernel {
   std::string kernel;
   std::string expression;
-  /// Whether its threads sum across the block (CudaModule::blockSums).
-  bool blockSums = false;
+  /// How it is launched (CudaModule::launches).
+  CudaKernelLaunch launch;
 };
+
+/// Records in `module` how each of `kernels` is launched.
+inline void addLaunches(CudaModule &module,
+                        llvm::ArrayRef<CudaSourceKernel> kernels) {
+  for (const CudaSourceKernel &kernel : kernels)
+    if (kernel.launch.blockSums || kernel.launch.serial ||
+        !kernel.launch.partialWords.empty())
+      module.launches[kernel.kernel] = kernel.launch;
+}
 
 /// Compiles `source`, CUDA C++ of `ksc --target=cuda` (or code with the same
 /// kernel ABI) whose kernels are `kernels`, with NVRTC for `arch` (sm_XY),

@@ -6,8 +6,12 @@
 
 #include "ksc/Conversion/Accumulations.h"
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
+
+#include <functional>
 
 using namespace mlir;
 using namespace ksc;
@@ -63,4 +67,60 @@ bool conversion::hasUniformSums(ArrayRef<ArgumentSums> args) {
 bool conversion::hasBlockSums(ks::KernelOp kernel) {
   return hasUniformSums(llvm::map_to_vector(
       kernel.getArguments(), [](BlockArgument arg) { return classifySums(arg); }));
+}
+
+bool conversion::hasOrderDependentAtomics(
+    Operation *op, SymbolTable &symbols,
+    function_ref<bool(ks::AtomicRMWOp)> skip) {
+  llvm::DenseSet<Operation *> visited;
+  std::function<bool(Operation *)> visit = [&](Operation *root) {
+    if (!visited.insert(root).second)
+      return false;
+    bool found = false;
+    root->walk([&](Operation *inner) {
+      if (auto atomic = dyn_cast<ks::AtomicRMWOp>(inner)) {
+        if (!atomic.getExclusive() && !(skip && skip(atomic)) &&
+            (!atomic.getResult().use_empty() ||
+             !isa<IntegerType>(getElementTypeOrSelf(
+                 atomic.getArray().getType().getElementType()))))
+          found = true;
+      } else if (auto call = dyn_cast<ks::CallOp>(inner)) {
+        if (Operation *callee = symbols.lookup(call.getCallee()))
+          found = visit(callee) || found;
+      }
+    });
+    return found;
+  };
+  return visit(op);
+}
+
+GpuLaunchPlan conversion::planGpuLaunch(ks::KernelOp kernel,
+                                        SymbolTable &symbols,
+                                        bool deterministic) {
+  GpuLaunchPlan plan;
+  for (BlockArgument arg : kernel.getArguments())
+    plan.args.push_back(classifySums(arg));
+  plan.blockSums = hasUniformSums(plan.args);
+  if (!deterministic)
+    return plan;
+  auto isUniformSum = [&](ks::AtomicRMWOp atomic) {
+    auto arg = dyn_cast<BlockArgument>(atomic.getArray());
+    return arg && arg.getOwner()->getParentOp() == kernel &&
+           plan.args[arg.getArgNumber()].kind == SumClass::Uniform;
+  };
+  plan.serial = hasOrderDependentAtomics(kernel, symbols, isUniformSum);
+  if (plan.serial)
+    return plan;
+  for (auto [arg, sums] : llvm::zip(kernel.getArguments(), plan.args)) {
+    if (sums.kind != SumClass::Uniform)
+      continue;
+    Type element = cast<ks::ArrayType>(arg.getType()).getElementType();
+    Type scalar = getElementTypeOrSelf(element);
+    int64_t parts = 1;
+    if (auto shaped = dyn_cast<ShapedType>(element))
+      parts = shaped.getNumElements();
+    plan.partialWords.push_back(ks::FlushAccumulatorOp::getPartialWords(
+        sums.size * parts, scalar.getIntOrFloatBitWidth() / 8));
+  }
+  return plan;
 }

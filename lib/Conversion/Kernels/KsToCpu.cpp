@@ -72,30 +72,6 @@ static ArgPlan planArgument(BlockArgument arg, bool parallel) {
   return {};
 }
 
-/// Whether an atomic update in `op` (or the functions it calls) can give a
-/// result that depends on the order of the threads: a float add, sub, min
-/// or max, or one whose old value is used. Integer sums, minima and maxima
-/// whose old values are unused come out the same in any order.
-static bool hasOrderDependentAtomics(Operation *op, SymbolTable &symbols,
-                                     llvm::DenseSet<Operation *> &visited) {
-  if (!visited.insert(op).second)
-    return false;
-  bool found = false;
-  op->walk([&](Operation *inner) {
-    if (auto atomic = dyn_cast<ks::AtomicRMWOp>(inner)) {
-      if (!atomic.getExclusive() &&
-          (!atomic.getResult().use_empty() ||
-           !isa<IntegerType>(getElementTypeOrSelf(
-               atomic.getArray().getType().getElementType()))))
-        found = true;
-    } else if (auto call = dyn_cast<ks::CallOp>(inner)) {
-      if (Operation *callee = symbols.lookup(call.getCallee()))
-        found = found || hasOrderDependentAtomics(callee, symbols, visited);
-    }
-  });
-  return found;
-}
-
 /// Plans the launch of `kernel` and marks the atomic updates its threads make
 /// in memory no other OS thread accesses meanwhile `exclusive`: those of
 /// accumulators and per-thread copies, and every one of a serial launch.
@@ -112,22 +88,12 @@ static LaunchPlan planLaunch(ks::KernelOp kernel, bool parallel,
            plan.args[arg.getArgNumber()].kind != SumKind::None;
   };
   if (parallel && deterministic) {
-    llvm::DenseSet<Operation *> visited;
-    bool perWorker = llvm::any_of(plan.args, [](const ArgPlan &arg) {
-      return arg.kind == SumKind::PerWorker;
-    });
-    bool orderDependent = perWorker;
-    kernel.walk([&](Operation *op) {
-      if (auto atomic = dyn_cast<ks::AtomicRMWOp>(op)) {
-        if (!isPrivateSum(atomic) &&
-            hasOrderDependentAtomics(atomic, symbols, visited))
-          orderDependent = true;
-      } else if (auto call = dyn_cast<ks::CallOp>(op)) {
-        if (Operation *callee = symbols.lookup(call.getCallee()))
-          orderDependent = orderDependent ||
-                           hasOrderDependentAtomics(callee, symbols, visited);
-      }
-    });
+    bool orderDependent =
+        llvm::any_of(plan.args,
+                     [](const ArgPlan &arg) {
+                       return arg.kind == SumKind::PerWorker;
+                     }) ||
+        hasOrderDependentAtomics(kernel, symbols, isPrivateSum);
     if (orderDependent)
       return planLaunch(kernel, /*parallel=*/false, false, symbols);
   }
@@ -270,7 +236,7 @@ private:
     func::CallOp::create(rewriter, loc, thread.func, args);
     rewriter.setInsertionPointToEnd(grid.getParentBlock());
     for (auto [sum, array] : accumulators)
-      ks::FlushAccumulatorOp::create(rewriter, loc, sum, array);
+      ks::FlushAccumulatorOp::create(rewriter, loc, sum, array, false, Value());
   }
 
   /// The launcher of `--cpu-launch=parallel`: a `ks.parallel_launch` whose

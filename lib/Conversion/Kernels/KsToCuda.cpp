@@ -28,13 +28,13 @@ using namespace ksc;
 using namespace ksc::conversion;
 
 namespace {
-/// The sums over the launch of each kernel's arguments (Accumulations.h):
-/// those at constant indices are summed per thread in a `ks.accumulator`
-/// and then across the block (`ks.flush_accumulator block`).
-using SumPlans = llvm::DenseMap<Operation *, SmallVector<ArgumentSums>>;
+/// The launch of each kernel (Accumulations.h): the sums at constant
+/// indices are summed per thread in a `ks.accumulator` and then across the
+/// block (`ks.flush_accumulator block`).
+using LaunchPlans = llvm::DenseMap<Operation *, GpuLaunchPlan>;
 
 struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
-  KernelOpLowering(MLIRContext *ctx, bool gridStride, const SumPlans &plans)
+  KernelOpLowering(MLIRContext *ctx, bool gridStride, const LaunchPlans &plans)
       : OpConversionPattern(ctx), gridStride(gridStride), plans(plans) {}
 
   LogicalResult
@@ -52,23 +52,28 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
 
     // A kernel whose threads sum across the block loops over the grid: its
     // launches have at most getMaxSumBlocks blocks (ksc/Support/CudaLaunch.h).
-    const SmallVector<ArgumentSums> &plan = plans.at(kernel);
-    bool loopOverGrid = gridStride || hasUniformSums(plan);
+    // A serial launch runs the loop over the grid on one GPU thread.
+    const GpuLaunchPlan &plan = plans.at(kernel);
+    bool loopOverGrid = gridStride || plan.blockSums || plan.serial;
     ThreadFunction thread = createThreadFunction(rewriter, kernel);
     rewriter.setInsertionPointAfter(thread.func);
     func::FuncOp launcher = createLauncher(rewriter, kernel);
-    launcher->setAttr(
-        ks::kCudaLaunchAttr,
-        rewriter.getStringAttr(loopOverGrid ? "grid-stride" : "guarded"));
+    launcher->setAttr(ks::kCudaLaunchAttr,
+                      rewriter.getStringAttr(plan.serial    ? "serial"
+                                             : loopOverGrid ? "grid-stride"
+                                                            : "guarded"));
+    unsigned numArgs = launcher.getNumArguments();
+    addPartials(rewriter, kernel, launcher, plan);
     Block *body = launcher.addEntryBlock();
     rewriter.setInsertionPointToStart(body);
     Value grid = body->getArgument(0);
 
     // Every GPU thread sums into accumulators of its own; the block adds
     // them up where all its threads arrive, after the loop over the grid.
-    SmallVector<Value> kernelArgs(body->getArguments().drop_front());
+    SmallVector<Value> kernelArgs(body->getArguments().slice(1, numArgs - 1));
+    ValueRange partials = body->getArguments().drop_front(numArgs);
     SmallVector<std::pair<Value, Value>> accumulators;
-    for (auto [index, sums] : llvm::enumerate(plan)) {
+    for (auto [index, sums] : llvm::enumerate(plan.args)) {
       if (sums.kind != SumClass::Uniform)
         continue;
       StringRef argName = kernel.getArgName(index);
@@ -130,17 +135,45 @@ struct KernelOpLowering : public OpConversionPattern<ks::KernelOp> {
       callThread(first);
     }
     rewriter.setInsertionPointToEnd(body);
-    for (auto [sum, array] : accumulators) {
-      auto flush = ks::FlushAccumulatorOp::create(rewriter, loc, sum, array);
-      flush.setBlock(true);
+    for (auto [index, accumulator] : llvm::enumerate(accumulators)) {
+      auto [sum, array] = accumulator;
+      ks::FlushAccumulatorOp::create(rewriter, loc, sum, array, /*block=*/true,
+                                     partials.empty() ? Value()
+                                                      : partials[index]);
     }
     func::ReturnOp::create(rewriter, loc);
     rewriter.eraseOp(kernel);
     return success();
   }
 
+  /// Appends to `launcher` the partials of its ordered sums (the launch
+  /// allocates them): `<name>_partials`, one per Uniform sum.
+  static void addPartials(ConversionPatternRewriter &rewriter,
+                          ks::KernelOp kernel, func::FuncOp launcher,
+                          const GpuLaunchPlan &plan) {
+    Type type = ks::ArrayType::get(rewriter.getI64Type(), 1);
+    unsigned next = 0;
+    for (auto [index, sums] : llvm::enumerate(plan.args)) {
+      if (sums.kind != SumClass::Uniform || next == plan.partialWords.size())
+        continue;
+      StringRef argName = kernel.getArgName(index);
+      NamedAttribute attrs[] = {
+          rewriter.getNamedAttr(
+              ks::kNameAttr,
+              rewriter.getStringAttr(
+                  (argName.empty() ? StringRef("sum") : argName) +
+                  "_partials")),
+          rewriter.getNamedAttr(
+              ks::kPartialWordsAttr,
+              rewriter.getI64IntegerAttr(plan.partialWords[next++]))};
+      launcher.insertArgument(launcher.getNumArguments(), type,
+                              rewriter.getDictionaryAttr(attrs),
+                              kernel.getLoc());
+    }
+  }
+
   bool gridStride;
-  const SumPlans &plans;
+  const LaunchPlans &plans;
 };
 
 struct ConvertKsToCuda
@@ -157,7 +190,7 @@ struct ConvertKsToCuda
     if (failed(checkLauncherNames(module)))
       return signalPassFailure();
 
-    SumPlans plans = planSums(module);
+    LaunchPlans plans = planLaunches(module);
     ConversionTarget target(getContext());
     addLegalKsOps(target);
     target.addLegalDialect<gpu::GPUDialect>();
@@ -177,15 +210,16 @@ struct ConvertKsToCuda
     });
   }
 
-  /// Classifies the sums of every kernel's arguments and marks the updates
-  /// of those summed per thread (into its accumulator) exclusive.
-  static SumPlans planSums(ModuleOp module) {
-    SumPlans plans;
+  /// Plans the launch of every kernel and marks the updates of the sums
+  /// each GPU thread makes into its accumulators exclusive.
+  LaunchPlans planLaunches(ModuleOp module) {
+    LaunchPlans plans;
+    SymbolTable symbols(module);
     for (auto kernel : module.getOps<ks::KernelOp>()) {
-      SmallVector<ArgumentSums> &args = plans[kernel];
-      for (BlockArgument arg : kernel.getArguments()) {
-        args.push_back(classifySums(arg));
-        if (args.back().kind != SumClass::Uniform)
+      GpuLaunchPlan &plan = plans[kernel] =
+          planGpuLaunch(kernel, symbols, deterministic);
+      for (auto [arg, sums] : llvm::zip(kernel.getArguments(), plan.args)) {
+        if (sums.kind != SumClass::Uniform)
           continue;
         for (Operation *user : arg.getUsers())
           if (auto atomic = dyn_cast<ks::AtomicRMWOp>(user))

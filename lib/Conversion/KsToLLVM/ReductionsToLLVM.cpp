@@ -4,7 +4,7 @@
 // reduces before its atomics (see "How adjoints accumulate on the GPU" in
 // docs/cuda.md), with the same algorithms, in the same order of additions,
 // as the runtime's CUDA C++ (runtime/ksc_runtime.h: `block_flush`,
-// `aggregate_update`):
+// `block_flush_ordered`, `aggregate_update`):
 //
 //  * `ks.accumulator` is a zero-filled array in the GPU thread's local
 //    memory, which LLVM's SROA keeps in registers when the thread function
@@ -15,6 +15,13 @@
 //    warp, one round of up to 8 scalars between two barriers), then by the
 //    first warp, whose first lane adds the block's sum into the array with
 //    one atomic; without `block`, each thread adds its sums atomically;
+//    with `ordered %partials`, the first lane stores the block's sums in
+//    the block's partials instead, fences and takes a ticket (an atomic
+//    add on element 0, the result broadcast through shared memory,
+//    `__ksc_block_last`), and the block with the last ticket sums every
+//    block's partials (volatile loads, thread t blocks t, t + ntid.x, ...)
+//    with the same block reduction, adds the totals with one atomic each
+//    and zeroes the ticket;
 //  * `ks.atomic_rmw add|sub aggregate` (aggregateUpdate, called by the
 //    ks.atomic_rmw pattern) combines the updates of the lanes of a warp
 //    that update the same element together (`match.any.sync`).
@@ -219,23 +226,31 @@ void addIntoTarget(ConversionPatternRewriter &rewriter, Location loc,
   });
 }
 
-/// The shared memory of block flushes of `scalar`s: 8 per warp.
-Value sharedSums(ConversionPatternRewriter &rewriter, Location loc,
-                 Operation *op, Type scalar) {
+/// The module's internal global `name` of type `type` in shared memory,
+/// made on first use.
+Value sharedGlobal(ConversionPatternRewriter &rewriter, Location loc,
+                   Operation *op, StringRef name, Type type,
+                   uint64_t alignment) {
   auto module = op->getParentOfType<ModuleOp>();
-  std::string name;
-  llvm::raw_string_ostream(name) << "__ksc_block_sums_" << scalar;
   auto global = module.lookupSymbol<LLVM::GlobalOp>(name);
   if (!global) {
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToStart(module.getBody());
-    auto type = LLVM::LLVMArrayType::get(scalar, kWarpSize * kRound);
-    global = LLVM::GlobalOp::create(
-        rewriter, loc, type, /*isConstant=*/false, LLVM::Linkage::Internal,
-        name, Attribute(), /*alignment=*/scalar.getIntOrFloatBitWidth() / 8,
-        /*addrSpace=*/3);
+    global = LLVM::GlobalOp::create(rewriter, loc, type, /*isConstant=*/false,
+                                    LLVM::Linkage::Internal, name, Attribute(),
+                                    alignment, /*addrSpace=*/3);
   }
   return LLVM::AddressOfOp::create(rewriter, loc, global);
+}
+
+/// The shared memory of block flushes of `scalar`s: 8 per warp.
+Value sharedSums(ConversionPatternRewriter &rewriter, Location loc,
+                 Operation *op, Type scalar) {
+  std::string name;
+  llvm::raw_string_ostream(name) << "__ksc_block_sums_" << scalar;
+  auto type = LLVM::LLVMArrayType::get(scalar, kWarpSize * kRound);
+  return sharedGlobal(rewriter, loc, op, name, type,
+                      scalar.getIntOrFloatBitWidth() / 8);
 }
 
 /// The values of a block flush that every round uses.
@@ -291,41 +306,46 @@ Value sharedAddress(OpBuilder &b, Location loc, const BlockLanes &block,
                              block.shared, ValueRange{index});
 }
 
-/// One round of a block flush: scalars [begin, begin + size) summed in
-/// each warp, the warps' sums stored in shared memory, summed by the first
-/// warp and added into the array by its lane 0.
-void blockRound(ConversionPatternRewriter &rewriter, Location loc,
-                const KsLLVMTypeConverter &converter, const Flush &flush,
-                const BlockLanes &block, int64_t begin, int64_t size) {
+/// The calling thread's values of scalars [begin, begin + size) of a block
+/// reduction.
+using RoundValues =
+    llvm::function_ref<SmallVector<Value>(int64_t begin, int64_t size)>;
+/// What the block's first thread does with the block's sum of scalar
+/// `flat`.
+using BlockSink = llvm::function_ref<void(int64_t flat, Value sum)>;
+
+/// One round of a block reduction (the runtime's block_reduce): scalars
+/// [begin, begin + size) summed in each warp, the warps' sums stored in
+/// shared memory, summed by the first warp and given to `sink` by its
+/// lane 0.
+void blockRound(ConversionPatternRewriter &rewriter, Location loc, Type scalar,
+                const BlockLanes &block, int64_t begin, int64_t size,
+                RoundValues values, BlockSink sink) {
   Value perWarp = i32Constant(rewriter, loc, kRound);
   // The first warp has read the previous round.
   NVVM::Barrier0Op::create(rewriter, loc);
+  SmallVector<Value> threadValues = values(begin, size);
   SmallVector<Value> warpSums;
-  for (int64_t j = 0; j < size; ++j) {
-    Value address = sumAddress(rewriter, loc, flush, begin + j);
-    Value value = LLVM::LoadOp::create(rewriter, loc, flush.scalar, address);
+  for (Value value : threadValues)
     warpSums.push_back(warpSum(rewriter, loc, value, block.lanes, block.lane));
-  }
   emitIf(rewriter, loc, block.isLaneZero, [&] {
     Value slot = LLVM::MulOp::create(rewriter, loc, block.warp, perWarp);
-    for (int64_t j = 0; j < size; ++j)
-      LLVM::StoreOp::create(
-          rewriter, loc, warpSums[j],
-          sharedAddress(rewriter, loc, block, flush.scalar, slot, j));
+    for (int64_t j = 0; j < size; ++j) {
+      Value address = sharedAddress(rewriter, loc, block, scalar, slot, j);
+      LLVM::StoreOp::create(rewriter, loc, warpSums[j], address);
+    }
   });
   NVVM::Barrier0Op::create(rewriter, loc);
   emitIf(rewriter, loc, block.isWarpZero, [&] {
     Value slot = LLVM::MulOp::create(rewriter, loc, block.lane, perWarp);
     Value hasWarp = LLVM::ICmpOp::create(
         rewriter, loc, LLVM::ICmpPredicate::slt, block.lane, block.warps);
-    Value zero = LLVM::ConstantOp::create(rewriter, loc, flush.scalar,
-                                          rewriter.getZeroAttr(flush.scalar));
+    Value zero = LLVM::ConstantOp::create(rewriter, loc, scalar,
+                                          rewriter.getZeroAttr(scalar));
     SmallVector<Value> blockSums;
     for (int64_t j = 0; j < size; ++j) {
-      Value address =
-          sharedAddress(rewriter, loc, block, flush.scalar, slot, j);
-      Value stored =
-          LLVM::LoadOp::create(rewriter, loc, flush.scalar, address);
+      Value address = sharedAddress(rewriter, loc, block, scalar, slot, j);
+      Value stored = LLVM::LoadOp::create(rewriter, loc, scalar, address);
       Value value =
           LLVM::SelectOp::create(rewriter, loc, hasWarp, stored, zero);
       blockSums.push_back(
@@ -333,10 +353,131 @@ void blockRound(ConversionPatternRewriter &rewriter, Location loc,
     }
     emitIf(rewriter, loc, block.isLaneZero, [&] {
       for (int64_t j = 0; j < size; ++j)
-        addIntoTarget(rewriter, loc, converter, flush, begin + j,
-                      blockSums[j]);
+        sink(begin + j, blockSums[j]);
     });
   });
+}
+
+/// The runtime's block_reduce of `total` scalars: rounds of up to 8. Every
+/// thread of the block runs it, at a point all of them reach.
+void blockReduce(ConversionPatternRewriter &rewriter, Location loc, Type scalar,
+                 const BlockLanes &block, int64_t total, RoundValues values,
+                 BlockSink sink) {
+  for (int64_t begin = 0; begin < total; begin += kRound)
+    blockRound(rewriter, loc, scalar, block, begin,
+               std::min(kRound, total - begin), values, sink);
+}
+
+/// The address of element `word` (i64) of the (1-D) partials.
+Value partialsAddress(OpBuilder &b, Location loc, Value partials, Value word) {
+  Value data = LLVM::ExtractValueOp::create(b, loc, partials, 0);
+  Value stride =
+      LLVM::ExtractValueOp::create(b, loc, partials, ArrayRef<int64_t>{2, 0});
+  Value offset = LLVM::MulOp::create(b, loc, word, stride);
+  return LLVM::GEPOp::create(b, loc, data.getType(), b.getI64Type(), data,
+                             ValueRange{offset});
+}
+
+/// The address of the sums of block `blockIndex` (i64) in the partials:
+/// element 1 + blockIndex * words.
+Value blockPartials(OpBuilder &b, Location loc, Value partials, int64_t words,
+                    Value blockIndex) {
+  Value perBlock = i64Constant(b, loc, words);
+  Value one = i64Constant(b, loc, 1);
+  Value start = LLVM::MulOp::create(b, loc, blockIndex, perBlock);
+  Value word = LLVM::AddOp::create(b, loc, start, one);
+  return partialsAddress(b, loc, partials, word);
+}
+
+/// The block's first thread makes the partials it stored visible and
+/// takes a ticket (element 0 of the partials); whether the block took the
+/// last one (the grid's blocks less one were before it), for every thread
+/// of the block, through shared memory.
+Value takeTicket(ConversionPatternRewriter &rewriter, Location loc,
+                 Operation *op, const BlockLanes &block, Value partials) {
+  Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
+  Value flag = sharedGlobal(rewriter, loc, op, "__ksc_block_last", i32,
+                            /*alignment=*/4);
+  Value isFirst =
+      LLVM::AndOp::create(rewriter, loc, block.isLaneZero, block.isWarpZero);
+  emitIf(rewriter, loc, isFirst, [&] {
+    NVVM::MembarOp::create(rewriter, loc, NVVM::MemScopeKind::GPU);
+    Value zero = i64Constant(rewriter, loc, 0);
+    Value ticket = partialsAddress(rewriter, loc, partials, zero);
+    Value one = i64Constant(rewriter, loc, 1);
+    Value before = LLVM::AtomicRMWOp::create(
+        rewriter, loc, LLVM::AtomicBinOp::add, ticket, one,
+        LLVM::AtomicOrdering::monotonic, "device");
+    Value blocks = NVVM::GridDimXOp::create(rewriter, loc, i32);
+    Value blocksWide = LLVM::ZExtOp::create(rewriter, loc, i64, blocks);
+    Value lastTicket = LLVM::SubOp::create(rewriter, loc, blocksWide, one);
+    Value isLast = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
+                                        before, lastTicket);
+    Value isLastWord = LLVM::ZExtOp::create(rewriter, loc, i32, isLast);
+    LLVM::StoreOp::create(rewriter, loc, isLastWord, flag);
+  });
+  NVVM::Barrier0Op::create(rewriter, loc);
+  Value stored = LLVM::LoadOp::create(rewriter, loc, i32, flag);
+  Value zero = i32Constant(rewriter, loc, 0);
+  return LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ne, stored,
+                              zero);
+}
+
+/// The calling thread's sums of scalars [begin, begin + size) of the
+/// blocks tid.x, tid.x + ntid.x, ... below nctaid.x, in that order, by
+/// volatile loads of the partials (`words` elements per block).
+SmallVector<Value> sumPartials(ConversionPatternRewriter &rewriter,
+                               Location loc, Type scalar, Value partials,
+                               int64_t words, int64_t begin, int64_t size) {
+  Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
+  Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, i32);
+  Value first = LLVM::ZExtOp::create(rewriter, loc, i64, tid);
+  Value threads = NVVM::BlockDimXOp::create(rewriter, loc, i32);
+  Value step = LLVM::ZExtOp::create(rewriter, loc, i64, threads);
+  Value blocks = NVVM::GridDimXOp::create(rewriter, loc, i32);
+  Value end = LLVM::ZExtOp::create(rewriter, loc, i64, blocks);
+  Value zero = LLVM::ConstantOp::create(rewriter, loc, scalar,
+                                        rewriter.getZeroAttr(scalar));
+  SmallVector<Value> initial = {first};
+  initial.append(size, zero);
+
+  // before -> header(b, sums) -> body -> header(b + ntid, sums') ...;
+  // header -> after when b >= nctaid.
+  Block *before = rewriter.getInsertionBlock();
+  Block *after = rewriter.splitBlock(before, rewriter.getInsertionPoint());
+  SmallVector<Type> types = {i64};
+  types.append(size, scalar);
+  SmallVector<Location> locs(types.size(), loc);
+  Block *header = rewriter.createBlock(after->getParent(),
+                                       Region::iterator(after), types, locs);
+  Block *body =
+      rewriter.createBlock(after->getParent(), Region::iterator(after));
+  rewriter.setInsertionPointToEnd(before);
+  LLVM::BrOp::create(rewriter, loc, initial, header);
+
+  rewriter.setInsertionPointToStart(header);
+  Value blockIndex = header->getArgument(0);
+  Value inside = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::slt,
+                                      blockIndex, end);
+  LLVM::CondBrOp::create(rewriter, loc, inside, body, after);
+
+  rewriter.setInsertionPointToStart(body);
+  Value sums = blockPartials(rewriter, loc, partials, words, blockIndex);
+  SmallVector<Value> next = {
+      LLVM::AddOp::create(rewriter, loc, blockIndex, step)};
+  for (int64_t j = 0; j < size; ++j) {
+    Value address =
+        LLVM::GEPOp::create(rewriter, loc, sums.getType(), scalar, sums,
+                            ArrayRef<LLVM::GEPArg>{int32_t(begin + j)});
+    Value value = LLVM::LoadOp::create(rewriter, loc, scalar, address,
+                                       scalar.getIntOrFloatBitWidth() / 8,
+                                       /*isVolatile=*/true);
+    next.push_back(scalarAdd(rewriter, loc, header->getArgument(1 + j), value));
+  }
+  LLVM::BrOp::create(rewriter, loc, next, header);
+
+  rewriter.setInsertionPointToStart(after);
+  return SmallVector<Value>(header->getArguments().drop_front());
 }
 
 struct AccumulatorLowering : KsPattern<ks::AccumulatorOp> {
@@ -409,11 +550,73 @@ struct FlushAccumulatorLowering : KsPattern<ks::FlushAccumulatorOp> {
     BlockLanes block = blockLanes(rewriter, loc, op, flush.scalar);
     // Every round sums scalars the accumulator has (zero past its extent)
     // and adds those of the array's extent.
-    for (int64_t begin = 0; begin < total; begin += kRound)
-      blockRound(rewriter, loc, ks, flush, block, begin,
-                 std::min(kRound, total - begin));
+    auto threadSums = [&](int64_t begin, int64_t size) {
+      SmallVector<Value> values;
+      for (int64_t flat = begin; flat < begin + size; ++flat) {
+        Value address = sumAddress(rewriter, loc, flush, flat);
+        values.push_back(
+            LLVM::LoadOp::create(rewriter, loc, flush.scalar, address));
+      }
+      return values;
+    };
+    auto addInto = [&](int64_t flat, Value sum) {
+      addIntoTarget(rewriter, loc, ks, flush, flat, sum);
+    };
+    if (Value partials = adaptor.getPartials())
+      flushOrdered(rewriter, loc, op, flush, block, partials, threadSums,
+                   addInto);
+    else
+      blockReduce(rewriter, loc, flush.scalar, block, total, threadSums,
+                  addInto);
     rewriter.eraseOp(op);
     return success();
+  }
+
+  /// The runtime's block_flush_ordered: the block's sums stored in its
+  /// partials by its first thread, which then takes a ticket; the block
+  /// with the last one sums every block's partials in block order and adds
+  /// the totals into the array (`addInto`), then zeroes the ticket. The
+  /// partials have `words` elements per block for the accumulator's
+  /// `size` elements (all of them stored: zero past its extent).
+  static void flushOrdered(ConversionPatternRewriter &rewriter, Location loc,
+                           ks::FlushAccumulatorOp op, const Flush &flush,
+                           const BlockLanes &block, Value partials,
+                           RoundValues threadSums, BlockSink addInto) {
+    int64_t total = flush.size * flush.parts;
+    int64_t words = ks::FlushAccumulatorOp::getPartialWords(
+        total, flush.scalar.getIntOrFloatBitWidth() / 8);
+    Value blockId =
+        NVVM::BlockIdXOp::create(rewriter, loc, rewriter.getI32Type());
+    Value blockIndex =
+        LLVM::ZExtOp::create(rewriter, loc, rewriter.getI64Type(), blockId);
+    Value mine = blockPartials(rewriter, loc, partials, words, blockIndex);
+    blockReduce(
+        rewriter, loc, flush.scalar, block, total, threadSums,
+        [&](int64_t flat, Value sum) {
+          Value address =
+              LLVM::GEPOp::create(rewriter, loc, mine.getType(), flush.scalar,
+                                  mine, ArrayRef<LLVM::GEPArg>{int32_t(flat)});
+          LLVM::StoreOp::create(rewriter, loc, sum, address,
+                                flush.scalar.getIntOrFloatBitWidth() / 8);
+        });
+    Value isLast = takeTicket(rewriter, loc, op, block, partials);
+    // The other blocks are done.
+    emitIf(rewriter, loc, isLast, [&] {
+      NVVM::MembarOp::create(rewriter, loc, NVVM::MemScopeKind::GPU);
+      auto blockSums = [&](int64_t begin, int64_t size) {
+        return sumPartials(rewriter, loc, flush.scalar, partials, words, begin,
+                           size);
+      };
+      blockReduce(rewriter, loc, flush.scalar, block, total, blockSums,
+                  addInto);
+      Value isFirst = LLVM::AndOp::create(rewriter, loc, block.isLaneZero,
+                                          block.isWarpZero);
+      emitIf(rewriter, loc, isFirst, [&] {
+        Value zero = i64Constant(rewriter, loc, 0);
+        Value ticket = partialsAddress(rewriter, loc, partials, zero);
+        LLVM::StoreOp::create(rewriter, loc, zero, ticket, /*alignment=*/8);
+      });
+    });
   }
 };
 

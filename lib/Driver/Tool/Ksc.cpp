@@ -97,11 +97,12 @@ cl::opt<CpuLaunch> cpuLaunch(
     cl::init(CpuLaunch::Parallel), cl::cat(kscCategory));
 cl::opt<bool> deterministic(
     "deterministic",
-    cl::desc("With --target=cpu: kernels whose results could depend on the "
-             "order of atomic updates (float ones at data-dependent indices, "
-             "ones whose old value is used) run every thread one after "
-             "another, so that every launch gives the same bits for any "
-             "number of OS threads"),
+    cl::desc("Every launch gives the same bits: kernels whose results could "
+             "depend on the order of atomic updates (float ones at "
+             "data-dependent indices, ones whose old value is used) run "
+             "every thread one after another (on the GPU, on one GPU "
+             "thread), and GPU sums across blocks are added in a fixed "
+             "order"),
     cl::cat(kscCategory));
 SourceOptions sourceOptions(kscCategory);
 GpuCodeOptions gpuCode(kscCategory, "With --target=cuda",
@@ -339,10 +340,8 @@ static bool checkTargetOptions() {
               "--target=cuda\n";
     return false;
   }
-  if (target != Target::Cpu &&
-      (cpuLaunch.getNumOccurrences() || deterministic.getNumOccurrences())) {
-    errs() << "ksc: error: --cpu-launch and --deterministic need "
-              "--target=cpu\n";
+  if (target != Target::Cpu && cpuLaunch.getNumOccurrences()) {
+    errs() << "ksc: error: --cpu-launch needs --target=cpu\n";
     return false;
   }
   if (Error error = gpuCode.validate()) {
@@ -422,6 +421,7 @@ static mlir::LogicalResult emitCode(mlir::ModuleOp module, std::string &output,
     CudaPipelineOptions cudaPipeline;
     cudaPipeline.boundsCheck = boundsCheck;
     cudaPipeline.gridStride = gpuCode.isGridStride();
+    cudaPipeline.deterministic = deterministic;
     cudaPipeline.tapeBytes = gpuCode.getTapeBytes();
     if (nvptx) {
       PtxOptions ptxOptions;

@@ -57,14 +57,23 @@ int tool::listDevices(raw_ostream &os) {
 }
 
 std::vector<runner::CudaSourceKernel>
-tool::getCudaSourceKernels(mlir::ModuleOp module) {
+tool::getCudaSourceKernels(mlir::ModuleOp module, bool deterministic) {
   // The __global__ functions are at namespace scope, next to the thread
   // bodies of the same name in namespace ksc_kernels.
   std::vector<runner::CudaSourceKernel> kernels;
-  for (ks::KernelOp kernel : module.getOps<ks::KernelOp>())
+  mlir::SymbolTable symbols(module);
+  for (ks::KernelOp kernel : module.getOps<ks::KernelOp>()) {
+    conversion::GpuLaunchPlan plan =
+        conversion::planGpuLaunch(kernel, symbols, deterministic);
+    runner::CudaKernelLaunch launch;
+    launch.blockSums = plan.blockSums;
+    launch.serial = plan.serial;
+    launch.partialWords.assign(plan.partialWords.begin(),
+                               plan.partialWords.end());
     kernels.push_back({kernel.getSymName().str(),
                        "::" + getCppFunctionName(kernel.getSymName()),
-                       conversion::hasBlockSums(kernel)});
+                       std::move(launch)});
+  }
   return kernels;
 }
 
@@ -73,6 +82,7 @@ static CudaPipelineOptions getPipelineOptions(const GpuSettings &settings) {
   CudaPipelineOptions pipeline;
   pipeline.boundsCheck = settings.boundsCheck;
   pipeline.gridStride = settings.gridStride;
+  pipeline.deterministic = settings.deterministic;
   pipeline.tapeBytes = settings.tapeBytes;
   return pipeline;
 }
@@ -119,8 +129,8 @@ std::string tool::getBundleCodeKey(mlir::ModuleOp module,
   module->print(os, mlir::OpPrintingFlags().enableDebugInfo());
   os << "\n"
      << settings.cudaPath << "\n"
-     << settings.boundsCheck << settings.gridStride << " "
-     << settings.blockSize << " " << settings.tapeBytes << "\n"
+     << settings.boundsCheck << settings.gridStride << settings.deterministic
+     << " " << settings.blockSize << " " << settings.tapeBytes << "\n"
      << settings.sourceName << "\n"
      << arch << "\n";
   std::array<uint8_t, 32> hash = SHA256::hash(
@@ -133,7 +143,7 @@ Expected<runner::BundleCode> tool::buildBundleCode(mlir::ModuleOp module,
                                                    StringRef arch) {
   runner::BundleCode code;
   code.arch = arch.str();
-  code.kernels = getCudaSourceKernels(module);
+  code.kernels = getCudaSourceKernels(module, settings.deterministic);
   Expected<std::string> ptx = buildPtx(module, settings, arch);
   if (!ptx)
     return ptx.takeError();
@@ -148,7 +158,8 @@ Expected<runner::BundleCode> tool::buildBundleCode(mlir::ModuleOp module,
 Expected<runner::CudaModule> tool::buildGpuModule(mlir::ModuleOp module,
                                                   const GpuSettings &settings,
                                                   StringRef arch) {
-  std::vector<runner::CudaSourceKernel> kernels = getCudaSourceKernels(module);
+  std::vector<runner::CudaSourceKernel> kernels =
+      getCudaSourceKernels(module, settings.deterministic);
   Expected<runner::CudaModule> code = [&]() -> Expected<runner::CudaModule> {
     if (settings.via == Via::Ptx) {
       Expected<std::string> ptx = buildPtx(module, settings, arch);
@@ -167,8 +178,6 @@ Expected<runner::CudaModule> tool::buildGpuModule(mlir::ModuleOp module,
                                     settings.cudaPath);
   }();
   if (code)
-    for (const runner::CudaSourceKernel &kernel : kernels)
-      if (kernel.blockSums)
-        code->blockSums.insert(kernel.kernel);
+    runner::addLaunches(*code, kernels);
   return code;
 }

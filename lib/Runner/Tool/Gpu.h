@@ -29,6 +29,9 @@ struct GpuSettings {
   std::string cudaPath;
   bool boundsCheck = true;
   bool gridStride = false;
+  /// --deterministic: sums across blocks in a fixed order, serial launches
+  /// for kernels with other order-dependent atomics.
+  bool deterministic = false;
   /// --block-size, 0 when not given (256 without launch bounds).
   unsigned blockSize = 0;
   /// The capacity of each GPU thread's tape (--tape-bytes).
@@ -48,9 +51,10 @@ int reportError(llvm::Error error);
 int listDevices(llvm::raw_ostream &os);
 
 /// The kernels of `module` and the C++ names of their `__global__`
-/// functions in its CUDA C++ (what NVRTC lowers to entry points).
+/// functions in its CUDA C++ (what NVRTC lowers to entry points), and how
+/// they are launched (with `--deterministic` or not).
 std::vector<runner::CudaSourceKernel>
-getCudaSourceKernels(mlir::ModuleOp module);
+getCudaSourceKernels(mlir::ModuleOp module, bool deterministic);
 
 /// The GPU code of every kernel of `module` for a bundle: ksc's PTX for
 /// `arch` and its CUDA C++ (`settings.via` does not matter).

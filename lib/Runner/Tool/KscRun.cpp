@@ -106,6 +106,14 @@ cl::opt<Target> target("target", cl::desc("Where to run the kernel"),
                                              "on an NVIDIA GPU (exit status "
                                              "77 without one)")),
                        cl::init(Target::Cpu), cl::cat(runCategory));
+cl::opt<bool> deterministic(
+    "deterministic",
+    cl::desc("Make every launch give the same bits, as ksc --deterministic "
+             "does: on the CPU, kernels whose results depend on the order of "
+             "atomic updates run serially; on the GPU, sums across blocks "
+             "are added in a fixed order and such kernels run on one GPU "
+             "thread"),
+    cl::cat(runCategory));
 cl::opt<bool>
     boundsCheck("bounds-check",
                 cl::desc("Check array indices and stop with an error on an "
@@ -536,6 +544,7 @@ static tool::GpuSettings getGpuSettings() {
   settings.cudaPath = gpuCode.getCudaPath();
   settings.boundsCheck = boundsCheck;
   settings.gridStride = gpuCode.isGridStride();
+  settings.deterministic = deterministic;
   settings.blockSize = gpuCode.getBlockSize();
   settings.tapeBytes = gpuCode.getTapeBytes();
   settings.sourceName = inputFile;
@@ -627,6 +636,7 @@ createCpuExecutor(mlir::ModuleOp module, const runner::Grid &grid) {
   emitterOptions.sourceName = inputFile;
   CpuPipelineOptions pipeline;
   pipeline.boundsCheck = boundsCheck;
+  pipeline.deterministic = deterministic;
   if (mlir::failed(emitCpuCpp(module, source, pipeline, emitterOptions)))
     return nullptr;
   runner::HostCompiler compiler = runner::getDefaultHostCompiler();

@@ -78,6 +78,42 @@ std::string Emitter::cudaKernelQualifiers() {
   return "__launch_bounds__(" + std::to_string(options.blockSize) + ") ";
 }
 
+void Emitter::emitLaunchPartials(
+    ArrayRef<std::pair<std::string, int64_t>> partials) {
+  if (partials.empty())
+    return;
+  // One allocation on the stream for every sum's ticket and partials.
+  os << "// The blocks' sums, added in block order by the last block: per "
+        "sum,\n// a ticket and its elements per block.\n";
+  os << "int64_t words = ";
+  llvm::interleave(
+      partials,
+      [&](const std::pair<std::string, int64_t> &sum) {
+        os << "(1 + blocks * " << sum.second << ")";
+      },
+      [&] { os << " + "; });
+  os << ";\n";
+  os << "int64_t *partials = nullptr;\n";
+  os << "if (cudaError_t error = cudaMallocAsync(reinterpret_cast<void **>("
+        "&partials),\n"
+     << "                                      words * sizeof(int64_t), "
+        "stream))\n";
+  os << "  return error;\n";
+  os << "if (cudaError_t error =\n"
+     << "        cudaMemsetAsync(partials, 0, words * sizeof(int64_t), "
+        "stream)) {\n";
+  os << "  cudaFreeAsync(partials, stream);\n";
+  os << "  return error;\n";
+  os << "}\n";
+  std::string start = "partials";
+  for (auto [name, words] : partials) {
+    std::string extent = "1 + blocks * " + std::to_string(words);
+    os << "ksc::array<int64_t> " << name << "(" << start << ", " << extent
+       << ");\n";
+    start = name + ".data() + " + name + ".size()";
+  }
+}
+
 LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
   StringRef kernel =
       launcher->getAttrOfType<StringAttr>(kLaunchOfAttr).getValue();
@@ -89,13 +125,16 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
     return launcher.emitError("a launcher takes the launch grid (!ks.grid) "
                               "as its first argument");
   bool gridStride = isGridStrideLauncher(launcher);
+  auto launch = launcher->getAttrOfType<StringAttr>(ks::kCudaLaunchAttr);
+  bool serial = launch.getValue() == "serial";
   unsigned blockSize =
       options.blockSize ? options.blockSize : kDefaultCudaBlockSize;
   // A launch whose threads sum across the block has few blocks (one
   // atomic update per block and element).
-  int64_t maxBlocks = hasBlockSums(launcher) ? getMaxSumBlocks(blockSize)
-                      : gridStride          ? kMaxGridStrideBlocks
-                                            : 0;
+  int64_t maxBlocks = serial                   ? 1
+                      : hasBlockSums(launcher) ? getMaxSumBlocks(blockSize)
+                      : gridStride             ? kMaxGridStrideBlocks
+                                               : 0;
   std::string name = functionNames.lookup(kernel);
 
   // The parameters: the kernel's, with their source names (args when
@@ -106,7 +145,10 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
   // Names are unique among the parameters (a derivative kernel's `tan_x`
   // may meet a `tan_x` of the source): later ones get a suffix.
   // (Nor may they take the names of the launch function's locals.)
-  llvm::StringSet<> taken = {"dim", "stream", "blocks", "kernel", "arguments"};
+  // The partials of ordered sums (ks.partial_words) are the launch's own.
+  llvm::StringSet<> taken = {"dim",       "stream", "blocks",   "kernel",
+                             "arguments", "words",  "partials", "error"};
+  SmallVector<std::pair<std::string, int64_t>> partials;
   for (unsigned i = 1, e = type.getNumInputs(); i < e; ++i) {
     FailureOr<std::string> typeText =
         typeName(cppType(type.getInput(i), ks::isUnsignedArg(launcher, i)),
@@ -120,19 +162,29 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
     std::string arg = base;
     for (unsigned n = 1; !taken.insert(arg).second; ++n)
       arg = base + "_" + std::to_string(n);
-    kernelParams += ", " + *typeText + " " + arg;
-    forwardArgs += ", " + arg;
     args += ", &" + arg;
     types += ", " + *typeText;
+    if (auto words =
+            launcher.getArgAttrOfType<IntegerAttr>(i, ks::kPartialWordsAttr)) {
+      partials.push_back({arg, words.getInt()});
+      continue;
+    }
+    kernelParams += ", " + *typeText + " " + arg;
+    forwardArgs += ", " + arg;
   }
 
   // NVRTC, which compiles device code only, skips the host code.
   os << "#ifndef __CUDACC_RTC__\n";
   std::string comment =
-      ("// Launches kernel " + kernel + " on `stream` in blocks of " +
-       Twine(blockSize) + " GPU threads:\n// " +
-       (maxBlocks ? "at most " + std::to_string(maxBlocks) + " blocks"
-                  : std::string("one GPU thread per thread of `dim`")) +
+      ("// Launches kernel " + kernel + " on `stream` " +
+       (serial ? std::string("on one GPU thread, which runs\n// every thread "
+                             "of `dim` in order (ksc --deterministic)")
+               : "in blocks of " + std::to_string(blockSize) +
+                     " GPU threads:\n// " +
+                     (maxBlocks
+                          ? "at most " + std::to_string(maxBlocks) + " blocks"
+                          : std::string("one GPU thread per thread of "
+                                        "`dim`"))) +
        ". Returns the cudaError_t\n" +
        "// cudaErrorInvalidValue when `dim` has a negative extent or more "
        "than\n// 2^31 - 1 threads, else that of the launch (cudaSuccess, "
@@ -157,9 +209,12 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
   os << "  return cudaErrorInvalidValue;\n";
   os << "if (dim.size() == 0)\n";
   os << "  return cudaSuccess;\n";
-  os << "int64_t blocks = (dim.size() + " << blockSize - 1 << ") / "
-     << blockSize << ";\n";
-  if (maxBlocks)
+  if (serial)
+    os << "int64_t blocks = 1;\n";
+  else
+    os << "int64_t blocks = (dim.size() + " << blockSize - 1 << ") / "
+       << blockSize << ";\n";
+  if (maxBlocks && !serial)
     os << "if (blocks > " << maxBlocks << ")\n  blocks = " << maxBlocks
        << ";\n";
   // cudaLaunchKernel rather than <<<...>>>, which Clang cannot compile
@@ -169,11 +224,17 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
   std::string qualified = "::" + name;
   if (!options.cppNamespace.empty())
     qualified = "::" + options.cppNamespace + qualified;
+  emitLaunchPartials(partials);
   os << "void (*kernel)(" << types << ") = " << qualified << ";\n";
   os << "void *arguments[] = {" << args << "};\n";
-  os << "return cudaLaunchKernel(reinterpret_cast<const void *>(kernel), "
-     << "dim3(unsigned(blocks)), dim3(" << blockSize
+  os << (partials.empty() ? "return" : "cudaError_t error =")
+     << " cudaLaunchKernel(reinterpret_cast<const void *>(kernel), "
+     << "dim3(unsigned(blocks)), dim3(" << (serial ? 1 : blockSize)
      << "), arguments, 0, stream);\n";
+  if (!partials.empty()) {
+    os << "cudaError_t freed = cudaFreeAsync(partials, stream);\n";
+    os << "return error ? error : freed;\n";
+  }
   os.unindent();
   os << "}\n";
   os << "#endif // __CUDACC_RTC__\n\n";

@@ -222,7 +222,10 @@ LogicalResult Emitter::emitKsStatement(Operation &op) {
   if (auto flush = dyn_cast<ks::FlushAccumulatorOp>(op)) {
     os << operand(valueExpr(flush.getAccumulator()), kPostfix)
        << (flush.getBlock() ? ".flush_block_into(" : ".flush_into(")
-       << operand(valueExpr(flush.getArray()), kAssign) << ");\n";
+       << operand(valueExpr(flush.getArray()), kAssign);
+    if (Value partials = flush.getPartials())
+      os << ", " << operand(valueExpr(partials), kAssign);
+    os << ");\n";
     return success();
   }
   if (auto check = dyn_cast<ks::CheckIndexOp>(op)) {

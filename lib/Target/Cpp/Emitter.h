@@ -282,6 +282,10 @@ public:
   /// Whether a CUDA launcher's threads sum across the block
   /// (`ks.flush_accumulator block`): its launches have few blocks.
   static bool hasBlockSums(mlir::func::FuncOp launcher);
+  /// Allocates, in a CUDA launch function, the partials of its ordered
+  /// sums (name, i64 elements per block of each).
+  void
+  emitLaunchPartials(llvm::ArrayRef<std::pair<std::string, int64_t>> partials);
   /// Prints the operations of `block` except its terminator.
   mlir::LogicalResult emitBlock(mlir::Block &block);
   mlir::LogicalResult emitOperation(mlir::Operation &op);

@@ -357,3 +357,229 @@ func.func @launch_thread_sums(%dim: !ks.grid, %n: !ks.array<i64>) attributes {ks
   ks.flush_accumulator %sum into %n : !ks.array<i64>
   return
 }
+
+// -----
+
+// `ordered %partials` (convert-ks-to-cuda with `deterministic`; the
+// runtime's block_flush_ordered): the block's sum goes, by the same block
+// reduction, into the block's partials (element 1 + b * W of the i64
+// partials, W = 1 for one f32) instead of adj_a; its first thread fences,
+// takes a ticket (element 0) and tells the block whether it was the last
+// (nctaid.x - 1) through shared memory. The last block fences and sums the
+// blocks' partials, thread t those of blocks t, t + ntid.x, ... in order by
+// volatile loads, reduces them as a block, adds the total into adj_a with
+// one atomic and zeroes the ticket; the other blocks are done.
+
+// CHECK-DAG:   llvm.mlir.global internal @__ksc_block_last() {addr_space = 3 : i32, alignment = 4 : i64} : i32
+// CHECK-LABEL: llvm.func @ordered_saxpy_adj(
+// CHECK-SAME:    %[[ADJ_A:[^:]*]]: !llvm.struct<(ptr, array<1 x i64>, array<1 x i64>)>, %[[PARTIALS:[^:]*]]: !llvm.struct<(ptr, array<1 x i64>, array<1 x i64>)>)
+// CHECK:         llvm.call @ordered_saxpy_adj.thread(
+// CHECK:         %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK:         %[[LANE:.*]] = llvm.and %[[TID]], %{{.*}} : i32
+// CHECK:         %[[WARP:.*]] = llvm.lshr %[[TID]], %{{.*}} : i32
+// CHECK:         %[[LANE0:.*]] = llvm.icmp "eq" %[[LANE]], %{{.*}} : i32
+// CHECK:         %[[WARP0:.*]] = llvm.icmp "eq" %[[WARP]], %{{.*}} : i32
+
+// The block's partials: element 1 + ctaid.x * 1.
+// CHECK:         %[[CTAID:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
+// CHECK:         %[[BLOCK:.*]] = llvm.zext %[[CTAID]] : i32 to i64
+// CHECK:         %[[W:.*]] = llvm.mlir.constant(1 : i64) : i64
+// CHECK:         %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+// CHECK:         %[[START:.*]] = llvm.mul %[[BLOCK]], %[[W]] : i64
+// CHECK:         %[[WORD:.*]] = llvm.add %[[START]], %[[ONE]] : i64
+// CHECK:         %[[P_DATA:.*]] = llvm.extractvalue %[[PARTIALS]][0]
+// CHECK:         %[[P_STRIDE:.*]] = llvm.extractvalue %[[PARTIALS]][2, 0]
+// CHECK:         %[[OFFSET:.*]] = llvm.mul %[[WORD]], %[[P_STRIDE]] : i64
+// CHECK:         %[[MINE:.*]] = llvm.getelementptr %[[P_DATA]][%[[OFFSET]]] : (!llvm.ptr, i64) -> !llvm.ptr, i64
+
+// The block reduction, whose first thread stores the sum; no atomic.
+// CHECK:         nvvm.barrier0
+// CHECK-COUNT-5: nvvm.shfl.sync  idx
+// CHECK:         nvvm.barrier0
+// CHECK-COUNT-5: nvvm.shfl.sync  idx
+// CHECK:         %[[BLOCK_SUM:.*]] = llvm.select %{{.*}} : i1, f32
+// CHECK:         llvm.cond_br %[[LANE0]], ^[[STORE:.*]], ^{{.*}}
+// CHECK:       ^[[STORE]]:
+// CHECK-NOT:     llvm.atomicrmw
+// CHECK:         %[[MINE_0:.*]] = llvm.getelementptr %[[MINE]][0] : (!llvm.ptr) -> !llvm.ptr, f32
+// CHECK:         llvm.store %[[BLOCK_SUM]], %[[MINE_0]] {alignment = 4 : i64} : f32, !llvm.ptr
+
+// The ticket: a fence, then an atomic add of 1 on element 0 by thread 0.
+// CHECK:         %[[LAST_FLAG:.*]] = llvm.mlir.addressof @__ksc_block_last : !llvm.ptr<3>
+// CHECK:         %[[FIRST:.*]] = llvm.and %[[LANE0]], %[[WARP0]] : i1
+// CHECK:         llvm.cond_br %[[FIRST]], ^[[TICKET:.*]], ^[[TICKET_END:.*]]
+// CHECK:       ^[[TICKET]]:
+// CHECK-NEXT:    nvvm.memory.barrier <gpu>
+// CHECK:         %[[T_DATA:.*]] = llvm.extractvalue %[[PARTIALS]][0]
+// CHECK:         %[[T_ADDRESS:.*]] = llvm.getelementptr %[[T_DATA]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i64
+// CHECK:         %[[T_ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+// CHECK:         %[[OLD:.*]] = llvm.atomicrmw add %[[T_ADDRESS]], %[[T_ONE]] syncscope("device") monotonic : !llvm.ptr, i64
+// CHECK:         %[[NCTAID:.*]] = nvvm.read.ptx.sreg.nctaid.x : i32
+// CHECK:         %[[BLOCKS:.*]] = llvm.zext %[[NCTAID]] : i32 to i64
+// CHECK:         %[[LAST_TICKET:.*]] = llvm.sub %[[BLOCKS]], %[[T_ONE]] : i64
+// CHECK:         %[[IS_LAST:.*]] = llvm.icmp "eq" %[[OLD]], %[[LAST_TICKET]] : i64
+// CHECK:         %[[IS_LAST_WORD:.*]] = llvm.zext %[[IS_LAST]] : i1 to i32
+// CHECK:         llvm.store %[[IS_LAST_WORD]], %[[LAST_FLAG]] : i32, !llvm.ptr<3>
+// CHECK:       ^[[TICKET_END]]:
+// CHECK-NEXT:    nvvm.barrier0
+// CHECK-NEXT:    %[[FLAG:.*]] = llvm.load %[[LAST_FLAG]] : !llvm.ptr<3> -> i32
+// CHECK:         %[[LAST:.*]] = llvm.icmp "ne" %[[FLAG]], %{{.*}} : i32
+// CHECK:         llvm.cond_br %[[LAST]], ^[[LAST_BLOCK:.*]], ^[[DONE:.*]]
+
+// The last block: a fence, then each thread's loop over the blocks.
+// CHECK:       ^[[LAST_BLOCK]]:
+// CHECK-NEXT:    nvvm.memory.barrier <gpu>
+// CHECK:         nvvm.barrier0
+// CHECK:         %[[TID2:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK:         %[[FIRST_BLOCK:.*]] = llvm.zext %[[TID2]] : i32 to i64
+// CHECK:         %[[NTID:.*]] = nvvm.read.ptx.sreg.ntid.x : i32
+// CHECK:         %[[STEP:.*]] = llvm.zext %[[NTID]] : i32 to i64
+// CHECK:         %[[NCTAID2:.*]] = nvvm.read.ptx.sreg.nctaid.x : i32
+// CHECK:         %[[END:.*]] = llvm.zext %[[NCTAID2]] : i32 to i64
+// CHECK:         %[[ZERO:.*]] = llvm.mlir.constant(0.000000e+00 : f32) : f32
+// CHECK:         llvm.br ^[[HEADER:.*]](%[[FIRST_BLOCK]], %[[ZERO]] : i64, f32)
+// CHECK:       ^[[HEADER]](%[[B:[0-9]+]]: i64, %[[SUM:[0-9]+]]: f32):
+// CHECK-NEXT:    %[[MORE:.*]] = llvm.icmp "slt" %[[B]], %[[END]] : i64
+// CHECK-NEXT:    llvm.cond_br %[[MORE]], ^[[BODY:.*]], ^[[REDUCE:.*]]
+// CHECK:       ^[[BODY]]:
+// CHECK:         %[[B_START:.*]] = llvm.mul %[[B]], %{{.*}} : i64
+// CHECK:         %[[B_WORD:.*]] = llvm.add %[[B_START]], %{{.*}} : i64
+// CHECK:         %[[B_OFFSET:.*]] = llvm.mul %[[B_WORD]], %{{.*}} : i64
+// CHECK:         %[[B_SUMS:.*]] = llvm.getelementptr %{{.*}}[%[[B_OFFSET]]] : (!llvm.ptr, i64) -> !llvm.ptr, i64
+// CHECK:         %[[NEXT:.*]] = llvm.add %[[B]], %[[STEP]] : i64
+// CHECK:         %[[B_0:.*]] = llvm.getelementptr %[[B_SUMS]][0] : (!llvm.ptr) -> !llvm.ptr, f32
+// CHECK:         %[[PARTIAL:.*]] = llvm.load volatile %[[B_0]] {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK:         %[[NEW_SUM:.*]] = llvm.fadd %[[SUM]], %[[PARTIAL]] : f32
+// CHECK:         llvm.br ^[[HEADER]](%[[NEXT]], %[[NEW_SUM]] : i64, f32)
+
+// The threads' sums reduced as a block, the total added into adj_a.
+// CHECK:       ^[[REDUCE]]:
+// CHECK:         nvvm.shfl.sync  idx %{{.*}}, %[[SUM]], %{{.*}}, %{{.*}} : f32 -> f32
+// CHECK:         nvvm.barrier0
+// CHECK-COUNT-5: nvvm.shfl.sync  idx
+// CHECK:         %[[TOTAL:.*]] = llvm.select %{{.*}} : i1, f32
+// CHECK:         llvm.extractvalue %[[ADJ_A]][0]
+// CHECK:         llvm.atomicrmw fadd %{{.*}}, %[[TOTAL]] monotonic : !llvm.ptr, f32
+
+// Thread 0 zeroes the ticket.
+// CHECK:         %[[FIRST2:.*]] = llvm.and %[[LANE0]], %[[WARP0]] : i1
+// CHECK:         llvm.cond_br %[[FIRST2]], ^[[RESET:.*]], ^{{.*}}
+// CHECK:       ^[[RESET]]:
+// CHECK:         %[[I64_ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
+// CHECK:         %[[R_DATA:.*]] = llvm.extractvalue %[[PARTIALS]][0]
+// CHECK:         %[[R_ADDRESS:.*]] = llvm.getelementptr %[[R_DATA]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i64
+// CHECK:         llvm.store %[[I64_ZERO]], %[[R_ADDRESS]] {alignment = 8 : i64} : i64, !llvm.ptr
+// CHECK:       ^[[DONE]]:
+// CHECK-NEXT:    llvm.return
+func.func private @ordered_saxpy_adj(%tid: i32, %a: f32, %x: !ks.array<const f32>, %adj_a: !ks.array<f32>) {
+  %c0 = arith.constant 0 : i32
+  %0 = ks.load %x[%tid] : !ks.array<const f32>, i32
+  %1 = arith.mulf %0, %a : f32
+  %2 = ks.atomic_rmw add exclusive %adj_a[%c0], %1 : !ks.array<f32>, i32
+  return
+}
+func.func @launch_ordered_saxpy_adj(%dim: !ks.grid, %a: f32, %x: !ks.array<const f32>, %adj_a: !ks.array<f32>, %adj_a_partials: !ks.array<i64>) attributes {ks.cuda_launch = "guarded", ks.launch_of = "ordered_saxpy_adj"} {
+  %sum = ks.accumulator %adj_a {size = 1 : i64} : !ks.array<f32>
+  %b = gpu.block_id x
+  %0 = arith.index_cast %b : index to i64
+  %s = gpu.block_dim x
+  %1 = arith.index_cast %s : index to i64
+  %t = gpu.thread_id x
+  %2 = arith.index_cast %t : index to i64
+  %3 = arith.muli %0, %1 overflow<nsw> : i64
+  %4 = arith.addi %3, %2 overflow<nsw> : i64
+  %n = ks.grid_size %dim
+  %in = arith.cmpi slt, %4, %n : i64
+  scf.if %in {
+    %i = arith.trunci %4 : i64 to i32
+    func.call @ordered_saxpy_adj(%i, %a, %x, %sum) : (i32, f32, !ks.array<const f32>, !ks.array<f32>) -> ()
+  }
+  ks.flush_accumulator block %sum into %adj_a ordered %adj_a_partials : !ks.array<f32>, !ks.array<i64>
+  return
+}
+
+// -----
+
+// Ordered sums of vec3 (2 elements: 6 float scalars, W = 3 partials per
+// block) and of f64 (W = 1), each with partials of its own: thread 0
+// stores the 6 block sums at floats 0 ... 5 of the block's partials; the
+// last block's threads sum 6 floats per block, with one loop over the
+// blocks, then an f64 per block.
+
+// CHECK-LABEL: llvm.func @ordered_forces_adj(
+// CHECK-SAME:    %[[G_PARTIALS:[^:]*]]: !llvm.struct<(ptr, array<1 x i64>, array<1 x i64>)>, %[[S_PARTIALS:[^:]*]]: !llvm.struct<(ptr, array<1 x i64>, array<1 x i64>)>)
+// CHECK:         llvm.call @ordered_forces_adj.thread(
+// CHECK:         %[[CTAID:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
+// CHECK:         %[[BLOCK:.*]] = llvm.zext %[[CTAID]] : i32 to i64
+// CHECK:         %[[W:.*]] = llvm.mlir.constant(3 : i64) : i64
+// CHECK:         %[[START:.*]] = llvm.mul %[[BLOCK]], %[[W]] : i64
+// CHECK:         %[[WORD:.*]] = llvm.add %[[START]], %{{.*}} : i64
+// CHECK:         llvm.extractvalue %[[G_PARTIALS]][0]
+// CHECK:         %[[MINE:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i64
+// CHECK:         %[[MINE_0:.*]] = llvm.getelementptr %[[MINE]][0] : (!llvm.ptr) -> !llvm.ptr, f32
+// CHECK-NEXT:    llvm.store %{{.*}}, %[[MINE_0]] {alignment = 4 : i64} : f32, !llvm.ptr
+// CHECK:         %[[MINE_5:.*]] = llvm.getelementptr %[[MINE]][5] : (!llvm.ptr) -> !llvm.ptr, f32
+// CHECK-NEXT:    llvm.store %{{.*}}, %[[MINE_5]] {alignment = 4 : i64} : f32, !llvm.ptr
+// CHECK:         nvvm.memory.barrier <gpu>
+// CHECK:         llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("device") monotonic : !llvm.ptr, i64
+// CHECK:         nvvm.memory.barrier <gpu>
+// CHECK:         llvm.br ^[[HEADER:.*]](%{{.*}}, %[[ZERO:[0-9]+]], %[[ZERO]], %[[ZERO]], %[[ZERO]], %[[ZERO]], %[[ZERO]] : i64, f32, f32, f32, f32, f32, f32)
+// CHECK:       ^[[HEADER]](%[[B:[0-9]+]]: i64, %[[S0:[0-9]+]]: f32, %{{[0-9]+}}: f32, %{{[0-9]+}}: f32, %{{[0-9]+}}: f32, %{{[0-9]+}}: f32, %[[S5:[0-9]+]]: f32):
+// CHECK:         %[[B_W:.*]] = llvm.mlir.constant(3 : i64) : i64
+// CHECK:         %[[B_START:.*]] = llvm.mul %[[B]], %[[B_W]] : i64
+// CHECK:         llvm.extractvalue %[[G_PARTIALS]][0]
+// CHECK:         %[[B_SUMS:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i64
+// CHECK:         %[[B_0:.*]] = llvm.getelementptr %[[B_SUMS]][0] : (!llvm.ptr) -> !llvm.ptr, f32
+// CHECK-NEXT:    %[[P0:.*]] = llvm.load volatile %[[B_0]] {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT:    %[[NEW0:.*]] = llvm.fadd %[[S0]], %[[P0]] : f32
+// CHECK-COUNT-4: llvm.load volatile
+// CHECK:         %[[B_5:.*]] = llvm.getelementptr %[[B_SUMS]][5] : (!llvm.ptr) -> !llvm.ptr, f32
+// CHECK-NEXT:    %[[P5:.*]] = llvm.load volatile %[[B_5]] {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT:    %[[NEW5:.*]] = llvm.fadd %[[S5]], %[[P5]] : f32
+// CHECK-NEXT:    llvm.br ^[[HEADER]](%{{.*}}, %[[NEW0]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[NEW5]] : i64, f32, f32, f32, f32, f32, f32)
+// CHECK-COUNT-6: llvm.atomicrmw fadd %{{.*}}, %{{.*}} monotonic : !llvm.ptr, f32
+// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : i64, !llvm.ptr
+
+// The f64 sums.
+// CHECK:         llvm.mlir.addressof @__ksc_block_sums_f64 : !llvm.ptr<3>
+// CHECK:         llvm.extractvalue %[[S_PARTIALS]][0]
+// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : f64, !llvm.ptr
+// CHECK:         llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("device") monotonic : !llvm.ptr, i64
+// CHECK:         llvm.br ^[[F64_HEADER:.*]](%{{.*}}, %{{.*}} : i64, f64)
+// CHECK:       ^[[F64_HEADER]](%{{[0-9]+}}: i64, %[[F64_SUM:[0-9]+]]: f64):
+// CHECK:         llvm.extractvalue %[[S_PARTIALS]][0]
+// CHECK:         %[[F64_PARTIAL:.*]] = llvm.load volatile %{{.*}} {alignment = 8 : i64} : !llvm.ptr -> f64
+// CHECK-NEXT:    llvm.fadd %[[F64_SUM]], %[[F64_PARTIAL]] : f64
+// CHECK:         llvm.atomicrmw fadd %{{.*}}, %{{.*}} monotonic : !llvm.ptr, f64
+// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : i64, !llvm.ptr
+// CHECK:         llvm.return
+func.func private @ordered_forces_adj(%tid: i32, %f: vector<3xf32>, %e: f64, %adj_g: !ks.array<vector<3xf32>>, %adj_s: !ks.array<f64>) {
+  %c1 = arith.constant 1 : i32
+  %c0 = arith.constant 0 : i32
+  %0 = ks.atomic_rmw add exclusive %adj_g[%c1], %f : !ks.array<vector<3xf32>>, i32
+  %1 = ks.atomic_rmw add exclusive %adj_s[%c0], %e : !ks.array<f64>, i32
+  return
+}
+func.func @launch_ordered_forces_adj(%dim: !ks.grid, %f: vector<3xf32>, %e: f64, %adj_g: !ks.array<vector<3xf32>>, %adj_s: !ks.array<f64>, %adj_g_partials: !ks.array<i64>, %adj_s_partials: !ks.array<i64>) attributes {ks.cuda_launch = "grid-stride", ks.launch_of = "ordered_forces_adj"} {
+  %g_sum = ks.accumulator %adj_g {size = 2 : i64} : !ks.array<vector<3xf32>>
+  %s_sum = ks.accumulator %adj_s {size = 1 : i64} : !ks.array<f64>
+  %b = gpu.block_id x
+  %0 = arith.index_cast %b : index to i64
+  %s = gpu.block_dim x
+  %1 = arith.index_cast %s : index to i64
+  %t = gpu.thread_id x
+  %2 = arith.index_cast %t : index to i64
+  %g = gpu.grid_dim x
+  %3 = arith.index_cast %g : index to i64
+  %4 = arith.muli %0, %1 overflow<nsw> : i64
+  %first = arith.addi %4, %2 overflow<nsw> : i64
+  %step = arith.muli %3, %1 overflow<nsw> : i64
+  %n = ks.grid_size %dim
+  scf.for %k = %first to %n step %step : i64 {
+    %i = arith.trunci %k : i64 to i32
+    func.call @ordered_forces_adj(%i, %f, %e, %g_sum, %s_sum) : (i32, vector<3xf32>, f64, !ks.array<vector<3xf32>>, !ks.array<f64>) -> ()
+  }
+  ks.flush_accumulator block %g_sum into %adj_g ordered %adj_g_partials : !ks.array<vector<3xf32>>, !ks.array<i64>
+  ks.flush_accumulator block %s_sum into %adj_s ordered %adj_s_partials : !ks.array<f64>, !ks.array<i64>
+  return
+}

@@ -46,7 +46,7 @@ ks.kernel @tangent_width_zero() attributes {ks.tangent_width = 0 : i64} {
 
 // -----
 
-// expected-error@+1 {{'func.func' op attribute 'ks.cuda_launch' must be "grid-stride" or "guarded", not "warp"}}
+// expected-error@+1 {{'func.func' op attribute 'ks.cuda_launch' must be "grid-stride", "guarded" or "serial", not "warp"}}
 func.func @launch_k() attributes {ks.cuda_launch = "warp"} {
   return
 }

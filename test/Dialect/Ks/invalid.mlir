@@ -507,6 +507,31 @@ ks.kernel @atomic_aggregate_exclusive(%x: !ks.array<f32>, %i: i32, %v: f32) {
 
 // -----
 
+func.func @flush_ordered_not_block(%a: !ks.array<f32>, %p: !ks.array<i64>) {
+  %sum = ks.accumulator %a {size = 1 : i64} : !ks.array<f32>
+  // expected-error@+1 {{'ks.flush_accumulator' op orders the sums of blocks only with 'block'}}
+  ks.flush_accumulator %sum into %a ordered %p : !ks.array<f32>, !ks.array<i64>
+  return
+}
+
+// -----
+
+func.func @flush_ordered_partials(%a: !ks.array<f32>, %p: !ks.array<const i64>) {
+  %sum = ks.accumulator %a {size = 1 : i64} : !ks.array<f32>
+  // expected-error@+1 {{'ks.flush_accumulator' op expects the partials to be a 1-D array of i64, got '!ks.array<const i64>'}}
+  ks.flush_accumulator block %sum into %a ordered %p : !ks.array<f32>, !ks.array<const i64>
+  return
+}
+
+// -----
+
+// expected-error@+1 {{'func.func' op attribute 'ks.partial_words' of argument 0 must be a positive i64, not 0 : i64}}
+func.func @partial_words(%p: !ks.array<i64> {ks.partial_words = 0 : i64}) {
+  return
+}
+
+// -----
+
 ks.kernel @atomic_result_type(%x: !ks.array<i32>, %i: i32, %v: i32) {
   // expected-error@+1 {{'ks.atomic_rmw' op expects the value and the result to have type 'i32', got 'i32' and 'i64'}}
   %old = "ks.atomic_rmw"(%x, %i, %v) <{kind = 0 : i32}> : (!ks.array<i32>, i32, i32) -> i64

@@ -229,13 +229,16 @@ ks.kernel @noise(%seed: i32, %out: !ks.array<f32>) {
 
 // The launch-private sums of a CPU launcher.
 // CHECK-LABEL: func.func @launch_sum(
-// CHECK-SAME:      %[[TOTAL:.*]]: !ks.array<vector<3xf32>>)
+// CHECK-SAME:      %[[TOTAL:.*]]: !ks.array<vector<3xf32>>, %[[PARTIALS:.*]]: !ks.array<i64> {ks.partial_words = 3 : i64})
 // CHECK-NEXT:    %[[SUM:.*]] = ks.accumulator %[[TOTAL]] {size = 2 : i64} : !ks.array<vector<3xf32>>
 // CHECK-NEXT:    ks.flush_accumulator %[[SUM]] into %[[TOTAL]] : !ks.array<vector<3xf32>>
 // CHECK-NEXT:    ks.flush_accumulator block %[[SUM]] into %[[TOTAL]] : !ks.array<vector<3xf32>>
-func.func @launch_sum(%total: !ks.array<vector<3xf32>>) {
+// CHECK-NEXT:    ks.flush_accumulator block %[[SUM]] into %[[TOTAL]] ordered %[[PARTIALS]] : !ks.array<vector<3xf32>>, !ks.array<i64>
+func.func @launch_sum(%total: !ks.array<vector<3xf32>>,
+                      %partials: !ks.array<i64> {ks.partial_words = 3 : i64}) {
   %sum = ks.accumulator %total {size = 2 : i64} : !ks.array<vector<3xf32>>
   ks.flush_accumulator %sum into %total : !ks.array<vector<3xf32>>
   ks.flush_accumulator block %sum into %total : !ks.array<vector<3xf32>>
+  ks.flush_accumulator block %sum into %total ordered %partials : !ks.array<vector<3xf32>>, !ks.array<i64>
   return
 }

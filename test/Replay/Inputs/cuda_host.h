@@ -35,6 +35,9 @@
 //   then form one group, whose mask each gets. KSC_SIMT_SPLIT=<seed> splits
 //   those groups at random into smaller ones (a GPU with independent thread
 //   scheduling may converge less), the same way for a seed.
+// - Blocks run one after another, in index order; KSC_SIMT_BLOCK_ORDER=<seed>
+//   runs them in a random order instead, the same for a seed (a GPU runs
+//   blocks in any order, and their atomics interleave in any order).
 // - Errors: a thread that throws (ksc::launch_error from a failed check, or
 //   a stand-in error) fails. The threads of its block below it go on as far
 //   as they can (as on the CPU, the lowest failing thread's message is the
@@ -981,8 +984,19 @@ KSC_SIMT_INLINE int run_launch(void (*body)(void *), void *context,
     blockDim = {block_size, 1, 1};
     scheduler launch(body, context, block_size);
     active() = &launch;
-    for (unsigned block = 0; block < blocks && failure.empty(); ++block)
-      failure = launch.run_block(block);
+    std::vector<unsigned> order(blocks);
+    for (unsigned block = 0; block < blocks; ++block)
+      order[block] = block;
+    if (const char *seed = std::getenv("KSC_SIMT_BLOCK_ORDER")) {
+      // Fisher-Yates with a 64-bit LCG: the same order for a seed.
+      unsigned long long random = std::strtoull(seed, nullptr, 0);
+      for (unsigned k = blocks; k > 1; --k) {
+        random = random * 6364136223846793005ull + 1442695040888963407ull;
+        std::swap(order[k - 1], order[unsigned((random >> 33) % k)]);
+      }
+    }
+    for (unsigned k = 0; k < blocks && failure.empty(); ++k)
+      failure = launch.run_block(order[k]);
   } catch (const std::exception &e) {
     failure = std::string("ksc SIMT stand-in: ") + e.what();
   }

@@ -29,6 +29,10 @@ elif kernel == "pull":
 elif kernel == "stats":
     inputs = {"x": x, "bin": bins, "moments": [0.0, 0.0],
               "hist": [0.0] * 5, "count": [0], "last": [0]}
+elif kernel == "drift":
+    inputs = {"p": [[x[i], x[(i + 1) % dim], x[(i + 2) % dim]]
+                    for i in range(dim)],
+              "v": [0.5, -1.0, 0.25], "dt": 0.01, "s": 1.25, "q": x}
 elif kernel == "big_sum":
     inputs = {"total": [0.0]}
 else:
@@ -40,6 +44,7 @@ if sys.argv[3:] == ["--adjoints"]:
             return [adjoint(v, k + 7 * i) for i, v in enumerate(value)]
         return round(math.cos(0.9 * k), 3)
     outputs = {"scale": ["y"], "horner": ["y"], "gather": ["y"],
-               "pull": ["p"], "stats": ["moments", "hist"], "big_sum": []}
+               "pull": ["p"], "stats": ["moments", "hist"], "drift": ["p", "q"],
+               "big_sum": []}
     inputs = {name: adjoint(inputs[name], 1) for name in outputs[kernel]}
 json.dump(inputs, sys.stdout)

@@ -36,7 +36,13 @@ bool isPositiveInteger(Attribute attr) {
 
 bool isCudaLaunch(Attribute attr) {
   auto string = dyn_cast<StringAttr>(attr);
-  return string && (string == "grid-stride" || string == "guarded");
+  return string &&
+         (string == "grid-stride" || string == "guarded" || string == "serial");
+}
+
+bool isPartialWords(Attribute attr) {
+  auto words = dyn_cast<IntegerAttr>(attr);
+  return words && words.getType().isInteger(64) && words.getInt() >= 1;
 }
 
 /// The attributes of operations.
@@ -59,12 +65,14 @@ constexpr AttributeKind kOperationAttributes[] = {
     {kNamesAttr, isStringArray, "an array of strings"},
     {kUnsignedNamesAttr, isStringArray, "an array of strings"},
     {kLaunchOfAttr, isA<StringAttr>, "the name of a kernel"},
-    {kCudaLaunchAttr, isCudaLaunch, "\"grid-stride\" or \"guarded\""},
+    {kCudaLaunchAttr, isCudaLaunch,
+     "\"grid-stride\", \"guarded\" or \"serial\""},
 };
 
 /// The attributes of arguments (and, for ks.unsigned, results).
 constexpr AttributeKind kArgumentAttributes[] = {
     {kNameAttr, isA<StringAttr>, "a string"},
+    {kPartialWordsAttr, isPartialWords, "a positive i64"},
     {kInoutAttr, isA<UnitAttr>, "a unit attribute"},
     {kUnsignedAttr, isA<UnitAttr>, "a unit attribute"},
 };

@@ -759,3 +759,17 @@ LogicalResult StoreOp::canonicalize(StoreOp op, PatternRewriter &rewriter) {
   }
   return failure();
 }
+
+LogicalResult FlushAccumulatorOp::verify() {
+  Value partials = getPartials();
+  if (!partials)
+    return success();
+  if (!getBlock())
+    return emitOpError("orders the sums of blocks only with 'block'");
+  auto type = cast<ArrayType>(partials.getType());
+  if (type.getRank() != 1 || type.getIsConst() ||
+      !type.getElementType().isSignlessInteger(64))
+    return emitOpError("expects the partials to be a 1-D array of i64, got ")
+           << type;
+  return success();
+}

@@ -95,7 +95,12 @@ def Ks_Dialect : Dialect {
   //   of their uint32_t local variables.
   // - ks.launch_of: on a launcher (convert-ks-to-cpu, convert-ks-to-cuda),
   //   the kernel it launches; ks.cuda_launch: how a CUDA launcher covers
-  //   the grid ("grid-stride" or "guarded", one thread per index).
+  //   the grid ("grid-stride", "guarded", one thread per index, or
+  //   "serial", one GPU thread runs the grid-stride loop over every index).
+  // - ks.partial_words (argument): on a CUDA launcher, marks an argument
+  //   the launch allocates, not the caller: the partials of a
+  //   `ks.flush_accumulator ... ordered`, with this many i64 elements per
+  //   block after its ticket.
   // - ks.name (argument): the source name of an argument after lowering.
   // - ks.inout (argument): an in-out (`T &`) argument of a device function.
   // - ks.unsigned (argument, result): an i32 that is a uint32_t in the
@@ -114,6 +119,7 @@ def Ks_Dialect : Dialect {
     "::mlir::StringAttr":$launch_of,
     "::mlir::StringAttr":$cuda_launch,
     "::mlir::StringAttr":$name,
+    "::mlir::IntegerAttr":$partial_words,
     "::mlir::UnitAttr":$inout,
     "::mlir::UnitAttr":$unsigned
   );

@@ -43,6 +43,8 @@ inline constexpr llvm::StringLiteral kLaunchOfAttr =
     KsDialect::LaunchOfAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kCudaLaunchAttr =
     KsDialect::CudaLaunchAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kPartialWordsAttr =
+    KsDialect::PartialWordsAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kNameAttr =
     KsDialect::NameAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kInoutAttr =

@@ -450,16 +450,41 @@ def Ks_FlushAccumulatorOp : Ks_Op<"flush_accumulator", [
     `array`: one atomic update per element and block instead of one per
     thread.
 
+    With `ordered %partials` as well (`convert-ks-to-cuda` with
+    `deterministic`), the blocks' sums are added in a fixed order, so that
+    launches of the same grid and block size give the same bits: every
+    block stores its sums into `%partials` (a 1-D `i64` array of the
+    launch: element 0 a ticket, zero before the launch; then, for block
+    `b`, `W` elements from `1 + b * W` holding the block's sums as packed
+    scalars of the element type, `W = ceil(scalars * bytes per scalar /
+    8)`). The last block to take a ticket sums the partials of all blocks
+    in block order (thread `t` blocks `t, t + blockDim, ...`, then the
+    block's fixed tree), adds the totals into `array`, and sets the ticket
+    back to zero.
+
     ```mlir
     ks.flush_accumulator %sum into %adj_a : !ks.array<f32>
     ks.flush_accumulator block %adj_a_sum into %adj_a : !ks.array<f32>
+    ks.flush_accumulator block %adj_a_sum into %adj_a
+        ordered %adj_a_partials : !ks.array<f32>, !ks.array<i64>
     ```
   }];
   let arguments = (ins Arg<Ks_ArrayType, "the partial sums", [MemRead]>:$accumulator,
                        Arg<Ks_ArrayType, "the array", [MemRead, MemWrite]>:$array,
-                       UnitAttr:$block);
+                       UnitAttr:$block,
+                       Arg<Optional<Ks_ArrayType>, "the blocks' sums and a ticket",
+                           [MemRead, MemWrite]>:$partials);
   let assemblyFormat = [{
-    (`block` $block^)? $accumulator `into` $array attr-dict `:` qualified(type($array))
+    (`block` $block^)? $accumulator `into` $array (`ordered` $partials^)?
+    attr-dict `:` qualified(type($array)) (`,` qualified(type($partials))^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The `i64` elements per block of `ordered`'s partials for `scalars`
+    /// scalars of `scalarBytes` bytes each.
+    static int64_t getPartialWords(int64_t scalars, int64_t scalarBytes) {
+      return (scalars * scalarBytes + 7) / 8;
+    }
   }];
 }
 
