@@ -68,13 +68,13 @@ bool hasUniformSums(llvm::ArrayRef<ArgumentSums> args);
 /// kernel before convert-ks-to-cuda, which makes those updates exclusive.
 bool hasBlockSums(ks::KernelOp kernel);
 
-/// Whether an atomic update in `op` (or the functions it calls, looked up
-/// in `symbols`) can give a result that depends on the order of the
-/// threads: one not `exclusive` that is a float add, sub, min or max, or
-/// whose old value is used. Integer sums, minima and maxima whose old
-/// values are unused come out the same in any order. `skip` says which
+/// The first atomic update in `op` (or the functions it calls, looked up
+/// in `symbols`) that can give a result that depends on the order of the
+/// threads, or null: one not `exclusive` that is a float add, sub, min or
+/// max, or whose old value is used. Integer sums, minima and maxima whose
+/// old values are unused come out the same in any order. `skip` says which
 /// updates not to count (those a launch sums privately).
-bool hasOrderDependentAtomics(
+ks::AtomicRMWOp findOrderDependentAtomic(
     mlir::Operation *op, mlir::SymbolTable &symbols,
     llvm::function_ref<bool(ks::AtomicRMWOp)> skip = nullptr);
 
@@ -86,9 +86,10 @@ struct GpuLaunchPlan {
   /// Whether the threads sum across the block (hasBlockSums).
   bool blockSums = false;
   /// With `deterministic`: the kernel has atomic updates other than its
-  /// Uniform sums whose results depend on the order of the threads, so one
-  /// GPU thread runs every thread, in index order.
+  /// Uniform sums whose results depend on the order of the threads (the
+  /// first of them), so one GPU thread runs every thread, in index order.
   bool serial = false;
+  ks::AtomicRMWOp serialBecause;
   /// With `deterministic` and not serial: for each Uniform sum in argument
   /// order, the `i64` elements per block of its partials
   /// (`ks.flush_accumulator ... ordered`), which the launch allocates.

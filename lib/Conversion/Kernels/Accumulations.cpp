@@ -69,25 +69,27 @@ bool conversion::hasBlockSums(ks::KernelOp kernel) {
       kernel.getArguments(), [](BlockArgument arg) { return classifySums(arg); }));
 }
 
-bool conversion::hasOrderDependentAtomics(
+ks::AtomicRMWOp conversion::findOrderDependentAtomic(
     Operation *op, SymbolTable &symbols,
     function_ref<bool(ks::AtomicRMWOp)> skip) {
   llvm::DenseSet<Operation *> visited;
-  std::function<bool(Operation *)> visit = [&](Operation *root) {
+  std::function<ks::AtomicRMWOp(Operation *)> visit =
+      [&](Operation *root) -> ks::AtomicRMWOp {
     if (!visited.insert(root).second)
-      return false;
-    bool found = false;
+      return nullptr;
+    ks::AtomicRMWOp found;
     root->walk([&](Operation *inner) {
       if (auto atomic = dyn_cast<ks::AtomicRMWOp>(inner)) {
         if (!atomic.getExclusive() && !(skip && skip(atomic)) &&
             (!atomic.getResult().use_empty() ||
              !isa<IntegerType>(getElementTypeOrSelf(
                  atomic.getArray().getType().getElementType()))))
-          found = true;
+          found = atomic;
       } else if (auto call = dyn_cast<ks::CallOp>(inner)) {
         if (Operation *callee = symbols.lookup(call.getCallee()))
-          found = visit(callee) || found;
+          found = visit(callee);
       }
+      return found ? WalkResult::interrupt() : WalkResult::advance();
     });
     return found;
   };
@@ -108,7 +110,8 @@ GpuLaunchPlan conversion::planGpuLaunch(ks::KernelOp kernel,
     return arg && arg.getOwner()->getParentOp() == kernel &&
            plan.args[arg.getArgNumber()].kind == SumClass::Uniform;
   };
-  plan.serial = hasOrderDependentAtomics(kernel, symbols, isUniformSum);
+  plan.serialBecause = findOrderDependentAtomic(kernel, symbols, isUniformSum);
+  plan.serial = bool(plan.serialBecause);
   if (plan.serial)
     return plan;
   for (auto [arg, sums] : llvm::zip(kernel.getArguments(), plan.args)) {

@@ -93,7 +93,7 @@ static LaunchPlan planLaunch(ks::KernelOp kernel, bool parallel,
                      [](const ArgPlan &arg) {
                        return arg.kind == SumKind::PerWorker;
                      }) ||
-        hasOrderDependentAtomics(kernel, symbols, isPrivateSum);
+        findOrderDependentAtomic(kernel, symbols, isPrivateSum);
     if (orderDependent)
       return planLaunch(kernel, /*parallel=*/false, false, symbols);
   }

@@ -218,6 +218,16 @@ struct ConvertKsToCuda
     for (auto kernel : module.getOps<ks::KernelOp>()) {
       GpuLaunchPlan &plan = plans[kernel] =
           planGpuLaunch(kernel, symbols, deterministic);
+      if (plan.serial) {
+        // A launch thousands of times slower than without the option:
+        // say so, and why.
+        InFlightDiagnostic warning =
+            kernel.emitWarning("with --deterministic, kernel '")
+            << kernel.getSymName() << "' runs on one GPU thread";
+        warning.attachNote(plan.serialBecause.getLoc())
+            << "the result of this update depends on the order of the "
+               "threads (see \"Deterministic gradients\" in docs/cuda.md)";
+      }
       for (auto [arg, sums] : llvm::zip(kernel.getArguments(), plan.args)) {
         if (sums.kind != SumClass::Uniform)
           continue;

@@ -1,5 +1,6 @@
 // RUN: ksc-opt %s --convert-ks-to-cuda=deterministic=true | FileCheck %s
 // RUN: ksc-opt %s --convert-ks-to-cuda | FileCheck %s --check-prefix=DEFAULT
+// RUN: ksc-opt %s --convert-ks-to-cuda=deterministic=true --verify-diagnostics -o /dev/null
 
 // GPU launches that give the same bits every time (`ksc --deterministic`,
 // docs/cuda.md "How adjoints accumulate on the GPU").
@@ -48,10 +49,13 @@ ks.kernel @uniform(%x: !ks.array<const f32>, %adj_a: !ks.array<f32>,
 // CHECK:         scf.for
 // DEFAULT-LABEL: func.func @launch_scatter(
 // DEFAULT-SAME:      attributes {ks.cuda_launch = "guarded", ks.launch_of = "scatter"}
+// (A warning says so, and why.)
+// expected-warning@+1 {{with --deterministic, kernel 'scatter' runs on one GPU thread}}
 ks.kernel @scatter(%bin: !ks.array<const i32>, %h: !ks.array<f32>) {
   %i = ks.tid : i32
   %b = ks.load %bin[%i] : !ks.array<const i32>, i32
   %one = arith.constant 1.0 : f32
+  // expected-note@+1 {{the result of this update depends on the order of the threads}}
   %0 = ks.atomic_rmw add %h[%b], %one : !ks.array<f32>, i32
   ks.return
 }
@@ -76,9 +80,11 @@ ks.kernel @count(%bin: !ks.array<const i32>, %h: !ks.array<i32>) {
 // CHECK:         ks.flush_accumulator block %{{.*}} into %{{.*}} : !ks.array<f32>
 ks.func @bump(%h: !ks.array<f32>, %i: i32) {
   %one = arith.constant 1.0 : f32
+  // expected-note@+1 {{the result of this update depends on the order of the threads}}
   %old = ks.atomic_rmw max %h[%i], %one : !ks.array<f32>, i32
   ks.return
 }
+// expected-warning@+1 {{with --deterministic, kernel 'calls' runs on one GPU thread}}
 ks.kernel @calls(%h: !ks.array<f32>, %total: !ks.array<f32>)
     attributes {arg_names = ["h", "total"]} {
   %i = ks.tid : i32
