@@ -246,6 +246,50 @@ static FailureOr<std::string> signature(Emitter &emitter, func::FuncOp func,
   return result + ")";
 }
 
+std::string Emitter::launcherComment(func::FuncOp launcher, StringRef kernel) {
+  if (!isCuda()) {
+    if (!launcher.getOps<ks::ParallelLaunchOp>().empty())
+      return ("// Runs the threads of a launch of kernel " + kernel +
+              " on the CPU's cores: chunks of\n// consecutive threads, "
+              "each chunk's threads in order (ksc::parallel_launch).\n")
+          .str();
+    return ("// Runs every thread of a launch of kernel " + kernel +
+            ", one after another.\n")
+        .str();
+  }
+  auto launch = launcher->getAttrOfType<StringAttr>(ks::kCudaLaunchAttr);
+  std::string comment;
+  if (launch && launch.getValue() == "serial")
+    comment = ("// Kernel " + kernel +
+               " on the GPU, launched on one GPU thread (ksc\n// "
+               "--deterministic), which runs every thread of the launch "
+               "grid in order.\n")
+                  .str();
+  else
+    comment =
+        ("// Kernel " + kernel + " on the GPU: the GPU thread with index\n" +
+         "// blockIdx.x * blockDim.x + threadIdx.x runs " +
+         (isGridStrideLauncher(launcher)
+              ? "the thread of the launch\n// grid with that index "
+                "and every gridDim.x * blockDim.x-th after it.\n"
+              : "the thread of the launch\n// grid with that index, "
+                "if there is one.\n"))
+            .str();
+  if (!hasBlockSums(launcher))
+    return comment;
+  bool ordered = llvm::any_of(
+      launcher.getOps<ks::FlushAccumulatorOp>(),
+      [](ks::FlushAccumulatorOp flush) { return bool(flush.getPartials()); });
+  return comment +
+         (ordered ? "// Sums at constant indices are kept per GPU thread, "
+                    "added up across\n// the block at the end, and the "
+                    "blocks' sums added in block order by\n// the last "
+                    "block (ksc --deterministic).\n"
+                  : "// Sums at constant indices are kept per GPU thread "
+                    "and added up across\n// the block at the end: one "
+                    "atomic update per element and block.\n");
+}
+
 LogicalResult Emitter::emitFunction(func::FuncOp func) {
   if (!func.getBody().hasOneBlock())
     return func.emitError(
@@ -287,32 +331,8 @@ LogicalResult Emitter::emitFunction(func::FuncOp func) {
   if (failed(sig))
     return failure();
   std::string comment;
-  if (auto kernel = func->getAttrOfType<StringAttr>(kLaunchOfAttr)) {
-    if (isCuda())
-      comment = ("// Kernel " + kernel.getValue() +
-                 " on the GPU: the GPU thread with index\n" +
-                 "// blockIdx.x * blockDim.x + threadIdx.x runs " +
-                 (isGridStrideLauncher(func)
-                      ? "the thread of the launch\n// grid with that index "
-                        "and every gridDim.x * blockDim.x-th after it.\n"
-                      : "the thread of the launch\n// grid with that index, "
-                        "if there is one.\n"))
-                    .str();
-    if (isCuda() && hasBlockSums(func))
-      comment += "// Sums at constant indices are kept per GPU thread and "
-                 "added up across\n// the block at the end: one atomic "
-                 "update per element and block.\n";
-    else if (!func.getOps<ks::ParallelLaunchOp>().empty())
-      comment = ("// Runs the threads of a launch of kernel " +
-                 kernel.getValue() +
-                 " on the CPU's cores: chunks of\n// consecutive threads, "
-                 "each chunk's threads in order (ksc::parallel_launch).\n")
-                    .str();
-    else
-      comment = ("// Runs every thread of a launch of kernel " +
-                 kernel.getValue() + ", one after another.\n")
-                    .str();
-  }
+  if (auto kernel = func->getAttrOfType<StringAttr>(kLaunchOfAttr))
+    comment = launcherComment(func, kernel.getValue());
   if (!func.isPrivate()) {
     // The header declares it with every parameter named.
     SmallVector<std::string> declNames;

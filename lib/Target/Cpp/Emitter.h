@@ -282,6 +282,9 @@ public:
   /// Whether a CUDA launcher's threads sum across the block
   /// (`ks.flush_accumulator block`): its launches have few blocks.
   static bool hasBlockSums(mlir::func::FuncOp launcher);
+  /// The comment above the function a launcher of `kernel` becomes.
+  std::string launcherComment(mlir::func::FuncOp launcher,
+                              llvm::StringRef kernel);
   /// Allocates, in a CUDA launch function, the partials of its ordered
   /// sums (name, i64 elements per block of each).
   void
