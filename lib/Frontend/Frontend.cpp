@@ -12,6 +12,7 @@
 #include "Session.h"
 #include "WarpPrinter.h"
 #include "ksc/Frontend/Builtins.h"
+#include "ksc/Support/Escape.h"
 #include "ksc/Support/Paths.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -508,6 +509,29 @@ static bool precompileSessionHeader(StringRef outputPath,
                   llvm::vfs::getRealFileSystem(), options);
 }
 
+/// Fills in the rule of `options.dependencies`, or says on stderr which
+/// file a Make rule cannot name (a line break) and returns false.
+static bool dependencyRule(DependencyRecorder &dependencies,
+                           const ksc::FrontendOptions &options) {
+  for (const std::string &file : dependencies.getDependencies()) {
+    // Clang's rule writer turns a backslash into '/': the rule would name
+    // another file.
+    const char *why = !ksc::canWriteMakePath(file) ? "has a line break"
+                      : StringRef(file).contains('\\')
+                          ? "has a backslash, which the rule would write as '/'"
+                          : nullptr;
+    if (why) {
+      llvm::errs() << "ksc: error: -MD cannot write a Make rule with the "
+                      "file '"
+                   << ksc::escapeLineComment(file) << "': its name " << why
+                   << "\n";
+      return false;
+    }
+  }
+  options.dependencies->rule = dependencies.rule();
+  return true;
+}
+
 /// Runs Clang and the ModuleBuilder on `path`, read from `fileSystem`.
 static FrontendResult
 runFrontend(mlir::MLIRContext &context, StringRef path,
@@ -532,8 +556,8 @@ runFrontend(mlir::MLIRContext &context, StringRef path,
   result.success = ok && result.module;
   if (!result.success)
     result.module = nullptr;
-  else if (dependencies)
-    options.dependencies->rule = dependencies->rule();
+  else if (dependencies && !dependencyRule(*dependencies, options))
+    result = FrontendResult();
   return result;
 }
 

@@ -19,6 +19,7 @@
 #include "ksc/Driver/ToolOptions.h"
 #include "ksc/Frontend/Builtins.h"
 #include "ksc/InitAll.h"
+#include "ksc/Support/Escape.h"
 #include "ksc/Support/Output.h"
 #include "ksc/Support/Paths.h"
 #include "ksc/Support/Signals.h"
@@ -207,28 +208,6 @@ static void printVersion(raw_ostream &os) {
   os << "ksc " << KSC_VERSION << " (LLVM " << KSC_LLVM_VERSION << ")\n";
 }
 
-/// `target` as Make and Ninja read it back: spaces and tabs escaped with a
-/// backslash (and the backslashes before them doubled), `#` as `\#`, `$`
-/// as `$$`, as clang quotes its default target and -MQ.
-static std::string quoteMakeTarget(StringRef target) {
-  std::string quoted;
-  for (size_t i = 0, e = target.size(); i != e; ++i) {
-    char c = target[i];
-    if (c == ' ' || c == '\t') {
-      // The backslashes just before a blank are doubled.
-      for (size_t j = i; j > 0 && target[j - 1] == '\\'; --j)
-        quoted += '\\';
-      quoted += '\\';
-    } else if (c == '$') {
-      quoted += '$';
-    } else if (c == '#') {
-      quoted += '\\';
-    }
-    quoted += c;
-  }
-  return quoted;
-}
-
 /// Checks the options that say which files to write besides the output
 /// (--emit-header, -MD and its companions, --namespace) and fills in the
 /// defaults of -MF and -MT. Returns false after an error on stderr.
@@ -255,7 +234,7 @@ static bool checkOutputOptions(bool emitsSource) {
                           dependencyPhony))
     return fail("-MF, -MT, -MQ and -MP need -MD");
   for (const std::string &target : quotedDependencyTargets)
-    dependencyTargets.push_back(quoteMakeTarget(target));
+    dependencyTargets.push_back(quoteMakePath(target));
   if (dependencyFile) {
     if (isMlirFile(inputFile))
       return fail("-MD needs a kernel file (.kdsl) as input");
@@ -271,7 +250,11 @@ static bool checkOutputOptions(bool emitsSource) {
     if (dependencyOutput.empty() || dependencyOutput == "-")
       return fail("-MF needs a file name");
     if (dependencyTargets.empty())
-      dependencyTargets.push_back(quoteMakeTarget(outputFile));
+      dependencyTargets.push_back(quoteMakePath(outputFile));
+    for (const std::string &target : dependencyTargets)
+      if (!canWriteMakePath(target))
+        return fail("-MD cannot write a Make rule with the target '" +
+                    escapeLineComment(target) + "': it has a line break");
   }
   // No output may overwrite the input or another output.
   SmallVector<std::pair<StringRef, StringRef>> outputs = {{"-o", outputFile}};

@@ -16,28 +16,11 @@
 
 #include "ksc/Dialect/Ks/IR/KsOps.h"
 #include "ksc/Dialect/Ks/IR/SourceNames.h"
+#include "ksc/Support/Escape.h"
 
 using namespace mlir;
 using namespace ksc;
 using namespace ksc::cpp;
-
-/// `text` as a C++ string literal.
-static std::string stringLiteral(StringRef text) {
-  std::string result = "\"";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      result += '\\';
-      result += c;
-    } else if (c < 0x20 || c >= 0x7f) {
-      char buffer[8];
-      snprintf(buffer, sizeof(buffer), "\\%03o", c);
-      result += buffer;
-    } else {
-      result += c;
-    }
-  }
-  return result + "\"";
-}
 
 /// `array[i]` or `array(i, j, ...)`.
 static Expr subscript(Emitter &emitter, Value array, ValueRange indices) {
@@ -197,7 +180,7 @@ LogicalResult Emitter::emitKsStatement(Operation &op) {
     unsigned var = newVar(chooseName(create.getTape()), create.getType());
     vars[var].reusable = false;
     os << "ksc::local_tape<" << create.getCapacity() << "> " << vars[var].name
-       << "(" << stringLiteral(create.getKernel()) << ");\n";
+       << "(" << cppStringLiteral(create.getKernel()) << ");\n";
     bindVar(create.getTape(), var);
     return success();
   }
@@ -230,8 +213,8 @@ LogicalResult Emitter::emitKsStatement(Operation &op) {
   }
   if (auto check = dyn_cast<ks::CheckIndexOp>(op)) {
     os << "ksc::check_index(" << operand(valueExpr(check.getIndex()), kAssign)
-       << ", " << check.getExtent() << ", " << stringLiteral(check.getType())
-       << ", " << stringLiteral(check.getWhere()) << ");\n";
+       << ", " << check.getExtent() << ", " << cppStringLiteral(check.getType())
+       << ", " << cppStringLiteral(check.getWhere()) << ");\n";
     return success();
   }
   auto check = cast<ks::CheckBoundsOp>(op);
@@ -239,8 +222,8 @@ LogicalResult Emitter::emitKsStatement(Operation &op) {
   llvm::append_range(args, check.getIndices());
   Expr array = valueExpr(check.getArray());
   os << "ksc::check_bounds(" << array.text << ", "
-     << stringLiteral(check.getName()) << ", "
-     << stringLiteral(check.getWhere());
+     << cppStringLiteral(check.getName()) << ", "
+     << cppStringLiteral(check.getWhere());
   for (Value index : check.getIndices())
     os << ", " << operand(operandAs(index, false), kAssign);
   os << ");\n";
@@ -289,10 +272,6 @@ LogicalResult Emitter::emitRandom(Operation &op) {
   }
   bindVar(next, (*slots)[0]);
   return success();
-}
-
-std::string ksc::cpp::cppStringLiteral(StringRef text) {
-  return stringLiteral(text);
 }
 
 // `ksc::parallel_launch(dim, 1024, ksc::chunk_sums<1>(adj_a),

@@ -119,9 +119,6 @@ struct Var {
 /// starting with a digit).
 bool isCppIdentifier(llvm::StringRef name);
 
-/// `text` as a C++ string literal.
-std::string cppStringLiteral(llvm::StringRef text);
-
 /// Whether `site` can execute after `point` in the same activation of the
 /// function (ignoring back edges of loops). `site` is neither `point` nor
 /// nested in it.
