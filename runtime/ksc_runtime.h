@@ -901,8 +901,10 @@ KSC_DEVICE void block_flush_ordered(const T *sums, int64_t extent,
       count, [&](int64_t j) { return scalars[j]; },
       [&](int64_t j, S sum) { mine[j] = sum; });
   // The last block sees every block's sums: each block's first thread
-  // makes them visible before it takes its ticket.
+  // makes them visible before it takes its ticket. (The barrier first:
+  // another ordered flush of the kernel may still be reading `last`.)
   __shared__ bool last;
+  __syncthreads();
   if (threadIdx.x == 0) {
     __threadfence();
     auto *ticket = reinterpret_cast<unsigned long long *>(&partials(0));
