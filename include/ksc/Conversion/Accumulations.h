@@ -62,12 +62,6 @@ bool isAggregatableSum(ks::AtomicRMWOp atomic);
 /// Whether one of `args` (the classes of a kernel's arguments) is Uniform.
 bool hasUniformSums(llvm::ArrayRef<ArgumentSums> args);
 
-/// Whether the GPU code of `kernel` sums across blocks (an argument is a
-/// Uniform sum): its launcher loops over the grid, and it is launched with
-/// at most getMaxSumBlocks blocks (ksc/Support/CudaLaunch.h). Asked of a
-/// kernel before convert-ks-to-cuda, which makes those updates exclusive.
-bool hasBlockSums(ks::KernelOp kernel);
-
 /// The first atomic update in `op` (or the functions it calls, looked up
 /// in `symbols`) that can give a result that depends on the order of the
 /// threads, or null: one not `exclusive` that is a float add, sub, min or
@@ -83,7 +77,9 @@ ks::AtomicRMWOp findOrderDependentAtomic(
 struct GpuLaunchPlan {
   /// The classes of the kernel's arguments (classifySums).
   llvm::SmallVector<ArgumentSums> args;
-  /// Whether the threads sum across the block (hasBlockSums).
+  /// Whether the threads sum across blocks (an argument is a Uniform sum):
+  /// the launcher loops over the grid, and it is launched with at most
+  /// getMaxSumBlocks blocks (ksc/Support/CudaLaunch.h).
   bool blockSums = false;
   /// With `deterministic`: the kernel has atomic updates other than its
   /// Uniform sums whose results depend on the order of the threads (the

@@ -64,11 +64,6 @@ bool conversion::hasUniformSums(ArrayRef<ArgumentSums> args) {
   });
 }
 
-bool conversion::hasBlockSums(ks::KernelOp kernel) {
-  return hasUniformSums(llvm::map_to_vector(
-      kernel.getArguments(), [](BlockArgument arg) { return classifySums(arg); }));
-}
-
 ks::AtomicRMWOp conversion::findOrderDependentAtomic(
     Operation *op, SymbolTable &symbols,
     function_ref<bool(ks::AtomicRMWOp)> skip) {

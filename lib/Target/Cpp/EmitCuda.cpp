@@ -39,6 +39,11 @@ bool Emitter::isGridStrideLauncher(func::FuncOp launcher) {
   return launch && launch.getValue() == "grid-stride";
 }
 
+bool Emitter::isSerialLauncher(func::FuncOp launcher) {
+  auto launch = launcher->getAttrOfType<StringAttr>(ks::kCudaLaunchAttr);
+  return launch && launch.getValue() == "serial";
+}
+
 bool Emitter::hasBlockSums(func::FuncOp launcher) {
   return llvm::any_of(launcher.getOps<ks::FlushAccumulatorOp>(),
                       [](ks::FlushAccumulatorOp flush) {
@@ -125,8 +130,7 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
     return launcher.emitError("a launcher takes the launch grid (!ks.grid) "
                               "as its first argument");
   bool gridStride = isGridStrideLauncher(launcher);
-  auto launch = launcher->getAttrOfType<StringAttr>(ks::kCudaLaunchAttr);
-  bool serial = launch.getValue() == "serial";
+  bool serial = isSerialLauncher(launcher);
   unsigned blockSize =
       options.blockSize ? options.blockSize : kDefaultCudaBlockSize;
   // A launch whose threads sum across the block has few blocks (one

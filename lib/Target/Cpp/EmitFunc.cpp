@@ -258,9 +258,8 @@ std::string Emitter::launcherComment(func::FuncOp launcher, StringRef kernel) {
             ", one after another.\n")
         .str();
   }
-  auto launch = launcher->getAttrOfType<StringAttr>(ks::kCudaLaunchAttr);
   std::string comment;
-  if (launch && launch.getValue() == "serial")
+  if (isSerialLauncher(launcher))
     comment = ("// Kernel " + kernel +
                " on the GPU, launched on one GPU thread (ksc\n// "
                "--deterministic), which runs every thread of the launch "

@@ -276,6 +276,8 @@ public:
   /// loop (`ks.cuda_launch = "grid-stride"`) rather than one GPU thread
   /// per thread.
   static bool isGridStrideLauncher(mlir::func::FuncOp launcher);
+  /// Whether `launcher` is launched on one GPU thread (`--deterministic`).
+  static bool isSerialLauncher(mlir::func::FuncOp launcher);
   /// Whether a CUDA launcher's threads sum across the block
   /// (`ks.flush_accumulator block`): its launches have few blocks.
   static bool hasBlockSums(mlir::func::FuncOp launcher);
