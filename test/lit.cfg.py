@@ -4,6 +4,7 @@
 import os
 import shlex
 import shutil
+import subprocess
 import sys
 
 import lit.formats
@@ -73,6 +74,7 @@ if config.ksc_lint:
 warnings = "-std=c++17 -O2 -Wall -Wextra -Werror"
 config.substitutions.append(("%ksc_runtime_dir", config.ksc_runtime_dir))
 config.substitutions.append(("%ksc_obj_root", config.ksc_obj_root))
+config.substitutions.append(("%ksc_tools_dir", config.ksc_tools_dir))
 config.substitutions.append(("%ksc_src_root", config.ksc_src_root))
 clangxx = os.path.join(config.llvm_tools_dir, "clang++")
 # The compilers themselves, without flags (for wrappers of them); before
@@ -169,6 +171,27 @@ config.substitutions.append(
     )
 )
 
+# `REQUIRES: small-filesystem`: a size-limited tmpfs that a test can mount
+# in a mount namespace of its own (`unshare -r -m`, which needs user
+# namespaces or root), to run the tools on a full disk.
+def can_mount_tmpfs():
+    import tempfile
+    if not shutil.which("unshare"):
+        return False
+    with tempfile.TemporaryDirectory() as dir:
+        try:
+            return subprocess.run(
+                ["unshare", "-r", "-m", "sh", "-c",
+                 "mount -t tmpfs -o size=64k tmpfs " + shlex.quote(dir)],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                timeout=10).returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            return False
+
+
+if can_mount_tmpfs():
+    config.available_features.add("small-filesystem")
+
 # `REQUIRES: dpkg`: Debian's package tools, which `cpack -G DEB` needs.
 if shutil.which("dpkg-deb") and shutil.which("dpkg-shlibdeps"):
     config.available_features.add("dpkg")
@@ -239,7 +262,6 @@ if glob.glob(os.path.join(cuda_home, "lib64", "libnvrtc.so*")):
 
 # A usable CUDA device (`ksc-run --list-devices` exits 0; 77 without a
 # driver or a device): `REQUIRES: cuda-device` tests run kernels on it.
-import subprocess
 
 try:
     probe = subprocess.run(

@@ -13,6 +13,7 @@
 #include "WarpPrinter.h"
 #include "ksc/Frontend/Builtins.h"
 #include "ksc/Support/Escape.h"
+#include "ksc/Support/Output.h"
 #include "ksc/Support/Paths.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -489,17 +490,10 @@ static bool precompileSessionHeader(StringRef outputPath,
   if (findPrelude().empty())
     return false;
   std::string header = (outputPath + ".h").str();
-  std::error_code error;
-  llvm::raw_fd_ostream os(header, error);
-  if (!error) {
-    os << kSessionHeader;
-    os.close();
-    error = os.error();
-  }
-  if (error) {
+  if (llvm::Error error = ksc::writeFileIfChanged(header, kSessionHeader)) {
     (options.diagnostics ? *options.diagnostics : llvm::errs())
-        << "ksc: error: cannot write '" << header << "': " << error.message()
-        << "\n";
+        << "ksc: error: cannot write '" << header
+        << "': " << llvm::toString(std::move(error)) << "\n";
     return false;
   }
   std::vector<std::string> args = clangArguments(options);

@@ -9,6 +9,7 @@
 
 #include "ksc/Config.h"
 #include "ksc/Support/Json.h"
+#include "ksc/Support/Output.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -432,10 +433,7 @@ static Error writeFile(const Twine &path, StringRef contents) {
           sys::fs::create_directories(sys::path::parent_path(file)))
     return makeError("cannot create the directory of '" + file +
                      "': " + ec.message());
-  if (Error error = writeToOutput(file, [&](raw_ostream &os) {
-        os << contents;
-        return Error::success();
-      }))
+  if (Error error = writeFileIfChanged(file, contents))
     return makeError("cannot write '" + file +
                      "': " + toString(std::move(error)));
   return Error::success();

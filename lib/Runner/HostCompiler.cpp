@@ -7,6 +7,7 @@
 #include "ksc/Config.h"
 #include "ksc/Runner/Executor.h"
 #include "ksc/Runner/Runner.h"
+#include "ksc/Support/Output.h"
 #include "ksc/Support/Paths.h"
 #include "ksc/Support/Process.h"
 #include "ksc/Target/Cpp/CppEmitter.h"
@@ -127,12 +128,16 @@ std::optional<std::vector<std::string>> prologueDefines(StringRef source) {
 struct PrecompiledHeader {
   std::vector<std::string> flags;
   std::string file, failed;
+  /// Why the header could not be made (the compiler's log); recorded in
+  /// `failed` only once a kernel has compiled without it, so that a
+  /// failure of the machine's rather than the header's (a full disk, a
+  /// killed compiler) does not disable the header for good.
+  std::string notMade;
 
   /// Records why the header is not to be used, and removes it.
   void discard(StringRef why) const {
-    std::error_code ec;
-    raw_fd_ostream os(failed, ec);
-    os << why;
+    // Without the file (a full disk) the header is tried again next time.
+    consumeError(writeFileIfChanged(failed, why));
     if (!file.empty())
       sys::fs::remove(file);
   }
@@ -211,8 +216,8 @@ PrecompiledHeader precompiledHeader(StringRef program,
       return use(gcc);
     sys::fs::remove(temp);
   }
-  // Not tried again: the kernels of this compiler compile without.
-  result.discard(log);
+  // Not tried again once a kernel of this compiler compiles without.
+  result.notMade = log;
   return result;
 }
 } // namespace
@@ -233,8 +238,11 @@ bool runner::runHostCompiler(StringRef program, ArrayRef<std::string> flags,
   };
   PrecompiledHeader pch = precompiledHeader(
       program, flags, source, compiler, sys::path::filename(logPath));
-  if (compile(pch.flags, log))
+  if (compile(pch.flags, log)) {
+    if (!pch.notMade.empty())
+      pch.discard(pch.notMade);
     return true;
+  }
   if (pch.flags.empty())
     return false;
   // A precompiled header never fails a compilation that succeeds without;
@@ -291,14 +299,9 @@ runner::compileSharedLibrary(StringRef source, const HostCompiler &compiler) {
   sys::path::append(sourcePath, "ksc-" + unique + ".cpp");
   sys::path::append(tempLibrary, "ksc-" + unique + ".so.tmp");
   sys::path::append(logPath, "ksc-" + unique + ".log");
-  {
-    std::error_code ec;
-    raw_fd_ostream os(sourcePath, ec);
-    if (ec)
-      return createStringError(ec, "cannot write '%s': %s", sourcePath.c_str(),
-                               ec.message().c_str());
-    os << source;
-  }
+  if (Error error = writeFileIfChanged(sourcePath, source))
+    return createStringError("cannot write '" + sourcePath +
+                             "': " + toString(std::move(error)));
 
   std::string log;
   bool compiled =

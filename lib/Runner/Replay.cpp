@@ -12,6 +12,7 @@
 #include "ksc/Runner/Replay.h"
 
 #include "ksc/Config.h"
+#include "ksc/Support/Output.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
@@ -197,10 +198,7 @@ Error CodeCache::save(StringRef dir) const {
     json::Object item{{"key", key}, {"error", code.second}};
     if (code.second.empty()) {
       std::string file = std::to_string(index.size()) + ".bin";
-      if (Error error = writeToOutput((dir + "/" + file).str(), [&](raw_ostream &os) {
-            os << code.first;
-            return Error::success();
-          }))
+      if (Error error = writeFileIfChanged((dir + "/" + file).str(), code.first))
         return error;
       item["file"] = file;
     }
@@ -213,10 +211,10 @@ Error CodeCache::save(StringRef dir) const {
     }
     index.push_back(std::move(item));
   }
-  return writeToOutput((dir + "/index.json").str(), [&](raw_ostream &os) {
-    os << json::Value(json::Object{{"arch", arch}, {"code", std::move(index)}});
-    return Error::success();
-  });
+  std::string text;
+  raw_string_ostream os(text);
+  os << json::Value(json::Object{{"arch", arch}, {"code", std::move(index)}});
+  return writeFileIfChanged((dir + "/index.json").str(), text);
 }
 
 Error CodeCache::load(StringRef dir) {
@@ -499,17 +497,28 @@ int runner::runReplayWorker(StringRef dir, ArrayRef<const BundleCase *> cases,
     return fail("cannot open '" + worker.results + "': " + ec.message());
   std::vector<RunSpec> runs = listRuns(cases, options);
   int status = 0;
+  std::error_code writeError;
   Error error = runHere(ArrayRef(runs).drop_front(std::min(worker.from,
                                                            runs.size())),
                         code, [&](CaseRun &&run, bool lostContext) {
                           results << runner::toJSON(run) << "\n";
                           results.flush();
+                          if (results.has_error()) {
+                            // A full disk: the supervisor has the results
+                            // of the lines before.
+                            writeError = results.error();
+                            results.clear_error();
+                            return false;
+                          }
                           if (lostContext)
                             status = kReplayWorkerLostContext;
                           return !lostContext;
                         });
   if (error)
     return failWith(std::move(error));
+  if (writeError)
+    return fail("cannot write '" + worker.results +
+                "': " + writeError.message());
   return status;
 }
 

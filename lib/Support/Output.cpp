@@ -119,10 +119,16 @@ Error ksc::writeFileIfChanged(StringRef path, StringRef contents) {
   }
   if (holds(destination->path, contents))
     return Error::success();
-  return writeToOutput(destination->path, [&](raw_ostream &os) {
-    os << contents;
-    return Error::success();
-  });
+  // Not llvm::writeToOutput, which renames the temporary file into place
+  // even when a write failed (a full disk) and then ends the process with
+  // a fatal error: every write and the close are checked before the
+  // rename, and a failure removes the temporary file.
+  Expected<std::unique_ptr<StreamedOutput>> output =
+      StreamedOutput::create(destination->path);
+  if (!output)
+    return output.takeError();
+  (*output)->os() << contents;
+  return (*output)->commit();
 }
 
 Expected<std::unique_ptr<ksc::StreamedOutput>>
@@ -184,21 +190,25 @@ ksc::StreamedOutput::createResumable(StringRef path) {
 }
 
 ksc::StreamedOutput::~StreamedOutput() {
-  if (owned && owned->has_error())
-    owned->clear_error();
+  // An error of the stream was reported by flush() or commit(), or the
+  // output is abandoned: never raw_fd_ostream's fatal error at its end.
+  if (stream) {
+    stream->flush();
+    stream->clear_error();
+  }
   // A resumable output keeps what it holds for a later run; an empty one
   // (a run that stopped before its first record) holds nothing to keep.
+  bool empty = resumable && owned && !closed && owned->tell() == 0;
+  if (owned && !closed) {
+    owned->close();
+    owned->clear_error();
+  }
   if (resumable) {
-    if (owned && !committed) {
-      owned->flush();
-      if (!owned->has_error() && owned->tell() == 0)
-        sys::fs::remove(temp);
-      owned->clear_error();
-    }
+    if (empty)
+      sys::fs::remove(temp);
     return;
   }
   if (!temp.empty() && !committed) {
-    owned.reset();
     sys::fs::remove(temp);
     sys::DontRemoveFileOnSignal(temp);
   }
@@ -241,6 +251,7 @@ Error ksc::StreamedOutput::commit() {
   if (owned) {
     // Closed first: closing reports the last write errors.
     owned->close();
+    closed = true;
     if (owned->has_error()) {
       std::error_code error = owned->error();
       owned->clear_error();

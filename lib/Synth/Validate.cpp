@@ -14,6 +14,7 @@
 #include "ksc/Config.h"
 #include "ksc/Dialect/Ks/IR/KsOps.h"
 #include "ksc/Runner/Runner.h"
+#include "ksc/Support/Output.h"
 #include "ksc/Support/Process.h"
 #include "ksc/Support/SplitMix64.h"
 #include "ksc/Synth/Generate.h"
@@ -73,7 +74,8 @@ private:
   void checkCpp(StringRef path, StringRef source, StringRef what,
                 std::vector<std::string> &errors);
   std::string logPath() const;
-  std::string writeTemp(unsigned line, StringRef suffix, StringRef text);
+  std::string writeTemp(unsigned line, StringRef suffix, StringRef text,
+                        std::vector<std::string> &errors);
   void checkGradient(const json::Object &record, StringRef ksMlir,
                      unsigned line, uint64_t seed,
                      std::vector<std::string> &errors);
@@ -113,7 +115,14 @@ bool Validator::checkSchema(const json::Object &record,
                        record.getString("category")->str() + "'");
   }
   need("kernel", json::Value::String, "a string");
-  need("file", json::Value::String, "a string");
+  // A file name, which names the record's scratch files: never a path out
+  // of the validator's directory.
+  if (need("file", json::Value::String, "a string")) {
+    StringRef file = *record.getString("file");
+    if (file.empty() || file == "." || file == ".." ||
+        file.find_first_of(StringRef("/\\\0", 3)) != StringRef::npos)
+      errors.push_back("\"file\" must be a file name, without a directory");
+  }
   need("ksc_version", json::Value::String, "a string");
   need("source", json::Value::String, "a string");
   if (need("arguments", json::Value::Array, "an array")) {
@@ -159,13 +168,17 @@ bool Validator::checkSchema(const json::Object &record,
   return errors.empty();
 }
 
+/// Writes `text` to the scratch file of record `line` named by `suffix`;
+/// its path. A failed write (a full disk) is one of the record's errors.
 std::string Validator::writeTemp(unsigned line, StringRef suffix,
-                                 StringRef text) {
+                                 StringRef text,
+                                 std::vector<std::string> &errors) {
   SmallString<256> path(tempDir);
   sys::path::append(path, "record" + std::to_string(line) + suffix);
-  std::error_code error;
-  raw_fd_ostream os(path, error);
-  os << text;
+  if (Error error = writeFileIfChanged(path, text))
+    errors.push_back(("cannot write the scratch file '" + path +
+                      "': " + toString(std::move(error)))
+                         .str());
   return std::string(path);
 }
 
@@ -221,23 +234,24 @@ void Validator::checkGradient(const json::Object &record, StringRef ksMlir,
       }))
     return; // nothing to differentiate
   std::string source = writeTemp(line, "-" + record.getString("file")->str(),
-                                 *record.getString("source"));
+                                 *record.getString("source"), errors);
   // In double precision: float central differences of the large values
   // random expressions reach are noise. Differences across a jump of a
   // piecewise function (int(x), a comparison) are wrong by chance: a
   // kernel fails only if it fails with two different random inputs.
   std::vector<std::string> attemptErrors;
   for (unsigned attempt = 0; attempt < 2; ++attempt) {
+    attemptErrors.clear();
     SplitMix64 random(seed + attempt);
     json::Object inputs;
     for (const runner::Param &param : signature->params)
       inputs[param.name] = randomArgument(param, n, random);
     std::string json =
         writeTemp(line, "-inputs.json",
-                  formatv("{0}", json::Value(std::move(inputs))).str());
+                  formatv("{0}", json::Value(std::move(inputs))).str(),
+                  attemptErrors);
     if (attempt == 0)
       ++counts.gradKernels;
-    attemptErrors.clear();
     runTool(tools.kscRun,
             {source, "--dim=" + std::to_string(n), "--inputs=" + json,
              "--check-grad", "--precision=double"},
@@ -326,7 +340,8 @@ std::vector<std::string> Validator::check(RecordCompiler &compiler,
       if (!forms.contains(form))
         continue;
       std::string path =
-          writeTemp(line, "-" + formName(form).str() + ".cpp", compiled[form]);
+          writeTemp(line, "-" + formName(form).str() + ".cpp", compiled[form],
+                    errors);
       ++counts.cppFiles;
       checkCpp(path, compiled[form],
                ("the " + formName(form) + " C++ (" + tools.cxx + ")").str(),
@@ -338,7 +353,8 @@ std::vector<std::string> Validator::check(RecordCompiler &compiler,
       if (!forms.contains(form))
         continue;
       std::string path =
-          writeTemp(line, "-" + formName(form).str() + ".ptx", compiled[form]);
+          writeTemp(line, "-" + formName(form).str() + ".ptx", compiled[form],
+                    errors);
       ++counts.ptxFiles;
       runTool(tools.ptxas,
               {"-arch=" + kDefaultCudaArch.str(), path, "-o", path + ".cubin"},
@@ -350,7 +366,8 @@ std::vector<std::string> Validator::check(RecordCompiler &compiler,
       if (!forms.contains(form))
         continue;
       std::string path =
-          writeTemp(line, "-" + formName(form).str() + ".cu", compiled[form]);
+          writeTemp(line, "-" + formName(form).str() + ".cu", compiled[form],
+                    errors);
       ++counts.cudaFiles;
       runTool(tools.nvcc,
               {"-std=c++17", "-arch=" + kDefaultCudaArch.str(), "-c",

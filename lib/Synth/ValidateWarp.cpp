@@ -12,6 +12,7 @@
 #include "ValidateWarp.h"
 
 #include "ksc/Dialect/Ks/IR/KsOps.h"
+#include "ksc/Support/Output.h"
 #include "ksc/Support/Paths.h"
 #include "ksc/Support/Process.h"
 #include "ksc/Synth/Forms.h"
@@ -134,11 +135,13 @@ std::string tempPath(StringRef dir, const Twine &name) {
   return std::string(path);
 }
 
+/// Writes a scratch file; false when it cannot (a full disk).
 bool writeFile(StringRef path, StringRef text) {
-  std::error_code error;
-  raw_fd_ostream os(path, error);
-  os << text;
-  return !error;
+  if (Error error = writeFileIfChanged(path, text)) {
+    consumeError(std::move(error));
+    return false;
+  }
+  return true;
 }
 
 Expected<json::Value> readJson(StringRef path) {
@@ -469,7 +472,10 @@ std::optional<double> WarpChecker::objective(Case &c,
                      std::to_string(attempt) + "-" + side.str();
   std::string in = tempPath(tempDir, stem + ".json");
   std::string out = tempPath(tempDir, stem + "-outputs.json");
-  writeFile(in, formatv("{0}", json::Value(json::Object(inputs))).str());
+  if (!writeFile(in, formatv("{0}", json::Value(json::Object(inputs))).str())) {
+    c.error = "cannot write to " + tempDir;
+    return std::nullopt;
+  }
   if ((c.error = runKscRun(c, {"--inputs=" + in, "--precision=double"}, out))
           .size())
     return std::nullopt;

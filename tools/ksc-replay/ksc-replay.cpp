@@ -25,6 +25,7 @@
 
 #include "ksc/Config.h"
 #include "ksc/Runner/Replay.h"
+#include "ksc/Support/Output.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -96,10 +97,10 @@ static int fail(const Twine &message) {
 static int writeReport(const runner::ReplayReport &report) {
   if (reportFile.empty())
     return 0;
-  if (Error error = writeToOutput(reportFile, [&](raw_ostream &os) {
-        runner::writeReplayJson(os, report);
-        return Error::success();
-      }))
+  std::string text;
+  raw_string_ostream os(text);
+  runner::writeReplayJson(os, report);
+  if (Error error = writeFileIfChanged(reportFile, text))
     return fail("cannot write '" + reportFile +
                 "': " + toString(std::move(error)));
   return 0;

@@ -90,6 +90,7 @@ private:
   llvm::raw_fd_ostream *stream = nullptr;
   int fd = -1;
   bool resumable = false;
+  bool closed = false;
   bool committed = false;
 };
 
