@@ -354,9 +354,20 @@ private:
 class KdslAction : public ASTFrontendAction {
 public:
   KdslAction(mlir::MLIRContext &context, FrontendResult &result, bool emitWarp,
-             DependencyRecorder *dependencies = nullptr)
+             DependencyRecorder *dependencies = nullptr,
+             std::vector<std::string> *filesRead = nullptr)
       : context(context), result(result), emitWarp(emitWarp),
-        dependencies(dependencies) {}
+        dependencies(dependencies), filesRead(filesRead) {}
+
+  void EndSourceFileAction() override {
+    if (!filesRead)
+      return;
+    SourceManager &sm = getCompilerInstance().getSourceManager();
+    for (auto file = sm.fileinfo_begin(), e = sm.fileinfo_end(); file != e;
+         ++file)
+      filesRead->push_back(file->first.getName().str());
+    llvm::sort(*filesRead);
+  }
 
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &ci,
                                                  StringRef) override {
@@ -376,6 +387,7 @@ private:
   FrontendResult &result;
   bool emitWarp;
   DependencyRecorder *dependencies;
+  std::vector<std::string> *filesRead;
   unsigned includeErrors = 0;
 };
 
@@ -540,7 +552,8 @@ runFrontend(mlir::MLIRContext &context, StringRef path,
   bool ok = runClang(
       kdslArguments(options, path),
       std::make_unique<KdslAction>(context, result, options.emitWarp,
-                                   dependencies ? &*dependencies : nullptr),
+                                   dependencies ? &*dependencies : nullptr,
+                                   options.filesRead),
       std::move(fileSystem), options);
   if (options.verifyDiagnostics) {
     result.success = ok;

@@ -51,6 +51,11 @@ struct FrontendOptions {
   /// When set, importKdsl records the files the kernel file reads into it
   /// (not with verifyDiagnostics or FrontendSession).
   MakeDependencies *dependencies = nullptr;
+  /// When set, importKdsl lists in it every file the compile opened: the
+  /// kernel file, the files it includes and the prelude's headers (as
+  /// opened, not resolved), so that a tool can refuse to write an output
+  /// over one of them.
+  std::vector<std::string> *filesRead = nullptr;
   /// Also print the kernel file as an NVIDIA Warp Python module
   /// (FrontendResult::warp; docs/warp.md).
   bool emitWarp = false;

@@ -208,6 +208,33 @@ static void printVersion(raw_ostream &os) {
   os << "ksc " << KSC_VERSION << " (LLVM " << KSC_LLVM_VERSION << ")\n";
 }
 
+/// The files to write, with the options that name them (after
+/// checkOutputOptions has filled in -MF's default).
+static SmallVector<std::pair<StringRef, StringRef>> getOutputFiles() {
+  SmallVector<std::pair<StringRef, StringRef>> outputs = {{"-o", outputFile}};
+  if (!emitHeader.empty())
+    outputs.push_back({"--emit-header", emitHeader});
+  if (dependencyFile)
+    outputs.push_back({"-MF", dependencyOutput});
+  return outputs;
+}
+
+/// Whether no output is one of `filesRead`, the files the compile read
+/// (the kernel's includes: the kernel file itself is checked before):
+/// the same file by device and inode, whatever the paths. Returns false
+/// after an error on stderr.
+static bool checkOutputsNotRead(ArrayRef<std::string> filesRead) {
+  for (auto [option, path] : getOutputFiles())
+    for (const std::string &file : filesRead)
+      if (path != "-" && sameFile(path, file)) {
+        errs() << "ksc: error: the " << option << " file '" << path
+               << "' is '" << escapeLineComment(file)
+               << "', which the kernel file includes\n";
+        return false;
+      }
+  return true;
+}
+
 /// Checks the options that say which files to write besides the output
 /// (--emit-header, -MD and its companions, --namespace) and fills in the
 /// defaults of -MF and -MT. Returns false after an error on stderr.
@@ -257,11 +284,7 @@ static bool checkOutputOptions(bool emitsSource) {
                     escapeLineComment(target) + "': it has a line break");
   }
   // No output may overwrite the input or another output.
-  SmallVector<std::pair<StringRef, StringRef>> outputs = {{"-o", outputFile}};
-  if (!emitHeader.empty())
-    outputs.push_back({"--emit-header", emitHeader});
-  if (dependencyFile)
-    outputs.push_back({"-MF", dependencyOutput});
+  SmallVector<std::pair<StringRef, StringRef>> outputs = getOutputFiles();
   for (auto [i, output] : llvm::enumerate(outputs)) {
     if (output.second == "-")
       continue;
@@ -369,7 +392,8 @@ static int emitWarp(mlir::MLIRContext &context, FrontendOptions &options,
     errs() << result.warpError << "\n";
     return 1;
   }
-  if (!writeOutput(outputFile, result.warp) ||
+  if (!checkOutputsNotRead(*options.filesRead) ||
+      !writeOutput(outputFile, result.warp) ||
       (dependencyFile && !writeOutput(dependencyOutput, dependencies.rule)))
     return 1;
   return 0;
@@ -510,6 +534,8 @@ int ksc::kscMain(int argc, char **argv) {
     dependencies.phonyTargets = dependencyPhony;
     frontendOptions.dependencies = &dependencies;
   }
+  std::vector<std::string> filesRead;
+  frontendOptions.filesRead = &filesRead;
   if (emit == Emit::Warp)
     return emitWarp(context, frontendOptions, dependencies);
 
@@ -560,7 +586,7 @@ int ksc::kscMain(int argc, char **argv) {
   // failing compile leaves no partial output behind) and only when it
   // changed; the dependency file last, so that it never describes an
   // output that is not there.
-  if (!writeOutput(outputFile, output) ||
+  if (!checkOutputsNotRead(filesRead) || !writeOutput(outputFile, output) ||
       (headerOut && !writeOutput(emitHeader, header)) ||
       (dependencyFile && !writeOutput(dependencyOutput, dependencies.rule)))
     return 1;

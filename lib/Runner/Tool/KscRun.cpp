@@ -48,6 +48,7 @@
 #include "ksc/Runner/Tangent.h"
 #include "ksc/Runner/Runner.h"
 #include "ksc/Runner/Tool.h"
+#include "ksc/Support/Escape.h"
 #include "ksc/Support/Json.h"
 #include "ksc/Support/Output.h"
 #include "ksc/Support/Signals.h"
@@ -828,6 +829,9 @@ static int checkOptions(runner::Grid &grid) {
   if (outputFile != "-" && !inputsFile.empty() && inputsFile != "-" &&
       sameFile(outputFile, inputsFile))
     return fail("the -o file '" + outputFile + "' is the --inputs file");
+  if (outputFile != "-" && !adjointsFile.empty() && adjointsFile != "-" &&
+      sameFile(outputFile, adjointsFile))
+    return fail("the -o file '" + outputFile + "' is the --adjoints file");
   if (Error error = checkGradOptions())
     return fail(toString(std::move(error)));
   if (Expected<FrontendOptions> source = sourceOptions.getFrontendOptions();
@@ -841,10 +845,19 @@ static mlir::OwningOpRef<mlir::ModuleOp> loadInput(mlir::MLIRContext &context,
                                                    SourceMgr &sourceMgr) {
   // (Checked by checkOptions.)
   FrontendOptions frontendOptions = cantFail(sourceOptions.getFrontendOptions());
+  std::vector<std::string> filesRead;
+  frontendOptions.filesRead = &filesRead;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       loadModule(context, sourceMgr, inputFile, frontendOptions, "ksc-run");
   if (!module)
     return nullptr;
+  // (The kernel file itself and --inputs are checked by checkOptions.)
+  for (const std::string &file : filesRead)
+    if (outputFile != "-" && sameFile(outputFile, file)) {
+      fail("the -o file '" + outputFile + "' is '" + escapeLineComment(file) +
+           "', which the kernel file includes");
+      return nullptr;
+    }
   mlir::PassManager cleanup(&context);
   if (mlir::failed(applyPassManagerOptions(cleanup)))
     return nullptr;
