@@ -22,6 +22,7 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SHA256.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace llvm;
@@ -87,6 +88,24 @@ bool runLogged(ArrayRef<StringRef> args, StringRef logPath, std::string &log) {
   log = result.error + result.output;
   return result.succeeded();
 }
+
+/// Files removed if a signal ends the process while they exist
+/// (sys::RemoveFileOnSignal), until this goes out of scope; the caller
+/// removes or keeps them after that.
+class TemporaryFiles {
+public:
+  TemporaryFiles(std::initializer_list<StringRef> paths)
+      : paths(paths.begin(), paths.end()) {
+    for (const std::string &path : this->paths)
+      sys::RemoveFileOnSignal(path);
+  }
+  ~TemporaryFiles() {
+    for (const std::string &path : paths)
+      sys::DontRemoveFileOnSignal(path);
+  }
+private:
+  std::vector<std::string> paths;
+};
 
 /// The compilers whose precompiled headers ksc-run knows how to use.
 enum class CompilerFamily { Gcc, Clang, Other };
@@ -200,6 +219,7 @@ PrecompiledHeader precompiledHeader(StringRef program,
     // Made under a name of our own, then moved into place: concurrent runs
     // never see a partial file.
     std::string temp = ((gcc ? gch : pch) + "." + unique + ".tmp").str();
+    TemporaryFiles temporaries({temp, logPath});
     SmallString<256> header(compiler.runtimeDir);
     sys::path::append(header, "ksc_runtime.h");
     std::vector<StringRef> args = {program};
@@ -237,7 +257,7 @@ bool runner::runHostCompiler(StringRef program, ArrayRef<std::string> flags,
     return runLogged(argv, logPath, log);
   };
   PrecompiledHeader pch = precompiledHeader(
-      program, flags, source, compiler, sys::path::filename(logPath));
+      program, flags, source, compiler, sys::path::stem(logPath));
   if (compile(pch.flags, log)) {
     if (!pch.notMade.empty())
       pch.discard(pch.notMade);
@@ -299,6 +319,9 @@ runner::compileSharedLibrary(StringRef source, const HostCompiler &compiler) {
   sys::path::append(sourcePath, "ksc-" + unique + ".cpp");
   sys::path::append(tempLibrary, "ksc-" + unique + ".so.tmp");
   sys::path::append(logPath, "ksc-" + unique + ".log");
+  // A signal that ends ksc-run (after ending the compiler: runProgram)
+  // leaves none of them in the cache.
+  TemporaryFiles temporaries({sourcePath, tempLibrary, logPath});
   if (Error error = writeFileIfChanged(sourcePath, source))
     return createStringError("cannot write '" + sourcePath +
                              "': " + toString(std::move(error)));
@@ -322,7 +345,8 @@ runner::compileSharedLibrary(StringRef source, const HostCompiler &compiler) {
   // Keep the source next to the library for whoever wants to read it.
   SmallString<256> keptSource(compiler.cacheDir);
   sys::path::append(keptSource, "ksc-" + key + ".cpp");
-  (void)sys::fs::rename(sourcePath, keptSource);
+  if (sys::fs::rename(sourcePath, keptSource))
+    sys::fs::remove(sourcePath);
   return std::string(library);
 }
 

@@ -209,7 +209,7 @@ void Validator::runTool(StringRef program, ArrayRef<std::string> args,
   SmallVector<StringRef> argv{program};
   for (const std::string &arg : args)
     argv.push_back(arg);
-  ProgramResult result = runProgram(argv, logPath(), /*noInput=*/true);
+  ProgramResult result = runProgram(argv, logPath());
   if (result.succeeded())
     return;
   errors.push_back((what + " failed" +

@@ -314,7 +314,7 @@ std::string WarpChecker::runKscRun(Case &c, ArrayRef<std::string> extra,
   args.insert(args.end(), extra.begin(), extra.end());
   std::vector<StringRef> argv(args.begin(), args.end());
   ProgramResult result =
-      runProgram(argv, tempPath(tempDir, "log" + std::to_string(logs++)), true);
+      runProgram(argv, tempPath(tempDir, "log" + std::to_string(logs++)));
   if (result.succeeded())
     return "";
   return "ksc-run " + join(ArrayRef(args).drop_front(2), " ") +
@@ -431,7 +431,7 @@ void WarpChecker::runWarp(std::vector<Case> &cases) {
       return;
     ProgramResult result =
         runProgram({python, script, jobsPath, resultsPath},
-                   tempPath(tempDir, "warp-log" + std::to_string(b)), true);
+                   tempPath(tempDir, "warp-log" + std::to_string(b)));
     // After a crash, the finished results are in the .tmp file.
     std::string path = result.succeeded() ? resultsPath : resultsPath + ".tmp";
     ErrorOr<std::unique_ptr<MemoryBuffer>> buffer = MemoryBuffer::getFile(path);
@@ -776,7 +776,7 @@ WarpSummary WarpChecker::run(ArrayRef<StringRef> lines, ArrayRef<size_t> sample,
     return summary;
   }
   if (!runProgram({python, "-c", "import warp"},
-                  tempPath(tempDir, "warp-probe"), true)
+                  tempPath(tempDir, "warp-probe"))
            .succeeded()) {
     summary.skipped = "the warp package is not importable by " + python +
                       " (pip install warp-lang)";

@@ -27,12 +27,18 @@ struct ProgramResult {
 };
 
 /// Runs `args` (the program first, a path or found on PATH by the caller)
-/// with its standard output and error going to the file `logPath`, which
-/// is read back and removed; with `noInput`, standard input is empty
-/// instead of this process's.
+/// with its standard input empty and its standard output and error going
+/// to the file `logPath`, which is read back and removed.
+///
+/// The program runs in a process group of its own, so that it outlives
+/// no tool: a signal that ends the tool (SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+/// SIGUSR2; not one the tool ignores) is forwarded to the groups of the
+/// programs running then, and the tool ends as the signal says (LLVM's handler: the files registered
+/// with sys::RemoveFileOnSignal removed). A compiler's own children
+/// (cc1plus, as, ld) end with it. The program reads no terminal: a
+/// process group of its own is not the terminal's foreground one.
 ProgramResult runProgram(llvm::ArrayRef<llvm::StringRef> args,
-                         llvm::StringRef logPath, bool noInput = false);
-
+                         llvm::StringRef logPath);
 } // namespace ksc
 
 #endif // KSC_SUPPORT_PROCESS_H
