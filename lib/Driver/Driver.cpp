@@ -25,6 +25,9 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/thread.h"
 
+#include <algorithm>
+#include <sys/resource.h>
+
 using namespace mlir;
 using namespace ksc;
 
@@ -237,9 +240,16 @@ LogicalResult ksc::applyPassManagerOptions(PassManager &pm) {
 
 int ksc::runWithLargeStack(llvm::function_ref<int()> fn) {
   // 1 GiB of address space; only the pages a program touches are used.
-  constexpr unsigned kStackSize = 1u << 30;
+  // Under a limit on the address space (ulimit -v), a quarter of it (but
+  // 8 MiB, a thread's usual stack, at least): a stack the limit does not
+  // leave room for would be a fatal error before anything runs.
+  unsigned stackSize = 1u << 30;
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    stackSize = static_cast<unsigned>(std::clamp<rlim_t>(
+        limit.rlim_cur / 4, rlim_t(8) << 20, rlim_t(stackSize)));
   int result = 1;
-  llvm::thread worker(std::optional<unsigned>(kStackSize),
+  llvm::thread worker(std::optional<unsigned>(stackSize),
                       [&] { result = fn(); });
   worker.join();
   return result;

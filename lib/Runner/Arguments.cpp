@@ -16,8 +16,10 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #if __has_include(<unistd.h>)
+#include <sys/resource.h>
 #include <unistd.h>
 #endif
 
@@ -258,6 +260,19 @@ static uint64_t physicalMemory() {
   return 0;
 }
 
+/// The process's limit on its memory (`ulimit -v`, `ulimit -d`), or 0
+/// when it has none.
+static uint64_t processMemoryLimit() {
+  uint64_t limit = 0;
+  for (int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+    struct rlimit value;
+    if (getrlimit(resource, &value) == 0 && value.rlim_cur != RLIM_INFINITY &&
+        (!limit || value.rlim_cur < limit))
+      limit = value.rlim_cur;
+  }
+  return limit;
+}
+
 /// Makes room for `count` zeroed elements of `param`, refusing sizes no
 /// machine ksc-run runs on could hold.
 static Error allocate(const Reader &reader, const Param &param, int64_t count,
@@ -270,13 +285,28 @@ static Error allocate(const Reader &reader, const Param &param, int64_t count,
   // the program with "LLVM ERROR: out of memory").
   uint64_t limit = reader.maxBytes();
   if (limit && bytes > limit) {
-    std::string what = limit == physicalMemory()
-                           ? formatv("this machine's {0} bytes of memory", limit)
-                           : formatv("the limit of {0} bytes", limit);
+    std::string what =
+        limit == physicalMemory()
+            ? formatv("this machine's {0} bytes of memory", limit)
+        : limit == processMemoryLimit()
+            ? formatv("the process's memory limit of {0} bytes (ulimit)",
+                      limit)
+            : formatv("the limit of {0} bytes", limit);
     return reader.fail("", formatv("the array would take {0} bytes ({1} "
                                    "elements), more than {2}",
                                    bytes, count, what));
   }
+  // What is left of the address space (ulimit -v) can still be less: the
+  // allocator's failure would end the program ("LLVM ERROR: out of
+  // memory"), malloc's is an error.
+  if (void *probe = bytes > (uint64_t(1) << 24)
+                        ? std::malloc(static_cast<size_t>(bytes))
+                        : nullptr)
+    std::free(probe);
+  else if (bytes > (uint64_t(1) << 24))
+    return reader.fail("", formatv("cannot allocate the array's {0} bytes "
+                                   "({1} elements): out of memory",
+                                   bytes, count));
   arg.bytes.assign(static_cast<size_t>(bytes), 0);
   return Error::success();
 }
@@ -519,6 +549,9 @@ static Error readRandom(const Reader &reader, const Param &param,
 ArgumentLimits ArgumentLimits::forThisMachine() {
   ArgumentLimits limits;
   limits.memoryBytes = physicalMemory();
+  uint64_t process = processMemoryLimit();
+  if (process && (!limits.memoryBytes || process < limits.memoryBytes))
+    limits.memoryBytes = process;
   return limits;
 }
 

@@ -107,6 +107,60 @@ private:
   std::vector<std::string> paths;
 };
 
+/// What the cache records of its file `path` (FILE.sum next to it): its
+/// size and, `hashed`, the SHA-256 of its contents; empty when it cannot
+/// be read. (A precompiled header, some 30 MB, is recorded by its size.)
+std::string describeCacheFile(StringRef path, bool hashed) {
+  uint64_t size;
+  if (sys::fs::file_size(path, size))
+    return "";
+  std::string record = "size " + std::to_string(size);
+  if (!hashed)
+    return record;
+  ErrorOr<std::unique_ptr<MemoryBuffer>> contents = MemoryBuffer::getFile(
+      path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!contents)
+    return "";
+  return record + " sha256 " + toHex(SHA256::hash(arrayRefFromStringRef(
+                                         (*contents)->getBuffer())),
+                                     /*LowerCase=*/true);
+}
+
+/// Moves the file `temp` into the cache as `path`, after its record: a
+/// process that sees the file sees its record. An error of the record's
+/// writing or of the move.
+std::error_code putInCache(StringRef temp, StringRef path, bool hashed) {
+  std::string record = describeCacheFile(temp, hashed);
+  if (record.empty())
+    return std::make_error_code(std::errc::io_error);
+  if (Error error = writeFileIfChanged((path + ".sum").str(), record + "\n"))
+    return errorToErrorCode(std::move(error));
+  return sys::fs::rename(temp, path);
+}
+
+/// Whether the cache has `path` as it was written (its record says so);
+/// one that is not (cut short by a full disk, written over) is removed
+/// with a warning, for the caller to make again: a library cut short
+/// crashes the process that loads it (SIGBUS). One without a record (from
+/// a ksc before records) is made again without a warning.
+bool isIntactInCache(StringRef path, bool hashed, StringRef what) {
+  if (!sys::fs::exists(path))
+    return false;
+  ErrorOr<std::unique_ptr<MemoryBuffer>> record =
+      MemoryBuffer::getFile(path + ".sum");
+  if (record && (*record)->getBuffer().rtrim() ==
+                    describeCacheFile(path, hashed))
+    return true;
+  if (record)
+    WithColor::warning(errs())
+        << "the cached " << what << " '" << path
+        << "' is damaged (not the size and contents it was written with); "
+           "making it again\n";
+  sys::fs::remove(path);
+  sys::fs::remove(path + ".sum");
+  return false;
+}
+
 /// The compilers whose precompiled headers ksc-run knows how to use.
 enum class CompilerFamily { Gcc, Clang, Other };
 
@@ -157,8 +211,10 @@ struct PrecompiledHeader {
   void discard(StringRef why) const {
     // Without the file (a full disk) the header is tried again next time.
     consumeError(writeFileIfChanged(failed, why));
-    if (!file.empty())
+    if (!file.empty()) {
       sys::fs::remove(file);
+      sys::fs::remove(file + ".sum");
+    }
   }
 };
 
@@ -203,9 +259,9 @@ PrecompiledHeader precompiledHeader(StringRef program,
     result.file = std::string(gcc ? gch : pch);
     return result;
   };
-  if (sys::fs::exists(gch))
+  if (isIntactInCache(gch, /*hashed=*/false, "precompiled header"))
     return use(true);
-  if (sys::fs::exists(pch))
+  if (isIntactInCache(pch, /*hashed=*/false, "precompiled header"))
     return use(false);
   if (sys::fs::exists(failed) || sys::fs::create_directories(dir))
     return result;
@@ -232,7 +288,7 @@ PrecompiledHeader precompiledHeader(StringRef program,
       args.insert(args.end(), {"-Xclang", "-fno-pch-timestamp"});
     args.insert(args.end(), {"-x", "c++-header", header, "-o", temp});
     if (runLogged(args, logPath, log) &&
-        !sys::fs::rename(temp, gcc ? gch : pch))
+        !putInCache(temp, gcc ? gch : pch, /*hashed=*/false))
       return use(gcc);
     sys::fs::remove(temp);
   }
@@ -297,10 +353,11 @@ runner::compileSharedLibrary(StringRef source, const HostCompiler &compiler) {
                              compiler.cacheDir.c_str(), ec.message().c_str());
   SmallString<256> library(compiler.cacheDir);
   sys::path::append(library, "ksc-" + key + ".so");
-  if (sys::fs::exists(library)) {
-    // Libraries are moved into the cache whole, but a full disk or another
-    // program can still leave a bad one, which would fail every later run
-    // of the kernel: one that does not load is compiled again.
+  if (isIntactInCache(library, /*hashed=*/true, "compiled kernel")) {
+    // Libraries are moved into the cache whole and checked against their
+    // record, but one can still fail to load (a library another system's
+    // compiler made), which would fail every later run of the kernel: one
+    // that does not load is compiled again.
     std::string error;
     if (sys::DynamicLibrary::getPermanentLibrary(library.c_str(), &error)
             .isValid())
@@ -337,11 +394,13 @@ runner::compileSharedLibrary(StringRef source, const HostCompiler &compiler) {
         "the host compiler failed on the generated C++ (kept in %s):\n%s",
         sourcePath.c_str(), log.c_str());
   }
-  if (std::error_code ec = sys::fs::rename(tempLibrary, library))
+  if (std::error_code ec = putInCache(tempLibrary, library, /*hashed=*/true)) {
+    sys::fs::remove(tempLibrary);
     return createStringError(ec,
                              "cannot move the compiled kernel into the "
                              "cache: %s",
                              ec.message().c_str());
+  }
   // Keep the source next to the library for whoever wants to read it.
   SmallString<256> keptSource(compiler.cacheDir);
   sys::path::append(keptSource, "ksc-" + key + ".cpp");
@@ -421,20 +480,34 @@ namespace {
 /// Launches kernels from a shared library of the host compiler.
 class CpuExecutor : public Executor {
 public:
-  CpuExecutor(std::string library, const Grid &grid)
-      : library(std::move(library)), grid(grid) {}
+  CpuExecutor(std::string library, const Grid &grid, std::string kernelFile)
+      : library(std::move(library)), grid(grid),
+        kernelFile(std::move(kernelFile)) {}
   Error launch(StringRef kernel, std::vector<Argument> &args) override {
-    return runner::launch(library, kernel, grid, args);
+    Error error = runner::launch(library, kernel, grid, args);
+    if (!error || kernelFile.empty())
+      return error;
+    // "kernel 'K': :LINE:COL: ..." (ksc_runtime.h's run_launch).
+    std::string message = toString(std::move(error));
+    std::string prefix = ("kernel '" + kernel + "': ").str();
+    StringRef rest = message;
+    if (rest.consume_front(prefix) && rest.consume_front(":") &&
+        !rest.empty() && isDigit(rest.front()))
+      message = prefix + kernelFile + ":" + rest.str();
+    return createStringError(message);
   }
   std::string describe() const override { return "cpu"; }
 
 private:
   std::string library;
   Grid grid;
+  std::string kernelFile;
 };
 } // namespace
 
 std::unique_ptr<Executor> runner::createCpuExecutor(std::string library,
-                                                    const Grid &grid) {
-  return std::make_unique<CpuExecutor>(std::move(library), grid);
+                                                    const Grid &grid,
+                                                    std::string kernelFile) {
+  return std::make_unique<CpuExecutor>(std::move(library), grid,
+                                       std::move(kernelFile));
 }

@@ -29,8 +29,12 @@ public:
 };
 
 /// Launches the kernels of `library` (compileSharedLibrary) on the CPU.
+/// A message of a failed launch that names no file (":LINE:COL: ...", the
+/// locations of a library made without its file's name, so that the same
+/// kernel from another path is the same library) names `kernelFile`.
 std::unique_ptr<Executor> createCpuExecutor(std::string library,
-                                            const Grid &grid);
+                                            const Grid &grid,
+                                            std::string kernelFile = "");
 
 /// |tested - reference| <= atol + rtol * |reference| for one precision.
 struct Tolerance {
@@ -113,6 +117,32 @@ private:
   struct Watchdog;
   Executor &inner;
   std::unique_ptr<Watchdog> watchdog;
+};
+
+/// The exit status of a tool whose kernel trapped on the CPU.
+constexpr int kTrapStatus = 3;
+
+/// Launches on `inner` (an executor whose kernels run on this process's
+/// threads: the CPU's), ending the process with a message when a launch
+/// traps, instead of dying of the signal with LLVM's crash report: an
+/// integer division by zero or of INT_MIN by -1 (SIGFPE), an access
+/// outside the process's memory (SIGSEGV, SIGBUS: an index out of bounds
+/// with --bounds-check=false), an illegal instruction (SIGILL).
+/// `<tool>: error: kernel 'K' trapped: integer division by zero (SIGFPE)`
+/// on stderr, exit status kTrapStatus: the kernel's threads stopped
+/// anywhere, and the process cannot go on. Outside launches the signals
+/// do what they did before.
+class TrapReportingExecutor : public Executor {
+public:
+  TrapReportingExecutor(std::unique_ptr<Executor> inner, std::string tool)
+      : inner(std::move(inner)), tool(std::move(tool)) {}
+  llvm::Error launch(llvm::StringRef kernel,
+                     std::vector<Argument> &args) override;
+  std::string describe() const override { return inner->describe(); }
+
+private:
+  std::unique_ptr<Executor> inner;
+  std::string tool;
 };
 
 } // namespace ksc::runner

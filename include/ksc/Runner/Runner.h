@@ -198,8 +198,10 @@ bool runHostCompiler(llvm::StringRef program,
                      std::string &log);
 
 /// Compiles `source` into a shared library (or finds it in the cache) and
-/// returns its path. A cached library that does not load (truncated by a
-/// full disk, damaged) is compiled again, with a warning on stderr.
+/// returns its path. A cached library that is not as it was written (its
+/// size and SHA-256 are recorded next to it: cut short by a full disk,
+/// written over) or that does not load is compiled again, with a warning
+/// on stderr.
 llvm::Expected<std::string> compileSharedLibrary(llvm::StringRef source,
                                                  const HostCompiler &compiler);
 

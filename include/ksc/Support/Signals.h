@@ -6,7 +6,9 @@
 #ifndef KSC_SUPPORT_SIGNALS_H
 #define KSC_SUPPORT_SIGNALS_H
 
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 
 namespace ksc {
 
@@ -30,14 +32,25 @@ private:
   int count = 0;
 };
 
+/// Makes running out of memory (an allocation that fails: a machine or a
+/// `ulimit -v` too small for the data) end the process with
+/// `TOOL: error: out of memory` on stderr and exit status 1, instead of
+/// LLVM's "LLVM ERROR: out of memory" and crash report (abort, status
+/// 134). `tool` is the name the message starts with.
+void reportOutOfMemoryAs(llvm::StringRef tool);
+
 /// What a ksc tool's main starts with instead of llvm::InitLLVM: InitLLVM,
-/// with the signals the process started with ignored still ignored.
+/// with the signals the process started with ignored still ignored, and
+/// running out of memory reported (reportOutOfMemoryAs).
 ///
 ///   int main(int argc, char **argv) {
 ///     ksc::ToolInit init(argc, argv);
 class ToolInit {
 public:
-  ToolInit(int &argc, char **&argv) : init(argc, argv) { ignored.restore(); }
+  ToolInit(int &argc, char **&argv) : init(argc, argv) {
+    ignored.restore();
+    reportOutOfMemoryAs(argc ? llvm::sys::path::filename(argv[0]) : "ksc");
+  }
 
 private:
   IgnoredSignals ignored; // recorded before `init` installs its handlers

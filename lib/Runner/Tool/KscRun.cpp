@@ -56,6 +56,8 @@
 
 #include "Gpu.h"
 
+#include "mlir/IR/AttrTypeSubElements.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
@@ -628,18 +630,55 @@ static runner::CompareOptions getCompareOptions() {
   return options;
 }
 
+/// A copy of `module` whose locations in the kernel file `file` name no
+/// file: the run-time messages of its code (a failed bounds check's
+/// "FILE:LINE:COL: ...") say ":LINE:COL: ...", which the CPU executor
+/// completes. The code, and so the kernel cache's key, is then the same
+/// whatever path the kernel file is run by.
+static mlir::OwningOpRef<mlir::ModuleOp> withoutFileName(mlir::ModuleOp module,
+                                                         StringRef file) {
+  mlir::OwningOpRef<mlir::ModuleOp> copy(module.clone());
+  auto none = mlir::StringAttr::get(module.getContext(), "");
+  mlir::AttrTypeReplacer replacer;
+  replacer.addReplacement(
+      [&](mlir::FileLineColRange loc) -> std::optional<mlir::Attribute> {
+        if (loc.getFilename() != file)
+          return std::nullopt;
+        return mlir::FileLineColRange::get(
+            none, loc.getStartLine(), loc.getStartColumn(), loc.getEndLine(),
+            loc.getEndColumn());
+      });
+  replacer.recursivelyReplaceElementsIn(*copy, /*replaceAttrs=*/true,
+                                        /*replaceLocs=*/true);
+  return copy;
+}
+
 /// The executor of --target=cpu and --compare=cpu: the module's C++
 /// compiled into a shared library; null when an error was reported.
 static std::unique_ptr<runner::Executor>
 createCpuExecutor(mlir::ModuleOp module, const runner::Grid &grid) {
   std::string source;
+  // No file name in the code (the banner has none either): the kernel
+  // cache has one entry for a kernel, whatever its path.
   CppEmitterOptions emitterOptions;
-  emitterOptions.sourceName = inputFile;
   CpuPipelineOptions pipeline;
   pipeline.boundsCheck = boundsCheck;
   pipeline.deterministic = deterministic;
-  if (mlir::failed(emitCpuCpp(module, source, pipeline, emitterOptions)))
+  mlir::OwningOpRef<mlir::ModuleOp> pathless =
+      withoutFileName(module, inputFile);
+  bool emitted;
+  {
+    // Its diagnostics (none is expected after the frontend's) would name
+    // no file: those of the module itself are reported instead.
+    mlir::ScopedDiagnosticHandler quiet(
+        module.getContext(), [](mlir::Diagnostic &) { return mlir::success(); });
+    emitted = mlir::succeeded(
+        emitCpuCpp(*pathless, source, pipeline, emitterOptions));
+  }
+  if (!emitted) {
+    (void)emitCpuCpp(module, source, pipeline, emitterOptions);
     return nullptr;
+  }
   runner::HostCompiler compiler = runner::getDefaultHostCompiler();
   if (!cxx.empty())
     compiler.command = cxx;
@@ -650,7 +689,10 @@ createCpuExecutor(mlir::ModuleOp module, const runner::Grid &grid) {
     fail(toString(library.takeError()));
     return nullptr;
   }
-  return runner::createCpuExecutor(*library, grid);
+  // A kernel that traps (an integer division by zero) is reported, not a
+  // crash of ksc-run.
+  return std::make_unique<runner::TrapReportingExecutor>(
+      runner::createCpuExecutor(*library, grid, inputFile), "ksc-run");
 }
 
 /// Runs `job` through `executor` and writes what it prints to -o; the
