@@ -56,7 +56,8 @@ llvm_config.add_tool_substitutions(["split-file"], [config.llvm_tools_dir])
 # The libFuzzer targets of a -DKSC_FUZZ=ON build (tools/fuzz).
 if config.ksc_fuzz:
     llvm_config.add_tool_substitutions(
-        ["ksc-fuzz-compile", "ksc-fuzz-inputs"], [config.ksc_tools_dir])
+        ["ksc-fuzz-compile", "ksc-fuzz-inputs", "ksc-fuzz-bundle"],
+        [config.ksc_tools_dir])
     config.available_features.add("fuzzer")
 # The lint plugin of a -DKSC_LINT=ON build (cmake/KscLint.cmake), for
 # `REQUIRES: ksc-lint` tests: %ksc-lint is Clang with it loaded.

@@ -51,6 +51,10 @@ template <bool Condition, typename T = void> struct enable_if {};
 template <typename T> struct enable_if<true, T> { using type = T; };
 /// `T`, in a parameter type that takes no part in deducing `T`.
 template <typename T> struct identity { using type = T; };
+/// The type an array's elements are stored as: a reference type names
+/// no storage (array<float &> is an error the frontend reports itself).
+template <typename T> struct stored { using type = T; };
+template <typename T> struct stored<T &> { using type = T; };
 /// The element types atomics update: `atomic_element<T>::type` is T for
 /// float, double, int, uint32_t and int64_t, for vectors (of float, double
 /// or int), matrices and quaternions (below, after their definitions), and
@@ -88,6 +92,13 @@ public:
   template <typename... Index> T &operator()(Index... indices) const;
   /// The number of elements along dimension `dim` (a constant in [0, N)).
   int shape(int dim) const;
+
+private:
+  // The layout of the runtime's ksc::array, so that sizeof and alignof
+  // (and those of a struct holding an array) are what the emitted C++ has.
+  typename detail::stored<T>::type *data_;
+  long shape_[N];
+  long strides_[N];
 };
 
 /// `array<T>`: a 1-D array; `a[i]` is element i.
@@ -104,6 +115,11 @@ public:
   template <typename Index> T &operator()(Index i) const;
   /// The number of elements (dim must be 0).
   int shape(int dim) const;
+
+private:
+  typename detail::stored<T>::type *data_;
+  long shape_[1];
+  long strides_[1];
 };
 
 /// The index of the running thread among all threads of the launch, in
@@ -167,6 +183,9 @@ template <typename T> struct mat<2, T> {
   template <typename Index> const vec<2, T> &operator[](Index i) const;
   template <typename I, typename J> T &operator()(I i, J j);
   template <typename I, typename J> const T &operator()(I i, J j) const;
+
+private:
+  vec<2, T> rows_[2]; // the runtime's layout (sizeof, alignof)
 };
 template <typename T> struct mat<3, T> {
   mat();
@@ -176,6 +195,9 @@ template <typename T> struct mat<3, T> {
   template <typename Index> const vec<3, T> &operator[](Index i) const;
   template <typename I, typename J> T &operator()(I i, J j);
   template <typename I, typename J> const T &operator()(I i, J j) const;
+
+private:
+  vec<3, T> rows_[3]; // the runtime's layout (sizeof, alignof)
 };
 template <typename T> struct mat<4, T> {
   mat();
@@ -186,6 +208,9 @@ template <typename T> struct mat<4, T> {
   template <typename Index> const vec<4, T> &operator[](Index i) const;
   template <typename I, typename J> T &operator()(I i, J j);
   template <typename I, typename J> const T &operator()(I i, J j) const;
+
+private:
+  vec<4, T> rows_[4]; // the runtime's layout (sizeof, alignof)
 };
 
 /// `quat_t<T>`: a quaternion x i + y j + z k + w of float (`quat`) or double

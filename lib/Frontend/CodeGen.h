@@ -137,6 +137,13 @@ public:
 
   /// The ks function declared for `decl`, if any.
   mlir::Operation *lookupFunction(const clang::FunctionDecl *decl) const;
+  /// The ks function of the device function `callee`, declared now if it
+  /// is not yet (a call before the declaration is handled: `f<N - 1>` from
+  /// `f<N>`, an explicit specialization after the template); built when
+  /// its definition is handled. Null after an error (reported), or when it
+  /// has no definition.
+  mlir::Operation *declareCallee(const clang::FunctionDecl *callee,
+                                 FunctionKind kind);
   void recordCall(const clang::FunctionDecl *caller,
                   const clang::FunctionDecl *callee, clang::SourceLocation loc);
 
@@ -149,6 +156,9 @@ public:
 
 private:
   void handleTopLevelDecl(clang::Decl *decl);
+  /// The symbol a function is declared with (made unique): its name, and
+  /// a specialization's template arguments.
+  std::string symbolBaseOf(const clang::FunctionDecl *function);
   /// Declares the ks function of `decl`, with the symbol `symbolBase` (the
   /// function's name by default; made unique).
   void declareFunction(const clang::FunctionDecl *decl, FunctionKind kind,

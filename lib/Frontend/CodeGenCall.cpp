@@ -94,8 +94,10 @@ mlir::FailureOr<mlir::Value> FunctionBuilder::emitCall(const CallExpr *expr) {
                  "(move the shared code into a KSC_FUNC and call that)");
     return mlir::failure();
   }
-  auto func = dyn_cast_or_null<ks::FuncOp>(mb.lookupFunction(callee));
+  auto func =
+      dyn_cast_or_null<ks::FuncOp>(mb.declareCallee(callee, *calleeKind));
   if (!func) {
+    // (A definition whose declaration failed has reported why.)
     if (!callee->getDefinition())
       mb.error(expr->getExprLoc(), "function '" + callee->getNameAsString() +
                                        "' is declared but never defined; "

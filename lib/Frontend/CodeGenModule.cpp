@@ -385,7 +385,7 @@ void ModuleBuilder::handleTopLevelDecl(Decl *decl) {
     }
     if (!lookupFunction(function) &&
         declared.insert(function->getCanonicalDecl()).second)
-      declareFunction(definition, *kind);
+      declareFunction(definition, *kind, symbolBaseOf(function));
     if (function->isThisDeclarationADefinition())
       if (mlir::Operation *op = lookupFunction(function)) {
         FunctionBuilder builder(*this, function, op, *kind);
@@ -457,6 +457,14 @@ std::string ModuleBuilder::templateArgumentsSuffix(const FunctionDecl *spec) {
   return suffix;
 }
 
+std::string ModuleBuilder::symbolBaseOf(const FunctionDecl *function) {
+  // A specialization, instantiated or explicit (`template <> f<0>`), by
+  // its template's name and its arguments (`scale_float`, `power_0`).
+  if (function->getTemplateSpecializationArgs())
+    return function->getNameAsString() + templateArgumentsSuffix(function);
+  return function->getNameAsString();
+}
+
 void ModuleBuilder::handleFunctionTemplate(const FunctionTemplateDecl *tmpl) {
   const FunctionDecl *pattern = tmpl->getTemplatedDecl();
   // Once per template, at its definition.
@@ -483,8 +491,7 @@ void ModuleBuilder::handleFunctionTemplate(const FunctionTemplateDecl *tmpl) {
       continue;
     if (!lookupFunction(spec) &&
         declared.insert(spec->getCanonicalDecl()).second)
-      declareFunction(definition, *kind,
-                      spec->getNameAsString() + templateArgumentsSuffix(spec));
+      declareFunction(definition, *kind, symbolBaseOf(spec));
     if (mlir::Operation *op = lookupFunction(spec)) {
       FunctionBuilder builder(*this, definition, op, *kind);
       (void)builder.build();
@@ -612,6 +619,19 @@ bool ModuleBuilder::checkFunctionName(const FunctionDecl *decl,
       return false;
     }
   return true;
+}
+
+mlir::Operation *ModuleBuilder::declareCallee(const FunctionDecl *callee,
+                                             FunctionKind kind) {
+  if (mlir::Operation *op = lookupFunction(callee))
+    return op;
+  const FunctionDecl *definition = callee->getDefinition();
+  if (!definition || !declared.insert(callee->getCanonicalDecl()).second)
+    return nullptr;
+  // (The caller's body is being built with the same builder.)
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  declareFunction(definition, kind, symbolBaseOf(callee));
+  return lookupFunction(callee);
 }
 
 void ModuleBuilder::declareFunction(const FunctionDecl *decl,

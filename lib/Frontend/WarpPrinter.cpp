@@ -29,8 +29,10 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <functional>
@@ -78,8 +80,52 @@ bool isReservedPythonName(StringRef name) {
   return reserved.contains(name);
 }
 
+/// `name` spelled as a Python identifier, not yet unique (allocateNames):
+/// a reserved word gets a trailing `_` (`lambda_`), and a character
+/// outside ASCII is written `_uXXXX_` (`\u{fb01}` as `_ufb01_`): Python
+/// would fold it by NFKC (`\u{fb01}` and `fi` are one name there) and
+/// Warp's generated C++ wants ASCII.
 std::string pythonName(StringRef name) {
-  return isReservedPythonName(name) ? (name + "_").str() : name.str();
+  if (llvm::all_of(name, [](char c) { return isASCII(c); }))
+    return isReservedPythonName(name) ? (name + "_").str() : name.str();
+  std::string spelled;
+  const auto *next = reinterpret_cast<const llvm::UTF8 *>(name.begin());
+  const auto *end = reinterpret_cast<const llvm::UTF8 *>(name.end());
+  while (next < end) {
+    if (isASCII(static_cast<char>(*next))) {
+      spelled += static_cast<char>(*next++);
+      continue;
+    }
+    llvm::UTF32 codePoint;
+    if (llvm::convertUTF8Sequence(&next, end, &codePoint,
+                                  llvm::strictConversion) !=
+        llvm::conversionOK)
+      codePoint = *next++; // (Clang accepted no such name.)
+    spelled += llvm::formatv("_u{0:x-4}_", codePoint).str();
+  }
+  return spelled;
+}
+
+/// Python names for `names` (in order), unique among themselves and the
+/// names in `taken`, which they join: a name Python takes as it is keeps
+/// it; then the others get their spelling (pythonName), with `_2`, `_3`,
+/// ... when that is taken (`lambda` becomes `lambda__2` when the file has
+/// a `lambda_`).
+std::vector<std::string> allocateNames(ArrayRef<std::string> names,
+                                       llvm::StringSet<> &taken) {
+  std::vector<std::string> result(names.size());
+  for (auto [name, python] : llvm::zip(names, result))
+    if (pythonName(name) == name && taken.insert(name).second)
+      python = name;
+  for (auto [name, python] : llvm::zip(names, result)) {
+    if (!python.empty())
+      continue;
+    std::string base = pythonName(name);
+    python = base;
+    for (unsigned n = 2; !taken.insert(python).second; ++n)
+      python = base + "_" + std::to_string(n);
+  }
+  return result;
 }
 
 /// `expr` without the nodes that do not change what it computes.
@@ -158,6 +204,9 @@ private:
   void printStruct(const CXXRecordDecl *record);
   void printFunction(const FunctionDecl *decl, FunctionKind kind);
   std::string functionName(const FunctionDecl *decl);
+  /// Names every struct and function of the file, once, before printing.
+  void nameModule();
+  std::string fieldName(const FieldDecl *field);
 
   // Types.
   std::string typeName(QualType type, SourceLocation loc);
@@ -216,9 +265,12 @@ private:
   unsigned linesInBlock = 0;
   std::string error;
 
-  /// Module-level names: structs and functions.
+  /// Module-level names: structs and functions (nameModule), and each
+  /// struct's fields (fieldName).
   llvm::StringSet<> moduleNames;
   llvm::DenseMap<const RecordDecl *, std::string> structNames;
+  llvm::DenseMap<const FunctionDecl *, std::string> functionNames;
+  llvm::DenseMap<const FieldDecl *, std::string> fieldNames;
   /// The Python names of the current function's variables, the names live
   /// in the scopes being printed, and each name's type so far.
   llvm::DenseMap<const ValueDecl *, std::string> names;
@@ -301,11 +353,69 @@ std::string WarpPrinter::nameOf(const ValueDecl *decl) {
 }
 
 std::string WarpPrinter::functionName(const FunctionDecl *decl) {
-  // The ks symbol: template instances and overloads have names of their
-  // own there (`scale_float`), which the Warp module shares.
-  if (mlir::Operation *op = mb.lookupFunction(decl))
-    return pythonName(mlir::SymbolTable::getSymbolName(op).getValue());
+  auto it = functionNames.find(decl->getCanonicalDecl());
+  if (it != functionNames.end())
+    return it->second;
   return pythonName(decl->getName());
+}
+
+std::string WarpPrinter::fieldName(const FieldDecl *field) {
+  // The x, y, z, w of vectors and quaternions, which Warp names the same.
+  if (isProvidedHeader(mb.sourceManager, field->getLocation()))
+    return field->getName().str();
+  auto it = fieldNames.find(field);
+  if (it != fieldNames.end())
+    return it->second;
+  // Each struct's fields are a namespace of their own.
+  std::vector<std::string> sourceNames;
+  for (const FieldDecl *other : field->getParent()->fields())
+    sourceNames.push_back(other->getName().str());
+  llvm::StringSet<> taken;
+  std::vector<std::string> python = allocateNames(sourceNames, taken);
+  for (auto [other, name] : llvm::zip(field->getParent()->fields(), python))
+    fieldNames[other] = name;
+  return fieldNames.lookup(field);
+}
+
+void WarpPrinter::nameModule() {
+  // Structs, and functions by their ks symbols: template instances and
+  // overloads have names of their own there (`scale_float`), which the
+  // Warp module shares.
+  SmallVector<const Decl *> decls;
+  llvm::DenseSet<const Decl *> seen;
+  std::vector<std::string> sourceNames;
+  auto addFunction = [&](const FunctionDecl *function) {
+    if (!seen.insert(function->getCanonicalDecl()).second)
+      return;
+    mlir::Operation *op = mb.lookupFunction(function);
+    decls.push_back(function->getCanonicalDecl());
+    sourceNames.push_back(
+        op ? mlir::SymbolTable::getSymbolName(op).getValue().str()
+           : function->getName().str());
+  };
+  for (Decl *decl : mb.ast.getTranslationUnitDecl()->noload_decls()) {
+    if (decl->isImplicit() ||
+        isProvidedHeader(mb.sourceManager, decl->getLocation()))
+      continue;
+    if (auto *record = dyn_cast<CXXRecordDecl>(decl)) {
+      if (record->isThisDeclarationADefinition()) {
+        decls.push_back(record);
+        sourceNames.push_back(record->getName().str());
+      }
+    } else if (auto *tmpl = dyn_cast<FunctionTemplateDecl>(decl)) {
+      for (const FunctionDecl *spec : tmpl->specializations())
+        addFunction(spec);
+    } else if (auto *function = dyn_cast<FunctionDecl>(decl)) {
+      addFunction(function);
+    }
+  }
+  std::vector<std::string> python = allocateNames(sourceNames, moduleNames);
+  for (auto [decl, name] : llvm::zip(decls, python)) {
+    if (auto *record = dyn_cast<RecordDecl>(decl))
+      structNames[record] = name;
+    else
+      functionNames[cast<FunctionDecl>(decl)] = name;
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -591,7 +701,7 @@ Py WarpPrinter::expr(const Expr *e) {
     auto *field = dyn_cast<FieldDecl>(member->getMemberDecl());
     if (!field)
       return fail(member->getBeginLoc(), "member functions");
-    return {object.text + "." + pythonName(field->getName()), PAtom};
+    return {object.text + "." + fieldName(field), PAtom};
   }
   if (auto *op = dyn_cast<UnaryOperator>(e))
     return unary(op);
@@ -884,7 +994,8 @@ Py WarpPrinter::initList(const InitListExpr *list) {
       continue;
     if (!text.empty())
       text += ", ";
-    text += pythonName(field->getName()) + "=" + expr(init).text;
+    std::string name = fieldName(field);
+    text += name + "=" + expr(init).text;
   }
   return {typeName(type, list->getBeginLoc()) + "(" + text + ")", PAtom};
 }
@@ -1247,13 +1358,13 @@ void WarpPrinter::whileLoop(const Expr *cond, const Stmt *body,
 //===----------------------------------------------------------------------===//
 
 void WarpPrinter::printStruct(const CXXRecordDecl *record) {
-  std::string name = pythonName(record->getName());
-  structNames[record] = name;
-  moduleNames.insert(name);
+  std::string name = structNames.lookup(record);
   out += "@wp.struct\nclass " + name + ":\n";
-  for (const FieldDecl *field : record->fields())
-    out += "    " + pythonName(field->getName()) + ": " +
+  for (const FieldDecl *field : record->fields()) {
+    std::string fieldText = fieldName(field);
+    out += "    " + fieldText + ": " +
            typeName(field->getType(), field->getLocation()) + "\n";
+  }
   if (record->field_empty())
     out += "    pass\n";
 }
@@ -1288,18 +1399,8 @@ bool WarpPrinter::print(StringRef fileName, std::string &text,
         ksc::escapeLineComment(fileName) +
         ". Do not edit.\nimport warp as wp\n";
   auto separate = [&] { out += "\n\n"; };
-  // Function names first: a local variable must not hide one.
-  for (Decl *decl : mb.ast.getTranslationUnitDecl()->noload_decls()) {
-    if (decl->isImplicit() ||
-        isProvidedHeader(mb.sourceManager, decl->getLocation()))
-      continue;
-    if (auto *tmpl = dyn_cast<FunctionTemplateDecl>(decl)) {
-      for (const FunctionDecl *spec : tmpl->specializations())
-        moduleNames.insert(functionName(spec));
-    } else if (auto *function = dyn_cast<FunctionDecl>(decl)) {
-      moduleNames.insert(functionName(function));
-    }
-  }
+  // Module names first: a local variable must not hide one.
+  nameModule();
   for (Decl *decl : mb.ast.getTranslationUnitDecl()->noload_decls()) {
     if (decl->isImplicit() ||
         isProvidedHeader(mb.sourceManager, decl->getLocation()))

@@ -449,6 +449,39 @@ static Expected<std::string> readFile(const Twine &path) {
   return (*buffer)->getBuffer().str();
 }
 
+/// The path of the file `name` of the bundle `dir` that the case `who`
+/// names (`code/HASH.ptx`), or an error when it would be outside the
+/// bundle: an absolute name, a `..` or `.` part, a backslash, or a
+/// symbolic link that leads out of the bundle. A bundle comes from another
+/// machine: it must never make ksc-replay read elsewhere.
+static Expected<std::string> getBundleFile(StringRef dir, StringRef name,
+                                           const Twine &who) {
+  auto refuse = [&](const Twine &why) {
+    return makeError(who + ": the file '" + name + "' " + why);
+  };
+  if (name.empty() || sys::path::is_absolute(name) || name.contains('\\'))
+    return refuse("is not a relative path inside the bundle");
+  SmallVector<StringRef> parts;
+  name.split(parts, '/');
+  for (StringRef part : parts)
+    if (part.empty() || part == "." || part == "..")
+      return refuse("is not a path inside the bundle (no empty, '.' or "
+                    "'..' parts)");
+  SmallString<256> path(dir);
+  sys::path::append(path, name);
+  SmallString<256> real, realDir;
+  if (sys::fs::real_path(dir, realDir))
+    return refuse("cannot be found: the bundle's directory cannot be "
+                  "resolved");
+  // A file that is not there is reported by its reader.
+  if (!sys::fs::real_path(path, real) &&
+      !StringRef(real).starts_with((Twine(realDir) + "/").str()))
+    return refuse("leads out of the bundle (a symbolic link to '" + real +
+                  "')");
+  return std::string(path);
+}
+
+
 /// Writes `contents` as KIND/HASH.EXT of the bundle `dir` unless it is
 /// there; returns its name in the bundle.
 static Expected<std::string> writeContent(StringRef dir, StringRef kind,
@@ -567,8 +600,14 @@ std::optional<BundleCode> runner::findRecordedCode(StringRef dir,
       return std::nullopt;
     code.kernels.push_back(std::move(entry));
   }
-  Expected<std::string> ptx = readFile(dir + "/" + code.ptxFile);
-  Expected<std::string> cuda = readFile(dir + "/" + code.cudaFile);
+  Expected<std::string> ptxPath = getBundleFile(dir, code.ptxFile, key);
+  Expected<std::string> cudaPath = getBundleFile(dir, code.cudaFile, key);
+  Expected<std::string> ptx = ptxPath ? readFile(*ptxPath)
+                                      : Expected<std::string>(
+                                            ptxPath.takeError());
+  Expected<std::string> cuda = cudaPath ? readFile(*cudaPath)
+                                        : Expected<std::string>(
+                                              cudaPath.takeError());
   if (!ptx || !cuda) {
     consumeError(ptx.takeError());
     consumeError(cuda.takeError());
@@ -592,12 +631,30 @@ static Expected<BundleCase> readCase(StringRef dir, StringRef file) {
   json::Path::Root root(file);
   if (!fromJSON(*value, c, root))
     return makeError(file + ": " + toString(root.getError()));
+  // Its name is its file's (cases/NAME.json), which ksc-replay's reports
+  // and --list print: checked as ksc-run --record checks it.
+  SmallString<256> casesDir(dir);
+  sys::path::append(casesDir, "cases");
+  StringRef relative = StringRef(file);
+  if (!relative.consume_front((Twine(casesDir) + "/").str()) ||
+      !relative.consume_back(".json") || relative != c.name)
+    return makeError(file + ": the case's name '" + c.name +
+                     "' is not its file's");
+  if (Error error = checkCaseName(c.name))
+    return makeError(file + ": " + toString(std::move(error)));
+  if (Expected<std::string> inside =
+          getBundleFile(dir, "cases/" + c.name + ".json",
+                        "case '" + c.name + "'");
+      !inside)
+    return inside.takeError();
   auto read = [&](StringRef name, std::string &contents) -> Error {
     if (name.empty())
       return Error::success();
-    SmallString<256> path(dir);
-    sys::path::append(path, name);
-    Expected<std::string> code = readFile(path);
+    Expected<std::string> path =
+        getBundleFile(dir, name, "case '" + c.name + "'");
+    if (!path)
+      return path.takeError();
+    Expected<std::string> code = readFile(*path);
     if (!code)
       return code.takeError();
     contents = std::move(*code);
@@ -650,7 +707,11 @@ Expected<std::vector<BundleCase>> runner::readBundle(StringRef dir) {
   std::vector<std::string> files;
   std::error_code ec;
   std::string cases = (dir + "/cases").str();
-  for (sys::fs::recursive_directory_iterator it(cases, ec), end;
+  // Symbolic links to directories are not followed (a link to an
+  // enclosing directory listed the cases again and again).
+  for (sys::fs::recursive_directory_iterator it(cases, ec,
+                                                /*follow_symlinks=*/false),
+       end;
        !ec && it != end; it.increment(ec))
     if (StringRef(it->path()).ends_with(".json"))
       files.push_back(it->path());

@@ -270,6 +270,13 @@ private:
   std::string pch;
 };
 
+/// The most worker threads --jobs may ask for: 8 per hardware thread (64
+/// at least). More gain nothing, and many more ran out of threads after
+/// half a minute (`pthread_create failed`).
+static unsigned maxJobs() {
+  return std::max(64u, 8 * llvm::hardware_concurrency().compute_thread_count());
+}
+
 static unsigned jobCount() {
   if (jobs)
     return jobs;
@@ -637,6 +644,10 @@ static int run(int argc, char **argv) {
       "  ksc-synth merge -o all.jsonl data-*.jsonl\n"
       "  ksc-synth split data.jsonl --splits=train:0.98,val:0.01,test:0.01\n"
       "  ksc-synth card data.jsonl --license=apache-2.0\n");
+  if (jobs > maxJobs())
+    return fail("--jobs=" + Twine(jobs.getValue()) + ": at most " +
+                Twine(maxJobs()) +
+                " worker threads on this machine (8 per hardware thread)");
   if (validateCommand)
     return validate();
   if (splitCommand)

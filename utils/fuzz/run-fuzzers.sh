@@ -3,9 +3,11 @@
 # in the sanitizer build of utils/sanitize.sh, which it builds first.
 #   utils/fuzz/run-fuzzers.sh [SECONDS] [TARGET...]
 # TARGET: compile (ksc-fuzz-compile: kernel files through the frontend and
-# every form ksc prints) or inputs (ksc-fuzz-inputs: ksc-run's JSON input
-# reader); both when none is named. Each starts from the test suite's kernel
-# files or JSON files (the seeds) and from the corpus its earlier runs kept in
+# every form ksc prints), inputs (ksc-fuzz-inputs: ksc-run's JSON input
+# reader) or bundle (ksc-fuzz-bundle: the case manifests of ksc-replay's
+# bundles); all when none is named. Each starts from the test suite's kernel
+# files, JSON files or bundle cases (test/Fuzz/Inputs/bundle; the seeds) and
+# from the corpus its earlier runs kept in
 # BUILD/fuzz/TARGET/corpus. A crash, a sanitizer report, a leak, running out of
 # memory (4 GiB) or a hang (an input taking over 60 s) stops the target: the
 # script then exits 1 and names the input it saved (BUILD/fuzz/TARGET/crash-*,
@@ -20,7 +22,7 @@ seconds="${1:-60}"
 shift || true
 targets=("$@")
 if ((${#targets[@]} == 0)); then
-  targets=(compile inputs)
+  targets=(compile inputs bundle)
 fi
 
 KSC_SANITIZE_BUILD_DIR="$build" "$root/utils/sanitize.sh" --build
@@ -48,12 +50,17 @@ for target in "${targets[@]}"; do
   case "$target" in
     compile) suffix=.kdsl ;;
     inputs) suffix=.json ;;
-    *) echo "run-fuzzers.sh: unknown target '$target' (compile, inputs)" >&2
+    bundle) suffix=bundle ;;
+    *) echo "run-fuzzers.sh: unknown target '$target' (compile, inputs, bundle)" >&2
        exit 2 ;;
   esac
   dir="$build/fuzz/$target"
   mkdir -p "$dir/corpus"
-  seed "$suffix" "$dir/seeds"
+  if [ "$suffix" = bundle ]; then
+    rm -rf "$dir/seeds" && cp -r "$root/test/Fuzz/Inputs/bundle" "$dir/seeds"
+  else
+    seed "$suffix" "$dir/seeds"
+  fi
   echo "== ksc-fuzz-$target, $seconds s" >&2
   # New inputs go to the first corpus directory; the seeds stay as they are.
   if "$build/bin/ksc-fuzz-$target" "$dir/corpus" "$dir/seeds" \

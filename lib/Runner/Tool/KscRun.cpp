@@ -60,6 +60,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
 #include <cstdlib>
 #include <string>
@@ -398,6 +399,31 @@ static Expected<ks::KernelOp> selectKernel(mlir::ModuleOp module) {
                    " (kernels: " + available + ")");
 }
 
+/// Erases the device functions nothing in `module` uses any more (after
+/// other kernels were dropped): they would be compiled for nothing.
+static void eraseUnusedFunctions(mlir::ModuleOp module) {
+  for (bool erased = true; erased;) {
+    erased = false;
+    for (ks::FuncOp func :
+         llvm::make_early_inc_range(module.getOps<ks::FuncOp>()))
+      if (mlir::SymbolTable::symbolKnownUseEmpty(func, module)) {
+        func.erase();
+        erased = true;
+      }
+  }
+}
+
+/// Drops every kernel but `kernel` from `module`, and the functions only
+/// they used: a run compiles what it launches, not the whole file (a file
+/// of 1,600 kernels took minutes to compile for one).
+static void keepOnlyKernel(mlir::ModuleOp module, ks::KernelOp kernel) {
+  for (ks::KernelOp k :
+       llvm::make_early_inc_range(module.getOps<ks::KernelOp>()))
+    if (k != kernel)
+      k.erase();
+  eraseUnusedFunctions(module);
+}
+
 /// Whether `k` is the adjoint kernel of `kernel`, its tangent kernel, or
 /// the tangent kernel of one of `adjoints`.
 static bool isDerivativeOf(ks::KernelOp k, ks::KernelOp kernel,
@@ -430,6 +456,7 @@ static mlir::LogicalResult addDerivatives(mlir::ModuleOp module,
     if (k != kernel && !isDerivativeOf(k, kernel, adjoints))
       k.erase();
   }
+  eraseUnusedFunctions(module);
   mlir::PassManager pm(module.getContext());
   if (mlir::failed(applyPassManagerOptions(pm)))
     return mlir::failure();
@@ -950,6 +977,8 @@ int runner::kscRunMain(int argc, char **argv) {
   Expected<ks::KernelOp> kernel = selectKernel(*module);
   if (!kernel)
     return fail(toString(kernel.takeError()));
+  if (!isGradMode())
+    keepOnlyKernel(*module, *kernel);
   // The GPU's code from its own copy: its adjoints recompute what is cheap
   // on a GPU (docs/autodiff.md, "Loops"); the kernels' arguments are the
   // same.
