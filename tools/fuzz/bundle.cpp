@@ -38,12 +38,19 @@ static void writeText(const Twine &path, StringRef text) {
   os << text;
 }
 
+/// The directory the bundle is made in, removed when the process exits.
+static SmallString<128> &getRoot() {
+  static SmallString<128> root;
+  return root;
+}
+
 /// The bundle directory, made on the first call.
 static const std::string &getBundle() {
   static const std::string dir = [] {
-    SmallString<128> root;
+    SmallString<128> &root = getRoot();
     if (sys::fs::createUniqueDirectory("ksc-fuzz-bundle", root))
       std::abort();
+    std::atexit([] { (void)sys::fs::remove_directories(getRoot()); });
     writeText(root + "/outside.ptx", kOutside);
     std::string bundle = (root + "/b").str();
     for (const char *sub : {"", "/cases", "/code", "/data"})
