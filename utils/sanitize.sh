@@ -68,7 +68,7 @@ if [ "$mode" = all ]; then
 else
   # The tools and fuzzers, not the unit tests and benchmarks.
   ninja -C "$build" ksc ksc-opt ksc-run ksc-synth ksc-replay \
-    ksc-fuzz-compile ksc-fuzz-inputs >&2
+    ksc-fuzz-compile ksc-fuzz-inputs ksc-fuzz-bundle >&2
 fi
 if [ "$mode" = build ]; then
   exit 0
