@@ -40,6 +40,12 @@ static std::string getContentName(StringRef dir, StringRef contents,
 }
 static constexpr StringLiteral kCaseFormat = "ksc-gpu-bundle-case";
 
+/// Whether `part`, a part of a path inside a bundle (between '/'), names
+/// something: not empty, '.' or '..'.
+static bool isNamedPart(StringRef part) {
+  return !part.empty() && part != "." && part != "..";
+}
+
 Error runner::checkCaseName(StringRef name) {
   auto invalid = [&](const Twine &why) {
     return makeError("invalid case name '" + name + "': " + why);
@@ -49,7 +55,7 @@ Error runner::checkCaseName(StringRef name) {
   SmallVector<StringRef> parts;
   name.split(parts, '/');
   for (StringRef part : parts) {
-    if (part.empty() || part == "." || part == "..")
+    if (!isNamedPart(part))
       return invalid("its parts, separated by '/', must not be empty, '.' or "
                      "'..'");
     for (char c : part)
@@ -463,10 +469,9 @@ static Expected<std::string> getBundleFile(StringRef dir, StringRef name,
     return refuse("is not a relative path inside the bundle");
   SmallVector<StringRef> parts;
   name.split(parts, '/');
-  for (StringRef part : parts)
-    if (part.empty() || part == "." || part == "..")
-      return refuse("is not a path inside the bundle (no empty, '.' or "
-                    "'..' parts)");
+  if (!llvm::all_of(parts, isNamedPart))
+    return refuse("is not a path inside the bundle (no empty, '.' or "
+                  "'..' parts)");
   SmallString<256> path(dir);
   sys::path::append(path, name);
   SmallString<256> real, realDir;
@@ -481,6 +486,15 @@ static Expected<std::string> getBundleFile(StringRef dir, StringRef name,
   return std::string(path);
 }
 
+/// The contents of the file `name` of the bundle `dir`, which must be
+/// inside it (getBundleFile).
+static Expected<std::string> readBundleFile(StringRef dir, StringRef name,
+                                            const Twine &who) {
+  Expected<std::string> path = getBundleFile(dir, name, who);
+  if (!path)
+    return path.takeError();
+  return readFile(*path);
+}
 
 /// Writes `contents` as KIND/HASH.EXT of the bundle `dir` unless it is
 /// there; returns its name in the bundle.
@@ -600,14 +614,8 @@ std::optional<BundleCode> runner::findRecordedCode(StringRef dir,
       return std::nullopt;
     code.kernels.push_back(std::move(entry));
   }
-  Expected<std::string> ptxPath = getBundleFile(dir, code.ptxFile, key);
-  Expected<std::string> cudaPath = getBundleFile(dir, code.cudaFile, key);
-  Expected<std::string> ptx = ptxPath ? readFile(*ptxPath)
-                                      : Expected<std::string>(
-                                            ptxPath.takeError());
-  Expected<std::string> cuda = cudaPath ? readFile(*cudaPath)
-                                        : Expected<std::string>(
-                                              cudaPath.takeError());
+  Expected<std::string> ptx = readBundleFile(dir, code.ptxFile, key);
+  Expected<std::string> cuda = readBundleFile(dir, code.cudaFile, key);
   if (!ptx || !cuda) {
     consumeError(ptx.takeError());
     consumeError(cuda.takeError());
@@ -650,11 +658,8 @@ static Expected<BundleCase> readCase(StringRef dir, StringRef file) {
   auto read = [&](StringRef name, std::string &contents) -> Error {
     if (name.empty())
       return Error::success();
-    Expected<std::string> path =
-        getBundleFile(dir, name, "case '" + c.name + "'");
-    if (!path)
-      return path.takeError();
-    Expected<std::string> code = readFile(*path);
+    Expected<std::string> code =
+        readBundleFile(dir, name, "case '" + c.name + "'");
     if (!code)
       return code.takeError();
     contents = std::move(*code);
