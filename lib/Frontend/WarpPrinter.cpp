@@ -206,6 +206,9 @@ private:
   std::string functionName(const FunctionDecl *decl);
   /// Names every struct and function of the file, once, before printing.
   void nameModule();
+  /// The file's own top-level declarations, in order: not the prelude's,
+  /// not implicit ones.
+  SmallVector<Decl *> fileDecls() const;
   std::string fieldName(const FieldDecl *field);
 
   // Types.
@@ -377,6 +380,15 @@ std::string WarpPrinter::fieldName(const FieldDecl *field) {
   return fieldNames.lookup(field);
 }
 
+SmallVector<Decl *> WarpPrinter::fileDecls() const {
+  SmallVector<Decl *> decls;
+  for (Decl *decl : mb.ast.getTranslationUnitDecl()->noload_decls())
+    if (!decl->isImplicit() &&
+        !isProvidedHeader(mb.sourceManager, decl->getLocation()))
+      decls.push_back(decl);
+  return decls;
+}
+
 void WarpPrinter::nameModule() {
   // Structs, and functions by their ks symbols: template instances and
   // overloads have names of their own there (`scale_float`), which the
@@ -393,10 +405,7 @@ void WarpPrinter::nameModule() {
         op ? mlir::SymbolTable::getSymbolName(op).getValue().str()
            : function->getName().str());
   };
-  for (Decl *decl : mb.ast.getTranslationUnitDecl()->noload_decls()) {
-    if (decl->isImplicit() ||
-        isProvidedHeader(mb.sourceManager, decl->getLocation()))
-      continue;
+  for (Decl *decl : fileDecls()) {
     if (auto *record = dyn_cast<CXXRecordDecl>(decl)) {
       if (record->isThisDeclarationADefinition()) {
         decls.push_back(record);
@@ -1401,10 +1410,7 @@ bool WarpPrinter::print(StringRef fileName, std::string &text,
   auto separate = [&] { out += "\n\n"; };
   // Module names first: a local variable must not hide one.
   nameModule();
-  for (Decl *decl : mb.ast.getTranslationUnitDecl()->noload_decls()) {
-    if (decl->isImplicit() ||
-        isProvidedHeader(mb.sourceManager, decl->getLocation()))
-      continue;
+  for (Decl *decl : fileDecls()) {
     if (auto *record = dyn_cast<CXXRecordDecl>(decl)) {
       if (record->isThisDeclarationADefinition()) {
         separate();
