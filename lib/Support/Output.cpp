@@ -23,6 +23,16 @@ bool ksc::sameFile(StringRef a, StringRef b) {
   return a == b || (!sys::fs::equivalent(a, b, equivalent) && equivalent);
 }
 
+const std::string *ksc::findSameFile(StringRef path,
+                                     ArrayRef<std::string> files) {
+  if (path == "-")
+    return nullptr;
+  for (const std::string &file : files)
+    if (sameFile(path, file))
+      return &file;
+  return nullptr;
+}
+
 /// Whether `path` is a regular file holding exactly `contents`.
 static bool holds(StringRef path, StringRef contents) {
   sys::fs::file_status status;

@@ -6,6 +6,7 @@
 #ifndef KSC_SUPPORT_OUTPUT_H
 #define KSC_SUPPORT_OUTPUT_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -20,6 +21,12 @@ namespace ksc {
 /// (through links, `..`, hard links) of one existing file. The tools refuse
 /// an output that is one of their inputs (`ksc k.kdsl -o k.kdsl`).
 bool sameFile(llvm::StringRef a, llvm::StringRef b);
+
+/// The first of `files` that is the same file as the output `path`
+/// (sameFile), or null; null for standard output ("-"). The tools refuse
+/// an output onto a file the compile read (the kernel's includes).
+const std::string *findSameFile(llvm::StringRef path,
+                                llvm::ArrayRef<std::string> files);
 
 /// Writes `contents` to `path` the way a compiler writes its outputs:
 ///  - `-`: standard output;

@@ -225,13 +225,12 @@ static SmallVector<std::pair<StringRef, StringRef>> getOutputFiles() {
 /// after an error on stderr.
 static bool checkOutputsNotRead(ArrayRef<std::string> filesRead) {
   for (auto [option, path] : getOutputFiles())
-    for (const std::string &file : filesRead)
-      if (path != "-" && sameFile(path, file)) {
-        errs() << "ksc: error: the " << option << " file '" << path
-               << "' is '" << escapeLineComment(file)
-               << "', which the kernel file includes\n";
-        return false;
-      }
+    if (const std::string *file = findSameFile(path, filesRead)) {
+      errs() << "ksc: error: the " << option << " file '" << path << "' is '"
+             << escapeLineComment(*file)
+             << "', which the kernel file includes\n";
+      return false;
+    }
   return true;
 }
 

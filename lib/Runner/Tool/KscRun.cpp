@@ -921,12 +921,11 @@ static mlir::OwningOpRef<mlir::ModuleOp> loadInput(mlir::MLIRContext &context,
   if (!module)
     return nullptr;
   // (The kernel file itself and --inputs are checked by checkOptions.)
-  for (const std::string &file : filesRead)
-    if (outputFile != "-" && sameFile(outputFile, file)) {
-      fail("the -o file '" + outputFile + "' is '" + escapeLineComment(file) +
-           "', which the kernel file includes");
-      return nullptr;
-    }
+  if (const std::string *file = findSameFile(outputFile, filesRead)) {
+    fail("the -o file '" + outputFile + "' is '" + escapeLineComment(*file) +
+         "', which the kernel file includes");
+    return nullptr;
+  }
   mlir::PassManager cleanup(&context);
   if (mlir::failed(applyPassManagerOptions(cleanup)))
     return nullptr;
