@@ -296,17 +296,17 @@ static Error allocate(const Reader &reader, const Param &param, int64_t count,
                                    "elements), more than {2}",
                                    bytes, count, what));
   }
-  // What is left of the address space (ulimit -v) can still be less: the
-  // allocator's failure would end the program ("LLVM ERROR: out of
-  // memory"), malloc's is an error.
-  if (void *probe = bytes > (uint64_t(1) << 24)
-                        ? std::malloc(static_cast<size_t>(bytes))
-                        : nullptr)
+  // What is left of the address space (ulimit -v) can still be less for a
+  // large array: the allocator's failure would end the program ("LLVM
+  // ERROR: out of memory"), malloc's is an error.
+  if (bytes > (uint64_t(1) << 24)) {
+    void *probe = std::malloc(static_cast<size_t>(bytes));
+    if (!probe)
+      return reader.fail("", formatv("cannot allocate the array's {0} bytes "
+                                     "({1} elements): out of memory",
+                                     bytes, count));
     std::free(probe);
-  else if (bytes > (uint64_t(1) << 24))
-    return reader.fail("", formatv("cannot allocate the array's {0} bytes "
-                                   "({1} elements): out of memory",
-                                   bytes, count));
+  }
   arg.bytes.assign(static_cast<size_t>(bytes), 0);
   return Error::success();
 }
