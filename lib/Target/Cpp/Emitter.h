@@ -149,6 +149,9 @@ public:
   /// After emitModule: the header declaring what the output defines for
   /// callers (`--emit-header`).
   void emitHeader(llvm::raw_ostream &header);
+  /// The first line of the C++ file and of its header: ksc's version and
+  /// the kernel file's name (escaped).
+  std::string banner() const;
 
   //===--------------------------------------------------------------------===//
   // Types and literals (EmitArith.cpp)
