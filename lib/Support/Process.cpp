@@ -18,6 +18,7 @@
 #include <mutex>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -143,6 +144,13 @@ ksc::ProgramResult ksc::runProgram(ArrayRef<StringRef> args,
     while (waited < 0 && errno == EINTR);
     if (slot >= 0)
       running[slot].store(0);
+    // A signal is ending the tool (forwardSignal, on another thread, ended
+    // the program): wait for it, rather than go on with a program that
+    // failed and keep its files (a kept .cpp in the kernel cache).
+    for (int tenths = 0; stopping && tenths < 100; ++tenths) {
+      timespec tenth = {0, 100000000};
+      ::nanosleep(&tenth, nullptr);
+    }
     if (waited < 0) {
       result.error = args[0].str() + ": " + std::strerror(errno);
     } else if (WIFEXITED(status)) {
