@@ -69,15 +69,10 @@ struct Py {
 
 /// Names a kernel file may use that Python or the module itself reserves.
 bool isReservedPythonName(StringRef name) {
-  static const llvm::StringSet<> reserved = {
-      "False",  "None",   "True",    "and",      "as",       "assert", "async",
-      "await",  "break",  "class",   "continue", "def",      "del",    "elif",
-      "else",   "except", "finally", "for",      "from",     "global", "if",
-      "import", "in",     "is",      "lambda",   "nonlocal", "not",    "or",
-      "pass",   "raise",  "return",  "try",      "while",    "with",   "yield",
-      "wp",     "range",  "float",   "int",      "bool",     "print",  "len",
-      "type",   "Any"};
-  return reserved.contains(name);
+  static const llvm::StringSet<> moduleNames = {
+      "wp",  "range", "float", "int", "bool",
+      "print", "len", "type",  "Any"};
+  return ksc::isPythonKeyword(name) || moduleNames.contains(name);
 }
 
 /// `name` spelled as a Python identifier, not yet unique (allocateNames):

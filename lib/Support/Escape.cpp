@@ -7,6 +7,7 @@
 #include "ksc/Support/Escape.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace llvm;
 
@@ -67,4 +68,14 @@ std::string ksc::quoteMakePath(StringRef path) {
 
 bool ksc::canWriteMakePath(StringRef path) {
   return path.find_first_of("\n\r") == StringRef::npos;
+}
+
+bool ksc::isPythonKeyword(StringRef name) {
+  static const llvm::StringSet<> keywords = {
+      "False",  "None",   "True",    "and",      "as",       "assert", "async",
+      "await",  "break",  "class",   "continue", "def",      "del",    "elif",
+      "else",   "except", "finally", "for",      "from",     "global", "if",
+      "import", "in",     "is",      "lambda",   "nonlocal", "not",    "or",
+      "pass",   "raise",  "return",  "try",      "while",    "with",   "yield"};
+  return keywords.contains(name);
 }

@@ -37,6 +37,11 @@ std::string quoteMakePath(llvm::StringRef path);
 /// Whether a Make rule can name `path` (no line feed or carriage return).
 bool canWriteMakePath(llvm::StringRef path);
 
+/// Whether `name` is one of Python's keywords (`lambda`, `None`, ...),
+/// which cannot name a Python function, parameter or variable: generated
+/// Python and Python modules spell such a name with a trailing `_`.
+bool isPythonKeyword(llvm::StringRef name);
+
 } // namespace ksc
 
 #endif // KSC_SUPPORT_ESCAPE_H

@@ -23,6 +23,7 @@
 #include "ksc/Support/Output.h"
 #include "ksc/Support/Paths.h"
 #include "ksc/Support/Signals.h"
+#include "ksc/Target/Python/PythonModule.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -41,7 +42,7 @@ using namespace ksc;
 
 namespace {
 enum class Target { Cpu, Cuda };
-enum class Emit { Cpp, Cuda, Ptx, LLVM, Mlir, Warp };
+enum class Emit { Cpp, Cuda, Ptx, LLVM, Mlir, Warp, Python };
 
 cl::OptionCategory kscCategory("ksc options");
 
@@ -71,8 +72,23 @@ cl::opt<Emit> emit(
                clEnumValN(Emit::Mlir, "mlir", "the ks dialect IR"),
                clEnumValN(Emit::Warp, "warp",
                           "the kernel file as an NVIDIA Warp Python module "
-                          "(docs/warp.md)")),
+                          "(docs/warp.md)"),
+               clEnumValN(Emit::Python, "python",
+                          "C++ of a Python extension module (nanobind) "
+                          "with a function per kernel (docs/python.md)")),
     cl::init(Emit::Cpp), cl::cat(kscCategory));
+cl::opt<std::string> pythonModule(
+    "python-module",
+    cl::desc("With --emit=python: the name of the Python module (default: "
+             "the input file's name up to its first '.')"),
+    cl::value_desc("name"), cl::cat(kscCategory));
+cl::opt<std::string> pythonInit(
+    "python-init",
+    cl::desc("With --emit=python: write a function of this name that adds "
+             "the kernels to a module (void F(nanobind::module_ &)), for "
+             "modules made of several kernel files, instead of the module "
+             "itself"),
+    cl::value_desc("function"), cl::cat(kscCategory));
 cl::opt<bool> standalone(
     "standalone",
     cl::desc("Copy the runtime header into the C++ output so that it "
@@ -242,6 +258,9 @@ static bool checkOutputOptions(bool emitsSource) {
     errs() << "ksc: error: " << message << "\n";
     return false;
   };
+  if (emit == Emit::Python && emitHeader.getNumOccurrences())
+    return fail("--emit=python writes one file, the whole module (no "
+                "--emit-header)");
   if (!emitsSource && (emitHeader.getNumOccurrences() ||
                        cppNamespace.getNumOccurrences()))
     return fail("--emit-header and --namespace need C++ or CUDA C++ output "
@@ -309,6 +328,15 @@ static bool writeOutput(StringRef path, StringRef contents) {
   return true;
 }
 
+/// The name of the module --emit=python writes: --python-module, or the
+/// input file's name up to its first '.'.
+static std::string getPythonModuleName() {
+  if (pythonModule.getNumOccurrences())
+    return pythonModule;
+  StringRef name = sys::path::filename(inputFile);
+  return name.take_until([](char c) { return c == '.'; }).str();
+}
+
 /// Whether --emit asks for the output of LLVM's NVPTX backend (PTX, or the
 /// LLVM IR it is made from).
 static bool emitsNvptx() { return emit == Emit::Ptx || emit == Emit::LLVM; }
@@ -335,6 +363,25 @@ static bool checkTargetOptions() {
               "--emit=llvm\n";
     return false;
   }
+  if (emit == Emit::Python && target != Target::Cpu) {
+    errs() << "ksc: error: --emit=python makes modules for the CPU only "
+              "(--target=cpu) in this release\n";
+    return false;
+  }
+  if ((pythonModule.getNumOccurrences() || pythonInit.getNumOccurrences()) &&
+      emit != Emit::Python) {
+    errs() << "ksc: error: --python-module and --python-init need "
+              "--emit=python\n";
+    return false;
+  }
+  if (pythonInit.getNumOccurrences() &&
+      !checkPythonModuleName(pythonInit).empty()) {
+    errs() << "ksc: error: invalid --python-init '"
+           << escapeLineComment(pythonInit)
+           << "': it must be a C++ identifier of ASCII letters, digits and "
+              "'_'\n";
+    return false;
+  }
   if (target == Target::Cuda && emit == Emit::Cpp) {
     errs() << "ksc: error: --target=cuda writes CUDA C++ (--emit=cuda), not "
               "--emit=cpp\n";
@@ -348,6 +395,18 @@ static bool checkTargetOptions() {
   if (target != Target::Cpu && cpuLaunch.getNumOccurrences()) {
     errs() << "ksc: error: --cpu-launch needs --target=cpu\n";
     return false;
+  }
+  if (emit == Emit::Python) {
+    std::string why = checkPythonModuleName(getPythonModuleName());
+    if (!why.empty()) {
+      errs() << "ksc: error: invalid Python module name '"
+             << escapeLineComment(getPythonModuleName()) << "': " << why
+             << (pythonModule.getNumOccurrences()
+                     ? ""
+                     : " (name the module with --python-module)")
+             << "\n";
+      return false;
+    }
   }
   if (Error error = gpuCode.validate()) {
     errs() << "ksc: error: " << toString(std::move(error)) << "\n";
@@ -446,6 +505,15 @@ static mlir::LogicalResult emitCode(mlir::ModuleOp module, std::string &output,
     } else if (mlir::failed(emitCpuCpp(module, output, cpuPipeline(),
                                        emitterOptions, header))) {
       return mlir::failure();
+    } else if (emit == Emit::Python) {
+      PythonModuleOptions python;
+      python.moduleName = getPythonModuleName();
+      python.initFunction = pythonInit;
+      python.cppNamespace = cppNamespace;
+      python.width = derivatives.getWidth();
+      raw_string_ostream os(output);
+      if (mlir::failed(translateToPythonBindings(module, os, python)))
+        return mlir::failure();
     }
   }
   return mlir::success();
@@ -525,7 +593,8 @@ int ksc::kscMain(int argc, char **argv) {
 
   if (!checkTargetOptions())
     return 1;
-  if (!checkOutputOptions(emit == Emit::Cpp || emit == Emit::Cuda))
+  if (!checkOutputOptions(emit == Emit::Cpp || emit == Emit::Cuda ||
+                          emit == Emit::Python))
     return 1;
   MakeDependencies dependencies;
   if (dependencyFile) {

@@ -1,0 +1,238 @@
+"""ksc kernels as PyTorch operators (docs/python.md, "PyTorch").
+
+``op(module, "K")`` is kernel ``K`` of a module made by ``ksc
+--emit=python`` as a ``torch.library`` custom operator
+(``torch.ops.ksc.<module>_K``) under the functional rule of
+``ksc.signature``: it takes the kernel's arguments (floating-point scalars
+as numbers or tensors, integers as ints) and returns the values after the
+launch of the arrays the kernel writes (a tensor, or a tuple of them). It
+has a fake implementation, so ``torch.compile`` traces it without a graph
+break, and, when the module has the adjoint kernel ``K_adj`` (``ksc
+--grad``), an autograd formula that launches it: gradients flow to every
+argument the adjoint has an adjoint for.
+
+``inplace(module, "K")`` is the kernel as it is, as an operator that
+updates its arrays in place (declared in ``mutates_args``); it has no
+autograd formula.
+"""
+
+import torch
+
+from .signature import signature as _signature
+
+_ops = {}
+
+_SCALAR_SCHEMA = {"int32": "int", "uint32": "int", "int64": "int",
+                  "bool": "bool"}
+_DTYPES = {"float32": torch.float32, "float64": torch.float64,
+           "int32": torch.int32, "uint32": torch.uint32,
+           "int64": torch.int64, "bool": torch.bool}
+
+
+def _is_tensor_param(p):
+    """Arrays and floating-point values passed by value are tensors in the
+    operator's schema (so that values can have gradients)."""
+    return p.is_array or p.is_floating
+
+
+def _schema_params(params, mutated=()):
+    fields = []
+    for i, p in enumerate(params):
+        if _is_tensor_param(p):
+            kind = "Tensor(a%d!)" % i if i in mutated else "Tensor"
+        else:
+            kind = _SCALAR_SCHEMA[p.dtype]
+        fields.append(f"{kind} {p.name}")
+    return fields
+
+
+def _returns(count):
+    if count == 1:
+        return "Tensor"
+    return "(" + ", ".join(["Tensor"] * count) + ")"
+
+
+def _value(p, arg):
+    """An argument as the module's function takes it."""
+    if p.is_array:
+        return arg.detach()
+    if isinstance(arg, torch.Tensor):
+        return arg.item() if p.element_shape == () else arg.tolist()
+    return arg
+
+
+def _stream_args(module):
+    return {}
+
+
+def _launch(module, kernel, params, args, grid):
+    getattr(module, kernel)(*[_value(p, a) for p, a in zip(params, args)],
+                            dim=grid, **_stream_args(module))
+
+
+def _as_tensor(p, arg, like):
+    """A floating-point scalar argument given as a number, as a tensor."""
+    if _is_tensor_param(p) and not isinstance(arg, torch.Tensor):
+        device = like.device if like is not None else None
+        return torch.as_tensor(arg, dtype=_DTYPES[p.dtype], device=device)
+    return arg
+
+
+def op(module, name, *, dim=None, namespace="ksc"):
+    """Kernel ``name`` of ``module`` as a functional, differentiable
+    operator (see the module's docstring). ``dim`` fixes the launch grid;
+    by default it is the shape of the first array the kernel writes."""
+    sig = _signature(module, name)
+    opname = f"{module.__name__}_{name}"
+    key = (namespace, opname, dim if dim is None else tuple(
+        [dim] if isinstance(dim, int) else dim))
+    if key in _ops:
+        return _ops[key]
+    params, outputs = sig.params, sig.outputs
+    single = len(outputs) == 1
+
+    def grid(args):
+        return sig.launch_grid(
+            [tuple(a.shape) if isinstance(a, torch.Tensor) else ()
+             for a in args], dim)
+
+    def forward_impl(*args):
+        args = list(args)
+        results = []
+        for i in outputs:
+            args[i] = args[i].clone()
+            results.append(args[i])
+        _launch(module, name, params, args, grid(args))
+        return results[0] if single else tuple(results)
+
+    def forward_fake(*args):
+        results = [torch.empty_like(args[i]) for i in outputs]
+        return results[0] if single else tuple(results)
+
+    schema = "(" + ", ".join(_schema_params(params)) + ") -> " + \
+        _returns(len(outputs))
+    forward = torch.library.custom_op(f"{namespace}::{opname}", forward_impl,
+                                      mutates_args=(), schema=schema)
+    forward.register_fake(forward_fake)
+
+    if sig.adjoint:
+        _register_autograd(module, sig, namespace, opname, forward, grid)
+
+    def call(*args):
+        if len(args) != len(params):
+            raise TypeError(f"{name}() takes {len(params)} arguments "
+                            f"({', '.join(p.name for p in params)}), got "
+                            f"{len(args)}")
+        like = next((a for a in args if isinstance(a, torch.Tensor)), None)
+        return forward(*[_as_tensor(p, a, like)
+                         for p, a in zip(params, args)])
+
+    call.__name__ = name
+    call.__doc__ = f"{name}({', '.join(p.name for p in params)}): " \
+        f"the kernel {name} of {module.__name__} (ksc.torch.op)."
+    call.operator = forward
+    _ops[key] = call
+    return call
+
+
+def _register_autograd(module, sig, namespace, opname, forward, grid):
+    """The backward pass of ``forward``: an operator launching the adjoint
+    kernel on the primal arguments and the outputs' cotangents."""
+    params, outputs = sig.params, sig.outputs
+    adjoint_params = _signature_params(module, sig.adjoint)
+    grads_of = sig.adjoint_of
+
+    def adjoint_impl(*args):
+        n, m = len(params), len(outputs)
+        primal = list(args[:n])
+        results, cotangents = args[n:n + m], args[n + m:]
+        # The adjoint may write the arrays the kernel writes (those it
+        # reads back): it must not change the saved inputs.
+        for i in outputs:
+            primal[i] = primal[i].clone()
+        for i in sig.final_value_args:
+            primal[i] = results[outputs.index(i)].clone()
+        adjoints = []
+        for i in grads_of:
+            p, x = params[i], args[i]
+            if p.is_array and p.writable:
+                adjoints.append(cotangents[outputs.index(i)].to(
+                    x.dtype).clone())
+            elif p.is_array:
+                adjoints.append(torch.zeros_like(x))
+            else:
+                adjoints.append(torch.zeros((1,) + p.element_shape,
+                                            dtype=x.dtype, device=x.device))
+        _launch(module, sig.adjoint, adjoint_params, primal + adjoints,
+                grid(args[:n]))
+        return tuple(a if params[i].is_array else a.reshape(
+            params[i].element_shape) for a, i in zip(adjoints, grads_of))
+
+    def adjoint_fake(*args):
+        return tuple(torch.empty_like(args[i]) for i in grads_of)
+
+    schema = "(" + ", ".join(
+        _schema_params(params) +
+        [f"Tensor result_{params[i].name}" for i in outputs] +
+        [f"Tensor grad_{params[i].name}" for i in outputs]) + ") -> (" + \
+        ", ".join(["Tensor"] * len(grads_of)) + ")"
+    adjoint = torch.library.custom_op(f"{namespace}::{opname}_vjp",
+                                      adjoint_impl, mutates_args=(),
+                                      schema=schema)
+    adjoint.register_fake(adjoint_fake)
+
+    def setup_context(ctx, inputs, output):
+        results = (output,) if len(outputs) == 1 else tuple(output)
+        ctx.inputs = inputs
+        ctx.results = results
+
+    def backward(ctx, *cotangents):
+        cotangents = [torch.zeros_like(r) if c is None else c
+                      for c, r in zip(cotangents, ctx.results)]
+        grads = adjoint(*ctx.inputs, *ctx.results, *cotangents)
+        result = [None] * len(params)
+        for g, i in zip(grads, grads_of):
+            result[i] = g
+        return tuple(result)
+
+    forward.register_autograd(backward, setup_context=setup_context)
+
+
+def _signature_params(module, kernel):
+    from .signature import _params
+    return _params(module.__ksc_kernels__[kernel])
+
+
+def inplace(module, name, *, dim=None, namespace="ksc"):
+    """Kernel ``name`` of ``module`` as an operator that updates the arrays
+    it writes in place (``torch.ops.<namespace>.<module>_<name>_``), as the
+    module's function does, but known to PyTorch (``mutates_args``), so
+    that ``torch.compile`` traces it. It returns nothing and has no
+    autograd formula: use ``op`` for gradients."""
+    sig = _signature(module, name)
+    opname = f"{module.__name__}_{name}_"
+    key = (namespace, opname, dim if dim is None else tuple(
+        [dim] if isinstance(dim, int) else dim))
+    if key in _ops:
+        return _ops[key]
+    params = sig.params
+
+    def impl(*args):
+        _launch(module, name, params, args, sig.launch_grid(
+            [tuple(a.shape) if isinstance(a, torch.Tensor) else ()
+             for a in args], dim))
+
+    mutated = [params[i].name for i in sig.outputs]
+    schema = "(" + ", ".join(_schema_params(params, sig.outputs)) + ") -> ()"
+    operator = torch.library.custom_op(f"{namespace}::{opname}", impl,
+                                       mutates_args=mutated, schema=schema)
+    operator.register_fake(lambda *args: None)
+
+    def call(*args):
+        like = next((a for a in args if isinstance(a, torch.Tensor)), None)
+        operator(*[_as_tensor(p, a, like) for p, a in zip(params, args)])
+
+    call.__name__ = name + "_"
+    call.operator = operator
+    _ops[key] = call
+    return call
