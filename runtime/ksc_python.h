@@ -270,7 +270,10 @@ inline void convert_scalar(const kernel &k, const param &p, nb::handle value,
   if (p.num_components == 0) {
     if (!store_number(value, p.type, out))
       fail(true, k, p,
-           std::string("must be a number of type ") + scalar_name(p.type) +
+           std::string(p.type == scalar::boolean
+                           ? "must be a bool (True or False)"
+                           : "must be a number of type ") +
+               (p.type == scalar::boolean ? "" : scalar_name(p.type)) +
                ", got " + nb::inst_name(value).c_str() + " " +
                nb::repr(value).c_str());
     return;

@@ -295,6 +295,40 @@ try:
 except (OSError, subprocess.TimeoutExpired):
     pass
 
+# Python modules (docs/python.md): the build's venv (utils/python/venv.sh,
+# which utils/test runs), or the interpreter KSC_TEST_PYTHON names (one with
+# PyTorch, say). `REQUIRES: python-modules`: nanobind and NumPy importable,
+# %kpython that interpreter, %build-module the tests' quick module build;
+# `jax`, `torch`: those importable too.
+test_python = os.environ.get("KSC_TEST_PYTHON") or os.path.join(
+    config.ksc_obj_root, "python-venv", "bin", "python")
+if os.path.exists(test_python):
+    try:
+        probe = subprocess.run(
+            [test_python, "-c",
+             "import sys, importlib.util as u, nanobind, numpy\n"
+             "print(sys.executable)\n"
+             "for m in ('jax', 'torch'):\n"
+             "    print(m if u.find_spec(m) else '')"],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=120,
+            text=True)
+        if probe.returncode == 0:
+            lines = probe.stdout.splitlines()
+            config.available_features.add("python-modules")
+            config.available_features.update(m for m in lines[1:] if m)
+            config.substitutions.append(("%kpython", lines[0]))
+            config.substitutions.append(
+                ("%build-module", lines[0] + " " + os.path.join(
+                    config.ksc_src_root, "utils", "python",
+                    "build-module.py") + " " + os.path.join(
+                        config.ksc_tools_dir, "ksc")))
+            config.environment["KSC_MODULE_CACHE"] = os.path.join(
+                config.ksc_obj_root, "test", "python-module-cache")
+            config.environment["PYTHONPATH"] = os.path.join(
+                config.ksc_obj_root, "lib", "ksc", "python")
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+
 # %gpu-run-all: the kernels of many .kdsl files through ksc-run's GPU
 # target (see utils/lit/gpu-run-all.py).
 config.substitutions.append(

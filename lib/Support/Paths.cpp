@@ -42,4 +42,6 @@ std::string ksc::getClangResourceDir() {
 
 std::string ksc::getRuntimeDir() { return underPrefix(KSC_RUNTIME_SUBDIR); }
 
+std::string ksc::getPythonDir() { return underPrefix(KSC_PYTHON_SUBDIR); }
+
 std::string ksc::getDataDir() { return underPrefix("share/ksc"); }

@@ -27,6 +27,10 @@ std::string getClangResourceDir();
 /// The directory holding ksc_runtime.h.
 std::string getRuntimeDir();
 
+/// The directory holding the Python helpers (the package `ksc`: ksc.torch,
+/// ksc.jax; docs/python.md).
+std::string getPythonDir();
+
 /// The directory of ksc's other data files (`ksc-synth validate --warp`'s
 /// warp_run.py): <prefix>/share/ksc.
 std::string getDataDir();

@@ -204,6 +204,11 @@ cl::opt<bool> printRuntimeDir(
     "print-runtime-dir",
     cl::desc("Print the directory holding ksc_runtime.h and exit"),
     cl::cat(kscCategory));
+cl::opt<bool> printPythonDir(
+    "print-python-dir",
+    cl::desc("Print the directory holding the Python helpers (the package "
+             "ksc: ksc.torch, ksc.jax) and exit"),
+    cl::cat(kscCategory));
 cl::opt<bool> printResourceDir(
     "print-resource-dir",
     cl::desc("Print the directory of the Clang builtin headers ksc uses and "
@@ -533,6 +538,10 @@ int ksc::kscMain(int argc, char **argv) {
 
   if (printRuntimeDir) {
     outs() << getRuntimeDir() << "\n";
+    return 0;
+  }
+  if (printPythonDir) {
+    outs() << getPythonDir() << "\n";
     return 0;
   }
   if (printResourceDir) {

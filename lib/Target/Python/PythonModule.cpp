@@ -195,9 +195,10 @@ LogicalResult ksc::translateToPythonBindings(mlir::ModuleOp module,
     if (!sig)
       return op.emitError(toString(sig.takeError()));
     entry.signature = std::move(*sig);
-    for (const Param &param : entry.signature.params)
+    for (auto [index, param] : llvm::enumerate(entry.signature.params))
       if (!param.type.structName.empty())
-        return op.emitError("--emit=python: kernel '")
+        return mlir::emitError(op.getBody().getArgument(index).getLoc(),
+                               "--emit=python: kernel '")
                << op.getSymName() << "' takes the struct parameter '"
                << param.name
                << "': Python modules cannot pass structs or arrays of "
