@@ -13,7 +13,8 @@
 #                         [WIDTH <W>]
 #                         [PRECISION source|double]
 #                         [BOUNDS_CHECK]
-#                         [TARGET cpu]
+#                         [TARGET cpu|cuda]
+#                         [ARCH <sm_XX>...]
 #                         [JAX AUTO|ON|OFF]
 #                         [INCLUDE_DIRECTORIES <dir>...]
 #                         [DEFINES <NAME[=VALUE]>...]
@@ -28,10 +29,11 @@
 #
 # ``SOURCES``
 #   The kernel files (required). Each is compiled by ``ksc --emit=python``
-#   into ``<file name>.py.cpp`` in the output directory (default
+#   into ``<file name>.py.cpp`` (``.py.cu`` for ``TARGET cuda``) in the
+#   output directory (default
 #   ``${CMAKE_CURRENT_BINARY_DIR}/ksc/<name>``); the module has a function
 #   for every kernel and derivative kernel of all of them. Two files must
-#   not define kernels of the same name (use ``NAMESPACE``-free names, or
+#   not define kernels of the same name (give them other names, or use
 #   two modules).
 #
 # ``GRAD``, ``WRT``, ``WIDTH``, ``PRECISION``, ``BOUNDS_CHECK``,
@@ -40,12 +42,20 @@
 #   a Python exception instead of undefined behaviour.
 #
 # ``TARGET``
-#   ``cpu`` (the default and, in this release, the only one).
+#   ``cpu`` (default): the functions launch kernels on the CPU's cores and
+#   take arrays in CPU memory. ``cuda``: CUDA kernels (``ksc --target=cuda``,
+#   compiled by CMake's CUDA language, which the project must enable), which
+#   take arrays in CUDA device memory and run on their device and on the
+#   ``stream=`` given (default: the default stream).
+#
+# ``ARCH``
+#   With ``TARGET cuda``: the module's ``CUDA_ARCHITECTURES``, as for
+#   ``ksc_add_kernels``.
 #
 # ``JAX``
-#   Whether the kernels are also XLA FFI handlers for ``ksc.jax``: ``AUTO``
-#   (default) when the Python the module is built for can import jax,
-#   ``ON`` (an error when it cannot), ``OFF``.
+#   Whether the kernels are also XLA FFI handlers for ``ksc.jax`` (CPU
+#   modules only): ``AUTO`` (default) when the Python the module is built
+#   for can import jax, ``ON`` (an error when it cannot), ``OFF``.
 #
 # The function needs nanobind: it calls ``find_package(Python ...
 # Development.Module)`` and ``find_package(nanobind CONFIG)`` (through
@@ -90,7 +100,7 @@ endmacro()
 function(ksc_add_python_module name)
   set(_flags BOUNDS_CHECK)
   set(_one TARGET GRAD WIDTH PRECISION JAX OUTPUT_DIRECTORY)
-  set(_multi SOURCES WRT INCLUDE_DIRECTORIES DEFINES OPTIONS)
+  set(_multi SOURCES WRT ARCH INCLUDE_DIRECTORIES DEFINES OPTIONS)
   cmake_parse_arguments(PARSE_ARGV 1 _ksc "${_flags}" "${_one}" "${_multi}")
   set(_err "ksc_add_python_module(${name})")
   if(_ksc_UNPARSED_ARGUMENTS)
@@ -122,12 +132,26 @@ function(ksc_add_python_module name)
   if(NOT DEFINED _ksc_TARGET)
     set(_ksc_TARGET cpu)
   endif()
-  if(NOT _ksc_TARGET STREQUAL "cpu")
-    message(FATAL_ERROR "${_err}: TARGET '${_ksc_TARGET}': Python modules "
-                        "run kernels on the CPU only in this release (cpu)")
+  if(_ksc_TARGET STREQUAL "cpu")
+    set(_ext cpp)
+  elseif(_ksc_TARGET STREQUAL "cuda")
+    set(_ext cu)
+    get_property(_languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+    if(NOT "CUDA" IN_LIST _languages OR NOT CMAKE_CUDA_COMPILER)
+      message(FATAL_ERROR "${_err}: TARGET cuda needs CMake's CUDA language, "
+        "which this project has not enabled: enable_language(CUDA) before "
+        "ksc_add_python_module")
+    endif()
+  else()
+    message(FATAL_ERROR "${_err}: TARGET '${_ksc_TARGET}' is not one of: "
+                        "cpu cuda")
   endif()
   if(NOT DEFINED _ksc_JAX)
     set(_ksc_JAX AUTO)
+  endif()
+  if(_ksc_TARGET STREQUAL "cuda" AND _ksc_JAX STREQUAL "ON")
+    message(FATAL_ERROR "${_err}: JAX ON: ksc.jax takes modules of CPU "
+                        "kernels only")
   endif()
   if(NOT _ksc_JAX MATCHES "^(AUTO|ON|OFF)$")
     message(FATAL_ERROR "${_err}: JAX '${_ksc_JAX}' is not one of: AUTO ON "
@@ -165,7 +189,7 @@ function(ksc_add_python_module name)
       message(FATAL_ERROR "${_err}: the source '${_src}' does not exist")
     endif()
     cmake_path(GET _src FILENAME _file)
-    set(_out "${_outdir}/${_file}.py.cpp")
+    set(_out "${_outdir}/${_file}.py.${_ext}")
     set(_depfile "${_outdir}/${_file}.py.d")
     if("${_out}" IN_LIST _generated)
       message(FATAL_ERROR "${_err}: two SOURCES are named '${_file}'; "
@@ -206,9 +230,15 @@ ${_calls}}
 
   nanobind_add_module("${name}" "${_main}" ${_generated})
   target_link_libraries("${name}" PRIVATE ksc::runtime)
+  if(_ksc_TARGET STREQUAL "cuda")
+    target_compile_features("${name}" PRIVATE cuda_std_17)
+    if(_archs)
+      set_property(TARGET "${name}" PROPERTY CUDA_ARCHITECTURES ${_archs})
+    endif()
+  endif()
 
   # JAX: jaxlib's FFI headers make the kernels XLA FFI handlers too.
-  if(NOT _ksc_JAX STREQUAL "OFF")
+  if(_ksc_TARGET STREQUAL "cpu" AND NOT _ksc_JAX STREQUAL "OFF")
     execute_process(
       COMMAND "${Python_EXECUTABLE}" -c
               "import jax.ffi; print(jax.ffi.include_dir())"

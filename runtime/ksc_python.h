@@ -27,6 +27,11 @@
 #include "xla/ffi/api/ffi.h"
 #endif
 
+// CUDA modules (ksc --target=cuda --emit=python) are compiled by nvcc.
+#ifdef __CUDACC__
+#include <cuda_runtime.h>
+#endif
+
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
@@ -60,6 +65,11 @@ enum class kernel_kind : uint8_t { primal, adjoint, tangent, hvp };
 /// A kernel's C entry point (the CPU's `ksc_launch_K`, docs/build.md).
 using cpu_entry = int (*)(const int64_t *dim, void *const *args, char *error,
                           size_t error_size);
+/// A CUDA kernel's C entry point (`ksc_cuda_launch_K`): the same, on a
+/// stream of the current device.
+using cuda_entry = int (*)(const int64_t *dim, void *stream,
+                           void *const *args, char *error,
+                           size_t error_size);
 
 /// One kernel of the module.
 struct kernel {
@@ -79,7 +89,9 @@ struct kernel {
   uint32_t num_final_value_args;
   /// The directions of a tangent kernel (`--width`).
   uint32_t width;
+  /// The entry point: one of the two, by the module's target.
   cpu_entry cpu;
+  cuda_entry cuda;
 };
 
 inline const char *scalar_name(scalar type) {
@@ -323,7 +335,7 @@ inline void convert_scalar(const kernel &k, const param &p, nb::handle value,
 /// An array argument: checks its element type, device, dimensions and
 /// strides against `p` and describes it in `desc`.
 inline void convert_array(const kernel &k, const param &p, nb::handle value,
-                          int device_type, call_args &storage,
+                          int device_type, int &device_id, call_args &storage,
                           ksc_array_desc &desc) {
   nb::ndarray<nb::ro> array;
   if (!nb::try_cast(value, array, false))
@@ -348,6 +360,12 @@ inline void convert_array(const kernel &k, const param &p, nb::handle value,
                               "CUDA)";
     fail(false, k, p, std::string("must be in ") + where);
   }
+  if (device_id < 0)
+    device_id = array.device_id();
+  else if (array.device_id() != device_id)
+    fail(false, k, p,
+         "is on device " + std::to_string(array.device_id()) +
+             ", the arrays before it on device " + std::to_string(device_id));
   size_t ndim = p.rank + p.num_components;
   auto shape_text = [&] {
     std::string text = "(";
@@ -462,10 +480,69 @@ inline void launch_grid(const kernel &k, nb::handle dim,
     grid[d] = desc.shape[d];
 }
 
+/// The CUDA stream of a call: None for the default stream (0), an int (a
+/// `cudaStream_t`), or an object with one as `cuda_stream` (PyTorch's
+/// streams) or `ptr` (CuPy's).
+inline void *cuda_stream(const kernel &k, nb::handle stream) {
+  if (stream.is_none())
+    return nullptr;
+  if (!k.cuda)
+    throw nb::type_error((std::string(k.name) +
+                          "(): stream= is for modules of CUDA kernels; this "
+                          "one runs them on the CPU")
+                             .c_str());
+  nb::handle handle = stream;
+  nb::object attribute;
+  for (const char *name : {"cuda_stream", "ptr"})
+    if (nb::hasattr(stream, name)) {
+      attribute = stream.attr(name);
+      handle = attribute;
+      break;
+    }
+  uintptr_t value;
+  if (PyBool_Check(handle.ptr()) || !nb::try_cast(handle, value, false))
+    throw nb::type_error((std::string(k.name) +
+                          "(): stream must be None, a cudaStream_t as an "
+                          "int, or a stream object of PyTorch or CuPy")
+                             .c_str());
+  return reinterpret_cast<void *>(value);
+}
+
+/// Runs `k`'s entry point on `grid` with the arguments in `storage`, on
+/// CUDA device `device_id` and `stream` for a CUDA kernel. Returns its
+/// status, with a message in `error`.
+inline int call_entry(const kernel &k, const int64_t grid[3],
+                      call_args &storage, int device_id, void *stream,
+                      char *error, size_t error_size) {
+  if (k.cpu)
+    return k.cpu(grid, storage.pointers.data(), error, error_size);
+#ifdef __CUDACC__
+  int previous = -1;
+  if (device_id >= 0 && cudaGetDevice(&previous) == cudaSuccess &&
+      previous != device_id && cudaSetDevice(device_id) != cudaSuccess) {
+    std::snprintf(error, error_size, "kernel '%s': cannot make device %d "
+                  "current", k.name, device_id);
+    return 1;
+  }
+  int status = k.cuda(grid, stream, storage.pointers.data(), error,
+                      error_size);
+  if (previous >= 0 && previous != device_id)
+    cudaSetDevice(previous);
+  return status;
+#else
+  (void)device_id;
+  return k.cuda(grid, stream, storage.pointers.data(), error, error_size);
+#endif
+}
+
 /// Calls kernel `k` with the Python objects `args` (one per parameter) on
-/// the launch grid `dim` (None: see launch_grid).
+/// the launch grid `dim` (None: see launch_grid) and, for a CUDA kernel,
+/// on `stream` (see cuda_stream).
 inline void launch(const kernel &k, std::initializer_list<nb::handle> args,
-                   nb::handle dim) {
+                   nb::handle dim, nb::handle stream = nb::none()) {
+  void *stream_pointer = cuda_stream(k, stream);
+  int device_type = k.cuda ? nb::device::cuda::value : nb::device::cpu::value;
+  int device_id = -1;
   call_args storage;
   std::vector<int> array_of_param(k.num_params, -1);
   size_t num_arrays = 0;
@@ -480,7 +557,7 @@ inline void launch(const kernel &k, std::initializer_list<nb::handle> args,
     const param &p = k.params[i];
     if (p.rank) {
       ksc_array_desc &desc = storage.arrays[array_of_param[i]];
-      convert_array(k, p, values[i], nb::device::cpu::value, storage, desc);
+      convert_array(k, p, values[i], device_type, device_id, storage, desc);
       storage.pointers.push_back(&desc);
     } else {
       void *out = &storage.scalars[16 * next_scalar++];
@@ -494,7 +571,8 @@ inline void launch(const kernel &k, std::initializer_list<nb::handle> args,
   int status;
   {
     nb::gil_scoped_release release;
-    status = k.cpu(grid, storage.pointers.data(), error, sizeof error);
+    status = call_entry(k, grid, storage, device_id, stream_pointer, error,
+                        sizeof error);
   }
   if (status != 0)
     throw std::runtime_error(error);

@@ -29,6 +29,9 @@ def _target(module, kernel):
     """Registers the FFI handler of ``kernel`` (once) and returns the name
     of its XLA custom call target."""
     handlers = getattr(module, "__ksc_ffi__", None)
+    if module.__ksc_kernels__[kernel]["target"] != "cpu":
+        raise TypeError(f"{module.__name__} runs its kernels on CUDA "
+                        "devices: ksc.jax takes modules of CPU kernels only")
     if handlers is None:
         raise TypeError(
             f"{module.__name__} was built without jaxlib's headers, so its "

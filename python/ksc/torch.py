@@ -61,13 +61,17 @@ def _value(p, arg):
     return arg
 
 
-def _stream_args(module):
-    return {}
-
-
 def _launch(module, kernel, params, args, grid):
+    """Launches ``kernel``; a CUDA kernel on PyTorch's current stream of the
+    arguments' device, so that it is ordered with PyTorch's own work."""
+    extra = {}
+    if module.__ksc_kernels__[kernel]["target"] == "cuda":
+        device = next((a.device for p, a in zip(params, args)
+                       if p.is_array and isinstance(a, torch.Tensor)), None)
+        if device is not None and device.type == "cuda":
+            extra["stream"] = torch.cuda.current_stream(device).cuda_stream
     getattr(module, kernel)(*[_value(p, a) for p, a in zip(params, args)],
-                            dim=grid, **_stream_args(module))
+                            dim=grid, **extra)
 
 
 def _as_tensor(p, arg, like):

@@ -368,11 +368,6 @@ static bool checkTargetOptions() {
               "--emit=llvm\n";
     return false;
   }
-  if (emit == Emit::Python && target != Target::Cpu) {
-    errs() << "ksc: error: --emit=python makes modules for the CPU only "
-              "(--target=cpu) in this release\n";
-    return false;
-  }
   if ((pythonModule.getNumOccurrences() || pythonInit.getNumOccurrences()) &&
       emit != Emit::Python) {
     errs() << "ksc: error: --python-module and --python-init need "
@@ -462,6 +457,20 @@ static int emitWarp(mlir::MLIRContext &context, FrontendOptions &options,
   return 0;
 }
 
+/// --emit=python: appends the module's bindings to the kernels' C++ or
+/// CUDA C++ in `output`.
+static mlir::LogicalResult emitBindings(mlir::ModuleOp module,
+                                        std::string &output) {
+  PythonModuleOptions python;
+  python.moduleName = getPythonModuleName();
+  python.initFunction = pythonInit;
+  python.cppNamespace = cppNamespace;
+  python.cuda = target == Target::Cuda;
+  python.width = derivatives.getWidth();
+  raw_string_ostream os(output);
+  return translateToPythonBindings(module, os, python);
+}
+
 /// Writes what --emit asks for into `output` (and with `header` the
 /// header of --emit-header): the ks IR, or the module lowered and printed
 /// as C++, CUDA C++, PTX or LLVM IR.
@@ -501,24 +510,21 @@ static mlir::LogicalResult emitCode(mlir::ModuleOp module, std::string &output,
       ptxOptions.blockSize = gpuCode.getBlockSize();
       if (mlir::failed(emitPtx(module, output, cudaPipeline, ptxOptions)))
         return mlir::failure();
-    } else if (emit == Emit::Cuda) {
+    } else if (emit == Emit::Cuda ||
+               (emit == Emit::Python && target == Target::Cuda)) {
       emitterOptions.target = CppTarget::Cuda;
+      emitterOptions.cudaEntryPoints = emit == Emit::Python;
       emitterOptions.blockSize = gpuCode.getBlockSize();
       if (mlir::failed(emitCudaCpp(module, output, cudaPipeline,
                                    emitterOptions, header)))
+        return mlir::failure();
+      if (emit == Emit::Python && mlir::failed(emitBindings(module, output)))
         return mlir::failure();
     } else if (mlir::failed(emitCpuCpp(module, output, cpuPipeline(),
                                        emitterOptions, header))) {
       return mlir::failure();
     } else if (emit == Emit::Python) {
-      PythonModuleOptions python;
-      python.moduleName = getPythonModuleName();
-      python.initFunction = pythonInit;
-      python.cppNamespace = cppNamespace;
-      python.width = derivatives.getWidth();
-      raw_string_ostream os(output);
-      if (mlir::failed(translateToPythonBindings(module, os, python)))
-        return mlir::failure();
+      return emitBindings(module, output);
     }
   }
   return mlir::success();

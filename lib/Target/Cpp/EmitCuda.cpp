@@ -26,6 +26,7 @@
 #include "ksc/Dialect/Ks/IR/KsOps.h"
 #include "ksc/Dialect/Ks/IR/SourceNames.h"
 #include "ksc/Support/CudaLaunch.h"
+#include "ksc/Support/Escape.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
@@ -142,8 +143,9 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
   std::string name = functionNames.lookup(kernel);
 
   // The parameters: the kernel's, with their source names (args when
-  // unnamed), after the grid and the stream.
-  std::string kernelParams, forwardArgs = "dim, stream";
+  // unnamed), after the grid and the stream; `fromArgs` reads them from a
+  // C entry point's `args`.
+  std::string kernelParams, forwardArgs = "dim, stream", fromArgs;
   std::string args = "&dim";
   std::string types = "ksc::grid";
   // Names are unique among the parameters (a derivative kernel's `tan_x`
@@ -173,6 +175,8 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
       partials.push_back({arg, words.getInt()});
       continue;
     }
+    fromArgs += ",\n    ksc::arg<" + *typeText + ">(args[" +
+                std::to_string(i - 1 - partials.size()) + "])";
     kernelParams += ", " + *typeText + " " + arg;
     forwardArgs += ", " + arg;
   }
@@ -241,6 +245,33 @@ LogicalResult Emitter::emitCudaLaunch(func::FuncOp launcher) {
   }
   os.unindent();
   os << "}\n";
+  if (options.cudaEntryPoints)
+    emitCudaEntryPoint(kernel, symbol, fromArgs);
   os << "#endif // __CUDACC_RTC__\n\n";
   return success();
+}
+
+void Emitter::emitCudaEntryPoint(StringRef kernel, StringRef launch,
+                                 StringRef fromArgs) {
+  std::string symbol = cSymbol(("ksc_cuda_launch_" + kernel).str());
+  os << "\n// C entry point (for Python modules): dim[0..2] are the extents "
+        "of the launch\n// grid, args[i] points to argument i (a scalar, or "
+        "a ksc_array_desc for an\n// array). Returns 0, or 1 with a message "
+        "in error.\n";
+  os << "extern \"C\" int " << symbol
+     << "(const int64_t *dim, void *stream, void *const *"
+     << (fromArgs.empty() ? "/*args*/" : "args")
+     << ", char *error, size_t error_size) {\n";
+  os.indent();
+  os << "cudaError_t status = cudaError_t(" << launch
+     << "(ksc::grid(dim[0], dim[1], dim[2]), "
+        "static_cast<cudaStream_t>(stream)"
+     << fromArgs << "));\n";
+  os << "if (status == cudaSuccess)\n  return 0;\n";
+  os << "if (error && error_size)\n";
+  os << "  std::snprintf(error, error_size, \"kernel '%s': %s\", "
+     << cppStringLiteral(kernel) << ", cudaGetErrorString(status));\n";
+  os << "return 1;\n";
+  os.unindent();
+  os << "}\n";
 }

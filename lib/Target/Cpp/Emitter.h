@@ -291,6 +291,11 @@ public:
   /// sums (name, i64 elements per block of each).
   void
   emitLaunchPartials(llvm::ArrayRef<std::pair<std::string, int64_t>> partials);
+  /// The C entry point `ksc_cuda_launch_K` of kernel `kernel`, which calls
+  /// its launch function `launch` with the arguments `fromArgs` reads
+  /// (CppEmitterOptions::cudaEntryPoints).
+  void emitCudaEntryPoint(llvm::StringRef kernel, llvm::StringRef launch,
+                          llvm::StringRef fromArgs);
   /// Prints the operations of `block` except its terminator.
   mlir::LogicalResult emitBlock(mlir::Block &block);
   mlir::LogicalResult emitOperation(mlir::Operation &op);

@@ -142,8 +142,10 @@ std::string indexList(ArrayRef<unsigned> indices) {
 }
 
 /// The qualified C++ name of the C entry point of `kernel`.
-std::string entryPoint(StringRef kernel, StringRef cppNamespace) {
-  std::string symbol = ("ksc_launch_" + kernel).str();
+std::string entryPoint(StringRef kernel, const PythonModuleOptions &options) {
+  StringRef cppNamespace = options.cppNamespace;
+  std::string symbol =
+      ((options.cuda ? "ksc_cuda_launch_" : "ksc_launch_") + kernel).str();
   if (cppNamespace.empty())
     return symbol;
   SmallVector<StringRef> components;
@@ -152,11 +154,12 @@ std::string entryPoint(StringRef kernel, StringRef cppNamespace) {
 }
 
 /// The docstring of a kernel's function.
-std::string docString(const KernelEntry &entry) {
+std::string docString(const KernelEntry &entry, bool cuda) {
   std::string text = entry.pythonName + "(";
   for (auto [i, name] : llvm::enumerate(entry.paramNames))
     text += (i ? ", " : "") + name;
-  text += ", *, dim=None)\n\nLaunches the kernel " +
+  text += std::string(", *, dim=None") + (cuda ? ", stream=None" : "") +
+          ")\n\nLaunches the kernel " +
           entry.signature.describe();
   if (entry.kind == "adjoint")
     text += ", the adjoint (reverse-mode derivative) of " + entry.primal;
@@ -164,9 +167,13 @@ std::string docString(const KernelEntry &entry) {
     text += ", the tangent (forward-mode derivative) of " + entry.primal;
   else if (entry.kind == "hvp")
     text += ", the forward-mode derivative of the adjoint " + entry.primal;
-  return text + ", on the CPU. Arrays are updated in place; dim is the "
-                "launch grid (default: the shape of the first array the "
-                "kernel writes). See docs/python.md.";
+  return text +
+         (cuda ? ", on the arrays' CUDA device and `stream` (default: the "
+                 "default stream)"
+               : ", on the CPU") +
+         ". Arrays are updated in place; dim is the launch grid (default: "
+         "the shape of the first array the kernel writes). See "
+         "docs/python.md.";
 }
 
 } // namespace
@@ -207,10 +214,10 @@ LogicalResult ksc::translateToPythonBindings(mlir::ModuleOp module,
         failed(readDerivative(entry, options.width)))
       return failure();
     entry.pythonName = freePythonName(op.getSymName(), functionNames);
-    // `dim` is the launch grid's keyword.
-    StringSet<> paramNames = {"dim"};
+    // `dim` and `stream` are the launch's keywords.
+    StringSet<> paramNames = {"dim", "stream"};
     // The lambda's parameters must not hide what its body names.
-    StringSet<> cppNames = {"dim", "kpy", "kernels", "nb", "m"};
+    StringSet<> cppNames = {"dim", "stream", "kpy", "kernels", "nb", "m"};
     for (const Param &param : entry.signature.params) {
       entry.paramNames.push_back(freePythonName(param.name, paramNames));
       entry.cppNames.push_back(
@@ -274,12 +281,15 @@ LogicalResult ksc::translateToPythonBindings(mlir::ModuleOp module,
        << (entry.finalValueArgs.empty()
                ? "nullptr"
                : (name + "_final_value_args").str())
-       << ", " << entry.finalValueArgs.size() << ", " << entry.width << ", "
-       << entryPoint(name, options.cppNamespace) << "},\n";
+       << ", " << entry.finalValueArgs.size() << ", " << entry.width << ",\n     "
+       << (options.cuda ? "nullptr, " : "")
+       << entryPoint(name, options) << (options.cuda ? "" : ", nullptr")
+       << "},\n";
   }
   os << "};\n";
-  // JAX: each kernel as an XLA FFI handler (ksc_python.h defines
-  // KSC_PYTHON_JAX where jaxlib's headers are found).
+  // JAX: each kernel of the CPU as an XLA FFI handler (ksc_python.h
+  // defines KSC_PYTHON_JAX where jaxlib's headers are found).
+  if (!options.cuda) {
   os << "\n#ifdef KSC_PYTHON_JAX\n";
   for (auto [index, entry] : llvm::enumerate(entries))
     os << "XLA_FFI_Error *ffi_" << entry.signature.kernel
@@ -292,8 +302,9 @@ LogicalResult ksc::translateToPythonBindings(mlir::ModuleOp module,
   for (auto [index, entry] : llvm::enumerate(entries))
     os << (index ? ", " : "") << "ffi_" << entry.signature.kernel;
   os << "};\n"
-     << "#endif\n"
-     << "} // namespace ksc_python_tables\n"
+     << "#endif\n";
+  }
+  os << "} // namespace ksc_python_tables\n"
      << "} // namespace\n\n"
      << (options.initFunction.empty()
              ? "NB_MODULE(" + options.moduleName + ", m) {\n"
@@ -306,23 +317,30 @@ LogicalResult ksc::translateToPythonBindings(mlir::ModuleOp module,
        << "        [](";
     for (const std::string &param : entry.cppNames)
       os << "nb::handle " << param << ", ";
-    os << "nb::handle dim) {\n"
+    os << "nb::handle dim" << (options.cuda ? ", nb::handle stream" : "")
+       << ") {\n"
        << "          kpy::launch(ksc_python_tables::kernels[" << index << "], {"
-       << join(entry.cppNames, ", ") << "}, dim);\n"
+       << join(entry.cppNames, ", ") << "}, dim"
+       << (options.cuda ? ", stream" : "") << ");\n"
        << "        },\n"
        << "        ";
     for (const std::string &param : entry.paramNames)
       os << cppStringLiteral(param) << "_a, ";
-    os << "nb::kw_only(), \"dim\"_a = nb::none(),\n"
-       << "        " << cppStringLiteral(docString(entry)) << ");\n";
+    os << "nb::kw_only(), \"dim\"_a = nb::none(),"
+       << (options.cuda ? " \"stream\"_a = nb::none()," : "") << "\n"
+       << "        " << cppStringLiteral(docString(entry, options.cuda))
+       << ");\n";
   }
-  os << "  kpy::add_kernels(m, ksc_python_tables::kernels, " << entries.size()
-     << ", \"cpu\",\n"
-     << "#ifdef KSC_PYTHON_JAX\n"
-     << "                   ksc_python_tables::ffi_handlers);\n"
-     << "#else\n"
-     << "                   nullptr);\n"
-     << "#endif\n"
-     << "}\n";
+  os << "  kpy::add_kernels(m, ksc_python_tables::kernels, " << entries.size();
+  if (options.cuda)
+    os << ", \"cuda\", nullptr);\n";
+  else
+    os << ", \"cpu\",\n"
+       << "#ifdef KSC_PYTHON_JAX\n"
+       << "                   ksc_python_tables::ffi_handlers);\n"
+       << "#else\n"
+       << "                   nullptr);\n"
+       << "#endif\n";
+  os << "}\n";
   return success();
 }

@@ -39,6 +39,10 @@ struct CppEmitterOptions {
   bool standalone = false;
   /// The source file named in the banner comment ("" for none).
   std::string sourceName;
+  /// CUDA: also a C entry point per kernel taking its arguments as the
+  /// CPU's `ksc_launch_K` does, `ksc_cuda_launch_K(dim, stream, args,
+  /// error, error_size)`, for Python modules (--emit=python).
+  bool cudaEntryPoints = false;
   /// The C++ namespace (`a::b`) of everything the output defines, empty
   /// for the global one; the `extern "C"` symbols then start with its
   /// components and `__` (`a__b__ksc_launch_k`). Must satisfy

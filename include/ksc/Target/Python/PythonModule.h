@@ -29,6 +29,9 @@ struct PythonModuleOptions {
   /// made of several kernel files, instead of the module itself
   /// (`NB_MODULE`).
   std::string initFunction;
+  /// The kernels' C++ is CUDA C++ with C entry points `ksc_cuda_launch_K`
+  /// (--target=cuda): the functions take CUDA arrays and a stream.
+  bool cuda = false;
   /// The tangent directions of the tangent kernels (--width).
   unsigned width = 1;
 };
@@ -38,9 +41,9 @@ struct PythonModuleOptions {
 std::string checkPythonModuleName(llvm::StringRef name);
 
 /// Prints the bindings of the kernels of `module` (ks IR after the
-/// derivative passes, before lowering) for the CPU: a table describing
-/// every kernel's parameters and `NB_MODULE`, which defines a function per
-/// kernel calling its C entry point `ksc_launch_K`. Fails with an error on
+/// derivative passes, before lowering): a table describing every kernel's
+/// parameters and `NB_MODULE`, which defines a function per kernel calling
+/// its C entry point (`ksc_launch_K`, or `ksc_cuda_launch_K`). Fails with an error on
 /// a kernel whose parameters Python cannot pass (structs).
 mlir::LogicalResult translateToPythonBindings(mlir::ModuleOp module,
                                               llvm::raw_ostream &os,
