@@ -8,9 +8,13 @@
 # prepare builds ksc (utils/setup.sh) and makes DIR (default gpu-check/ in
 # the checkout, which git ignores): the GPU bundle of the tests and
 # benchmarks (utils/gpu-bundle), ksc-replay (statically linked: it needs
-# neither LLVM nor ksc), this script and gpu-summary.py. Copy DIR to the
-# GPU machine; it needs the NVIDIA driver, NVRTC (CUDA_HOME, else
-# /usr/local/cuda) and Python 3 for the summary. With --exhaustive, prepare
+# neither LLVM nor ksc), this script and gpu-summary.py, and DIR/python:
+# a Python module of CUDA kernels to build and run there
+# (utils/python/prepare-gpu-check.sh; left out, with a warning, when the
+# build's Python venv cannot be made). Copy DIR to the GPU machine; it
+# needs the NVIDIA driver, NVRTC (CUDA_HOME, else /usr/local/cuda) and
+# Python 3 for the summary; the Python part needs nvcc, Python's headers
+# and PyTorch or CuPy. With --exhaustive, prepare
 # first runs the exhaustive compile sweeps (lit --param exhaustive=1 on the
 # compile-all and assemble-all tests: every kernel through nvcc for sm_80
 # and sm_90, Clang, NVRTC, ptxas and the host compilers; about 32 minutes
@@ -19,9 +23,11 @@
 # run replays the bundle on device 0 through both code paths and writes
 # into OUT_DIR: report.json (every run: pass or fail, the differences from
 # the CPU, the times), replay.txt (ksc-replay's output), summary.md (the
-# tables of docs/performance.md) and nvidia-smi.txt. It exits with
-# ksc-replay's status: 0 when everything passed, 1 when something failed,
-# 77 without a GPU. `utils/gpu-check.sh run OUT_DIR` in the checkout runs
+# tables of docs/performance.md), nvidia-smi.txt and python.txt (the
+# Python module's checks and its per-call overhead, utils/python/
+# gpu_check.py). It exits with ksc-replay's status (0 when everything
+# passed, 1 when something failed, 77 without a GPU), or 1 when replay
+# passed and the Python checks failed. `utils/gpu-check.sh run OUT_DIR` in the checkout runs
 # gpu-check/ the same way.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -57,6 +63,8 @@ prepare)
   "$root/utils/gpu-bundle" "$dir/bundle" --ksc-run "$build/bin/ksc-run"
   cp "$build/bin/ksc-replay" "$dir/bin/"
   cp "$here/gpu-check.sh" "$here/gpu-summary.py" "$dir/"
+  "$root/utils/python/prepare-gpu-check.sh" "$build" "$dir/python" ||
+    echo "gpu-check: warning: no Python module in the bundle" >&2
   echo "gpu-check: $dir is ready ($(du -sh "$dir" | cut -f1)); on the GPU" \
        "machine: $(basename "$dir")/gpu-check.sh run OUT_DIR"
   ;;
@@ -83,6 +91,18 @@ run)
   set -e
   if [ -f "$out/report.json" ]; then
     python3 "$dir/gpu-summary.py" "$out/report.json" | tee "$out/summary.md"
+  fi
+  if [ -x "$dir/python/gpu-module.sh" ]; then
+    set +e
+    "$dir/python/gpu-module.sh" "$out/python-build" 2>&1 |
+      tee "$out/python.txt"
+    python_status="${PIPESTATUS[0]}"
+    set -e
+    rm -rf "$out/python-build"
+    if [ "$status" = 0 ] && [ "$python_status" != 0 ] &&
+       [ "$python_status" != 77 ]; then
+      status=1
+    fi
   fi
   exit "$status"
   ;;
