@@ -67,9 +67,8 @@ using cpu_entry = int (*)(const int64_t *dim, void *const *args, char *error,
                           size_t error_size);
 /// A CUDA kernel's C entry point (`ksc_cuda_launch_K`): the same, on a
 /// stream of the current device.
-using cuda_entry = int (*)(const int64_t *dim, void *stream,
-                           void *const *args, char *error,
-                           size_t error_size);
+using cuda_entry = int (*)(const int64_t *dim, void *stream, void *const *args,
+                           char *error, size_t error_size);
 
 /// One kernel of the module.
 struct kernel {
@@ -191,10 +190,10 @@ inline std::string element_shape(const param &p) {
 
 /// An error of the call of kernel `k` about parameter `p`, as Python's
 /// TypeError or ValueError.
-[[noreturn]] inline void fail(bool type_error, const kernel &k,
-                              const param &p, const std::string &message) {
-  std::string text = std::string(k.name) + "(): argument '" + p.name +
-                     "' " + message;
+[[noreturn]] inline void fail(bool type_error, const kernel &k, const param &p,
+                              const std::string &message) {
+  std::string text =
+      std::string(k.name) + "(): argument '" + p.name + "' " + message;
   if (type_error)
     throw nb::type_error(text.c_str());
   throw nb::value_error(text.c_str());
@@ -290,8 +289,8 @@ inline void convert_scalar(const kernel &k, const param &p, nb::handle value,
                nb::repr(value).c_str());
     return;
   }
-  size_t count = p.components[0] * (p.num_components == 2 ? p.components[1]
-                                                          : 1);
+  size_t count =
+      p.components[0] * (p.num_components == 2 ? p.components[1] : 1);
   std::vector<nb::handle> numbers;
   nb::object items;
   auto flatten = [&](nb::handle sequence, auto &self, int depth) -> bool {
@@ -319,17 +318,17 @@ inline void convert_scalar(const kernel &k, const param &p, nb::handle value,
     }
     return true;
   };
-  bool ok = flatten(value, flatten, p.num_components - 1) &&
-            numbers.size() == count;
+  bool ok =
+      flatten(value, flatten, p.num_components - 1) && numbers.size() == count;
   for (size_t i = 0; ok && i < count; ++i)
     ok = store_number(numbers[i], p.type, static_cast<char *>(out) + i * size);
   for (nb::handle number : numbers)
     number.dec_ref();
   if (!ok)
     fail(true, k, p,
-         "must be a sequence of " + std::to_string(count) + " numbers of type " +
-             scalar_name(p.type) + " (a " + element_name(p) + "), got " +
-             nb::inst_name(value).c_str());
+         "must be a sequence of " + std::to_string(count) +
+             " numbers of type " + scalar_name(p.type) + " (a " +
+             element_name(p) + "), got " + nb::inst_name(value).c_str());
 }
 
 /// An array argument: checks its element type, device, dimensions and
@@ -377,11 +376,11 @@ inline void convert_array(const kernel &k, const param &p, nb::handle value,
     fail(false, k, p,
          "must have " + std::to_string(ndim) +
              (ndim == 1 ? " dimension" : " dimensions") +
-             (p.num_components ? " (a " + std::to_string(p.rank) +
-                                     "-D array of " + element_name(p) +
-                                     " elements, the element shape " +
-                                     element_shape(p) + " last)"
-                               : std::string()) +
+             (p.num_components
+                  ? " (a " + std::to_string(p.rank) + "-D array of " +
+                        element_name(p) + " elements, the element shape " +
+                        element_shape(p) + " last)"
+                  : std::string()) +
              ", got shape " + shape_text());
   // A vector's or matrix's components must be contiguous, as the kernel's
   // element type lays them out.
@@ -471,7 +470,8 @@ inline void launch_grid(const kernel &k, nb::handle dim,
                              .c_str());
   const param &p = k.params[chosen];
   if (p.rank > 3)
-    throw nb::type_error((std::string(k.name) + "(): the launch grid cannot "
+    throw nb::type_error((std::string(k.name) +
+                          "(): the launch grid cannot "
                           "be taken from the 4-D array '" +
                           p.name + "': give dim=")
                              .c_str());
@@ -520,12 +520,13 @@ inline int call_entry(const kernel &k, const int64_t grid[3],
   int previous = -1;
   if (device_id >= 0 && cudaGetDevice(&previous) == cudaSuccess &&
       previous != device_id && cudaSetDevice(device_id) != cudaSuccess) {
-    std::snprintf(error, error_size, "kernel '%s': cannot make device %d "
-                  "current", k.name, device_id);
+    std::snprintf(error, error_size,
+                  "kernel '%s': cannot make device %d "
+                  "current",
+                  k.name, device_id);
     return 1;
   }
-  int status = k.cuda(grid, stream, storage.pointers.data(), error,
-                      error_size);
+  int status = k.cuda(grid, stream, storage.pointers.data(), error, error_size);
   if (previous >= 0 && previous != device_id)
     cudaSetDevice(previous);
   return status;
@@ -578,7 +579,8 @@ inline void launch(const kernel &k, std::initializer_list<nb::handle> args,
     throw std::runtime_error(error);
 }
 
-/// Adds to `result` the description of the module's kernels that ksc.torch and ksc.jax read
+/// Adds to `result` the description of the module's kernels that ksc.torch and
+/// ksc.jax read
 /// (`module.__ksc_kernels__`): for each kernel its parameters, what it is,
 /// and for derivative kernels how their parameters map to the primal ones.
 inline void describe(nb::dict result, const kernel *kernels, size_t count,

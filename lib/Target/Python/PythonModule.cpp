@@ -87,9 +87,8 @@ LogicalResult readDerivative(KernelEntry &entry, unsigned width) {
   auto primal = mlir::SymbolTable::lookupNearestSymbolFrom<ks::KernelOp>(
       op, of.getAttr());
   if (!primal)
-    return op.emitError("kernel '") << op.getSymName()
-                                    << "' differentiates an unknown kernel "
-                                    << of;
+    return op.emitError("kernel '")
+           << op.getSymName() << "' differentiates an unknown kernel " << of;
   Expected<Signature> primalSig = runner::getSignature(primal);
   if (!primalSig)
     return op.emitError(toString(primalSig.takeError()));
@@ -122,12 +121,12 @@ LogicalResult readDerivative(KernelEntry &entry, unsigned width) {
 /// One row of a kernel's parameter table.
 std::string paramRow(const Param &param, StringRef pythonName) {
   const std::vector<int64_t> &components = param.type.components;
-  std::string row = "    {" + cppStringLiteral(pythonName) +
-                    ", kpy::scalar::" +
-                    scalarEnumerator(param.type.scalar).str() + ", " +
-                    std::to_string(param.isArray ? param.rank : 0) + ", " +
-                    (param.isArray && !param.isConst ? "true" : "false") +
-                    ", " + std::to_string(components.size()) + ", {";
+  std::string row =
+      "    {" + cppStringLiteral(pythonName) +
+      ", kpy::scalar::" + scalarEnumerator(param.type.scalar).str() + ", " +
+      std::to_string(param.isArray ? param.rank : 0) + ", " +
+      (param.isArray && !param.isConst ? "true" : "false") + ", " +
+      std::to_string(components.size()) + ", {";
   for (size_t i = 0; i < 2; ++i)
     row += (i ? ", " : "") +
            std::to_string(i < components.size() ? components[i] : 0);
@@ -159,8 +158,7 @@ std::string docString(const KernelEntry &entry, bool cuda) {
   for (auto [i, name] : llvm::enumerate(entry.paramNames))
     text += (i ? ", " : "") + name;
   text += std::string(", *, dim=None") + (cuda ? ", stream=None" : "") +
-          ")\n\nLaunches the kernel " +
-          entry.signature.describe();
+          ")\n\nLaunches the kernel " + entry.signature.describe();
   if (entry.kind == "adjoint")
     text += ", the adjoint (reverse-mode derivative) of " + entry.primal;
   else if (entry.kind == "tangent")
@@ -190,9 +188,10 @@ std::string ksc::checkPythonModuleName(StringRef name) {
   return "";
 }
 
-LogicalResult ksc::translateToPythonBindings(mlir::ModuleOp module,
-                                             raw_ostream &os,
-                                             const PythonModuleOptions &options) {
+/// The table entries of the kernels of `module`, with their Python names;
+/// fails with an error on what a module cannot pass.
+static FailureOr<std::vector<KernelEntry>>
+collectEntries(mlir::ModuleOp module, const PythonModuleOptions &options) {
   std::vector<KernelEntry> entries;
   StringSet<> functionNames;
   for (ks::KernelOp op : module.getOps<ks::KernelOp>()) {
@@ -235,18 +234,12 @@ LogicalResult ksc::translateToPythonBindings(mlir::ModuleOp module,
   for (KernelEntry &entry : entries)
     if (!entry.primal.empty())
       entry.primal = pythonNameOf.lookup(entry.primal);
+  return entries;
+}
 
-  os << "\n// The Python module " << options.moduleName
-     << " (ksc --emit=python): a function per kernel, through its C entry "
-        "point.\n"
-     << (options.initFunction.empty()
-             ? ""
-             : "// " + options.initFunction +
-                   " adds them to the module (--python-init).\n")
-     << "#include \"ksc_python.h\"\n\n"
-     << "namespace {\n"
-     << "namespace kpy = ksc::python;\n"
-     << "namespace ksc_python_tables {\n\n";
+/// The parameter tables of the kernels and the table of the kernels.
+static void printTables(raw_ostream &os, ArrayRef<KernelEntry> entries,
+                        const PythonModuleOptions &options) {
   for (const KernelEntry &entry : entries) {
     StringRef name = entry.signature.kernel;
     os << "// " << escapeLineComment(entry.signature.describe()) << "\n";
@@ -272,24 +265,25 @@ LogicalResult ksc::translateToPythonBindings(mlir::ModuleOp module,
     os << "    {" << cppStringLiteral(entry.pythonName) << ", "
        << (entry.signature.params.empty() ? "nullptr"
                                           : (name + "_params").str())
-       << ", " << entry.signature.params.size() << ", kpy::kernel_kind::"
-       << entry.kind << ",\n     "
+       << ", " << entry.signature.params.size()
+       << ", kpy::kernel_kind::" << entry.kind << ",\n     "
        << (derivative ? cppStringLiteral(entry.primal) : "nullptr") << ", "
        << entry.numPrimal << ", "
        << (entry.primalOf.empty() ? "nullptr" : (name + "_primal_of").str())
        << ", "
-       << (entry.finalValueArgs.empty()
-               ? "nullptr"
-               : (name + "_final_value_args").str())
-       << ", " << entry.finalValueArgs.size() << ", " << entry.width << ",\n     "
-       << (options.cuda ? "nullptr, " : "")
+       << (entry.finalValueArgs.empty() ? "nullptr"
+                                        : (name + "_final_value_args").str())
+       << ", " << entry.finalValueArgs.size() << ", " << entry.width
+       << ",\n     " << (options.cuda ? "nullptr, " : "")
        << entryPoint(name, options) << (options.cuda ? "" : ", nullptr")
        << "},\n";
   }
   os << "};\n";
-  // JAX: each kernel of the CPU as an XLA FFI handler (ksc_python.h
-  // defines KSC_PYTHON_JAX where jaxlib's headers are found).
-  if (!options.cuda) {
+}
+
+/// JAX: each kernel of the CPU as an XLA FFI handler (ksc_python.h
+/// defines KSC_PYTHON_JAX where jaxlib's headers are found).
+static void printFfiHandlers(raw_ostream &os, ArrayRef<KernelEntry> entries) {
   os << "\n#ifdef KSC_PYTHON_JAX\n";
   for (auto [index, entry] : llvm::enumerate(entries))
     os << "XLA_FFI_Error *ffi_" << entry.signature.kernel
@@ -303,15 +297,16 @@ LogicalResult ksc::translateToPythonBindings(mlir::ModuleOp module,
     os << (index ? ", " : "") << "ffi_" << entry.signature.kernel;
   os << "};\n"
      << "#endif\n";
-  }
-  os << "} // namespace ksc_python_tables\n"
-     << "} // namespace\n\n"
-     << (options.initFunction.empty()
+}
+
+/// The module (or --python-init's function): a function per kernel.
+static void printModule(raw_ostream &os, ArrayRef<KernelEntry> entries,
+                        const PythonModuleOptions &options) {
+  os << (options.initFunction.empty()
              ? "NB_MODULE(" + options.moduleName + ", m) {\n"
              : "void " + options.initFunction + "(nanobind::module_ &m) {\n")
-     << "  namespace nb = nanobind;\n";
-  if (!entries.empty())
-    os << "  using namespace nb::literals;\n";
+     << "  namespace nb = nanobind;\n"
+     << "  using namespace nb::literals;\n";
   for (auto [index, entry] : llvm::enumerate(entries)) {
     os << "  m.def(" << cppStringLiteral(entry.pythonName) << ",\n"
        << "        [](";
@@ -342,5 +337,30 @@ LogicalResult ksc::translateToPythonBindings(mlir::ModuleOp module,
        << "                   nullptr);\n"
        << "#endif\n";
   os << "}\n";
+}
+
+LogicalResult
+ksc::translateToPythonBindings(mlir::ModuleOp module, raw_ostream &os,
+                               const PythonModuleOptions &options) {
+  FailureOr<std::vector<KernelEntry>> entries = collectEntries(module, options);
+  if (failed(entries))
+    return failure();
+  os << "\n// The Python module " << options.moduleName
+     << " (ksc --emit=python): a function per kernel, through its C entry "
+        "point.\n"
+     << (options.initFunction.empty()
+             ? ""
+             : "// " + options.initFunction +
+                   " adds them to the module (--python-init).\n")
+     << "#include \"ksc_python.h\"\n\n"
+     << "namespace {\n"
+     << "namespace kpy = ksc::python;\n"
+     << "namespace ksc_python_tables {\n\n";
+  printTables(os, *entries, options);
+  if (!options.cuda)
+    printFfiHandlers(os, *entries);
+  os << "} // namespace ksc_python_tables\n"
+     << "} // namespace\n\n";
+  printModule(os, *entries, options);
   return success();
 }

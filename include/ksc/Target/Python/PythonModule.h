@@ -43,11 +43,11 @@ std::string checkPythonModuleName(llvm::StringRef name);
 /// Prints the bindings of the kernels of `module` (ks IR after the
 /// derivative passes, before lowering): a table describing every kernel's
 /// parameters and `NB_MODULE`, which defines a function per kernel calling
-/// its C entry point (`ksc_launch_K`, or `ksc_cuda_launch_K`). Fails with an error on
-/// a kernel whose parameters Python cannot pass (structs).
-mlir::LogicalResult translateToPythonBindings(mlir::ModuleOp module,
-                                              llvm::raw_ostream &os,
-                                              const PythonModuleOptions &options);
+/// its C entry point (`ksc_launch_K`, or `ksc_cuda_launch_K`). Fails with an
+/// error on a kernel whose parameters Python cannot pass (structs).
+mlir::LogicalResult
+translateToPythonBindings(mlir::ModuleOp module, llvm::raw_ostream &os,
+                          const PythonModuleOptions &options);
 
 } // namespace ksc
 
