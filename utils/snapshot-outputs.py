@@ -9,7 +9,7 @@ snapshot after, compare.
 
 Every .kdsl file under test/ and examples/ is compiled in each mode (the
 C++, CUDA C++ and PTX of the kernels, with and without derivatives, the
-ks IR and the Warp form); OUT_DIR/<file>.<mode> holds ksc's exit status, its diagnostics and
+ks IR, the Warp form and the Python module); OUT_DIR/<file>.<mode> holds ksc's exit status, its diagnostics and
 its output, so that a changed error message shows up as well as changed
 code. Files that ksc rejects (the diagnostic tests) are snapshots too.
 OUT_DIR/synth.jsonl is a ksc-synth dataset of every form (--synth-count
@@ -35,6 +35,7 @@ MODES = {
     "ptx": ["--target=cuda", "--emit=ptx"],
     "ptx-grad": ["--target=cuda", "--emit=ptx", "--grad=all"],
     "warp": ["--emit=warp"],
+    "python-grad": ["--emit=python", "--grad=all", "--python-module=m"],
 }
 
 

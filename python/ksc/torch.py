@@ -187,13 +187,23 @@ def _register_autograd(module, sig, namespace, opname, forward, grid):
 
     def setup_context(ctx, inputs, output):
         results = (output,) if len(outputs) == 1 else tuple(output)
-        ctx.inputs = inputs
-        ctx.results = results
+        # Tensors through save_for_backward, which notices when one is
+        # changed in place before the backward pass; the rest as they are.
+        ctx.tensor_at = [i for i, a in enumerate(inputs)
+                         if isinstance(a, torch.Tensor)]
+        ctx.others = [None if isinstance(a, torch.Tensor) else a
+                      for a in inputs]
+        ctx.save_for_backward(*[inputs[i] for i in ctx.tensor_at], *results)
 
     def backward(ctx, *cotangents):
+        saved = ctx.saved_tensors
+        inputs = list(ctx.others)
+        for position, i in enumerate(ctx.tensor_at):
+            inputs[i] = saved[position]
+        results = saved[len(ctx.tensor_at):]
         cotangents = [torch.zeros_like(r) if c is None else c
-                      for c, r in zip(cotangents, ctx.results)]
-        grads = adjoint(*ctx.inputs, *ctx.results, *cotangents)
+                      for c, r in zip(cotangents, results)]
+        grads = adjoint(*inputs, *results, *cotangents)
         result = [None] * len(params)
         for g, i in zip(grads, grads_of):
             result[i] = g

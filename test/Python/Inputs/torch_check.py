@@ -28,7 +28,7 @@ print("opcheck ok")
 
 saxpy = ksc.torch.op(k, "saxpy")
 a = torch.tensor(2.0, requires_grad=True)
-xs = torch.arange(4.0, requires_grad=True)
+xs = torch.arange(1.0, 5.0, requires_grad=True)
 ys = torch.ones(4, requires_grad=True)
 
 
