@@ -292,7 +292,6 @@ inline void convert_scalar(const kernel &k, const param &p, nb::handle value,
   size_t count =
       p.components[0] * (p.num_components == 2 ? p.components[1] : 1);
   std::vector<nb::handle> numbers;
-  nb::object items;
   auto flatten = [&](nb::handle sequence, auto &self, int depth) -> bool {
     if (!PySequence_Check(sequence.ptr()) || PyUnicode_Check(sequence.ptr()))
       return false;
@@ -336,18 +335,20 @@ inline void convert_scalar(const kernel &k, const param &p, nb::handle value,
 inline void convert_array(const kernel &k, const param &p, nb::handle value,
                           int device_type, int &device_id, call_args &storage,
                           ksc_array_desc &desc) {
+  // One import of the array (DLPack or the buffer protocol), writable
+  // where the kernel writes it; a second one only to explain a failure.
   nb::ndarray<nb::ro> array;
-  if (!nb::try_cast(value, array, false))
+  nb::ndarray<> writable;
+  if (p.writable && nb::try_cast(value, writable, false))
+    array = nb::ndarray<nb::ro>(writable);
+  else if (!nb::try_cast(value, array, false))
     fail(true, k, p,
          std::string("must be an array (a NumPy array, or one that supports "
                      "DLPack or the buffer protocol: PyTorch, JAX, CuPy), "
                      "got ") +
              nb::inst_name(value).c_str());
-  if (p.writable) {
-    nb::ndarray<> writable;
-    if (!nb::try_cast(value, writable, false))
-      fail(false, k, p, "is read-only, but the kernel writes it");
-  }
+  else if (p.writable)
+    fail(false, k, p, "is read-only, but the kernel writes it");
   if (array.dtype() != scalar_dtype(p.type))
     fail(true, k, p,
          std::string("must have dtype ") + scalar_name(p.type) + ", got " +
