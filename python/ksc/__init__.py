@@ -17,6 +17,6 @@ gradients flow to every floating-point argument the adjoint kernel has an
 adjoint for. Nothing here is needed to call a module's functions directly.
 """
 
-from .signature import KernelSignature, Param, signature
+from .signature import KernelSignature, Param, kernel_params, signature
 
-__all__ = ["KernelSignature", "Param", "signature"]
+__all__ = ["KernelSignature", "Param", "kernel_params", "signature"]

@@ -20,6 +20,7 @@ import numpy as np
 import jax
 import jax.numpy as jnp
 
+from .signature import kernel_params as _kernel_params
 from .signature import signature as _signature
 
 _registered = set()
@@ -65,11 +66,6 @@ def _launch(module, kernel, params, operands, dim):
                                                   enumerate(written)},
                             vmap_method="sequential")
     return list(call(*operands, dim=np.asarray(dim, dtype=np.int64)))
-
-
-def _module_params(module, kernel):
-    from .signature import _params
-    return _params(module.__ksc_kernels__[kernel])
 
 
 def op(module, name, *, dim=None, mode=None):
@@ -121,33 +117,18 @@ def op(module, name, *, dim=None, mode=None):
         def bwd(residuals, cotangents):
             operands, results = residuals
             cotangents = [cotangents] if single else list(cotangents)
-            primal = list(operands)
-            # Arrays the adjoint reads as the kernel left them.
-            for i in sig.final_value_args:
-                primal[i] = results[outputs.index(i)]
-            adjoints = []
-            for i in sig.adjoint_of:
-                p, x = sig.params[i], operands[i]
-                if p.is_array and p.writable:
-                    adjoints.append(jnp.asarray(cotangents[outputs.index(i)],
-                                                x.dtype))
-                elif p.is_array:
-                    adjoints.append(jnp.zeros_like(x))
-                else:
-                    adjoints.append(jnp.zeros((1,) + p.element_shape,
-                                              x.dtype))
-            adj_params = _module_params(module, sig.adjoint)
-            adj_operands = primal + adjoints
+            adj_operands = sig.adjoint_arguments(
+                operands, results, cotangents,
+                zeros=lambda shape, x: jnp.zeros(shape, x.dtype),
+                cotangent=lambda c, x: jnp.asarray(c, x.dtype))
+            adj_params = _kernel_params(module, sig.adjoint)
             new = _launch(module, sig.adjoint, adj_params, adj_operands,
                           grid(operands))
             written = [k for k, p in enumerate(adj_params)
                        if p.is_array and p.writable]
-            grads = [None] * len(sig.params)
-            for j, i in enumerate(sig.adjoint_of):
-                value = new[written.index(len(sig.params) + j)]
-                p = sig.params[i]
-                grads[i] = value if p.is_array else value.reshape(
-                    p.element_shape)
+            grads = sig.gradients(
+                [new[written.index(len(sig.params) + j)]
+                 for j in range(len(sig.adjoint_of))])
             # Inputs without an adjoint (integers, --wrt) get zeros.
             for i, p in enumerate(sig.params):
                 if grads[i] is None:
@@ -165,7 +146,7 @@ def op(module, name, *, dim=None, mode=None):
     @f.defjvp
     def jvp(primals, tangents):
         operands = operands_of(primals)
-        tan_params = _module_params(module, sig.tangent)
+        tan_params = _kernel_params(module, sig.tangent)
         tan_operands = []
         for i in sig.tangent_of:
             t = tangents[i]

@@ -94,10 +94,55 @@ class KernelSignature:
                             f"from the 4-D array '{p.name}': give dim=")
         return tuple(int(n) for n in shapes[chosen][:p.rank])
 
+    def adjoint_arguments(self, inputs, results, cotangents, zeros,
+                          cotangent, copy=lambda x: x):
+        """The arguments of the adjoint kernel in the backward pass of the
+        functional operator that ran on ``inputs`` and returned
+        ``results``: the primal inputs (``copy`` of the arrays the kernel
+        writes, which the adjoint may write again; the results where it
+        reads arrays as the kernel left them), then each adjoint array's
+        starting value: the result's cotangent for an array the kernel
+        writes (``cotangent(c, input)``), zeros for one it only reads and
+        for a value passed by value (``zeros(shape, input)``, one element
+        of it)."""
+        primal = list(inputs)
+        for i in self.outputs:
+            primal[i] = copy(primal[i])
+        for i in self.final_value_args:
+            primal[i] = copy(results[self.outputs.index(i)])
+        adjoints = []
+        for i in self.adjoint_of:
+            p, x = self.params[i], inputs[i]
+            if p.is_array and p.writable:
+                adjoints.append(cotangent(
+                    cotangents[self.outputs.index(i)], x))
+            elif p.is_array:
+                adjoints.append(zeros(x.shape, x))
+            else:
+                adjoints.append(zeros((1,) + p.element_shape, x))
+        return primal + adjoints
+
+    def gradients(self, adjoints):
+        """Each parameter's gradient from the adjoint arrays after the
+        adjoint's launch (in the order of ``adjoint_of``): the array, or a
+        value's one element in its element shape; None for parameters the
+        adjoint has no adjoint for."""
+        grads = [None] * len(self.params)
+        for value, i in zip(adjoints, self.adjoint_of):
+            p = self.params[i]
+            grads[i] = value if p.is_array else value.reshape(p.element_shape)
+        return grads
+
 
 def _params(info) -> Tuple[Param, ...]:
     return tuple(Param(p["name"], p["dtype"], p["rank"], p["writable"],
                        tuple(p["element_shape"])) for p in info["params"])
+
+
+def kernel_params(module, kernel: str) -> Tuple[Param, ...]:
+    """The parameters of any kernel of ``module`` (a derivative kernel's
+    too), as the module describes them."""
+    return _params(module.__ksc_kernels__[kernel])
 
 
 def signature(module, name: str) -> KernelSignature:

@@ -18,6 +18,7 @@ autograd formula.
 
 import torch
 
+from .signature import kernel_params as _kernel_params
 from .signature import signature as _signature
 
 _ops = {}
@@ -82,23 +83,33 @@ def _as_tensor(p, arg, like):
     return arg
 
 
+def _key(namespace, opname, dim):
+    """What tells the operators ``op`` and ``inplace`` made apart."""
+    if dim is not None:
+        dim = tuple([dim] if isinstance(dim, int) else dim)
+    return namespace, opname, dim
+
+
+def _grid(sig, args, dim):
+    """The launch grid of ``sig``'s kernel on ``args``."""
+    return sig.launch_grid([tuple(a.shape) if isinstance(a, torch.Tensor)
+                            else () for a in args], dim)
+
+
 def op(module, name, *, dim=None, namespace="ksc"):
     """Kernel ``name`` of ``module`` as a functional, differentiable
     operator (see the module's docstring). ``dim`` fixes the launch grid;
     by default it is the shape of the first array the kernel writes."""
     sig = _signature(module, name)
     opname = f"{module.__name__}_{name}"
-    key = (namespace, opname, dim if dim is None else tuple(
-        [dim] if isinstance(dim, int) else dim))
+    key = _key(namespace, opname, dim)
     if key in _ops:
         return _ops[key]
     params, outputs = sig.params, sig.outputs
     single = len(outputs) == 1
 
     def grid(args):
-        return sig.launch_grid(
-            [tuple(a.shape) if isinstance(a, torch.Tensor) else ()
-             for a in args], dim)
+        return _grid(sig, args, dim)
 
     def forward_impl(*args):
         args = list(args)
@@ -143,34 +154,22 @@ def _register_autograd(module, sig, namespace, opname, forward, grid):
     """The backward pass of ``forward``: an operator launching the adjoint
     kernel on the primal arguments and the outputs' cotangents."""
     params, outputs = sig.params, sig.outputs
-    adjoint_params = _signature_params(module, sig.adjoint)
+    adjoint_params = _kernel_params(module, sig.adjoint)
     grads_of = sig.adjoint_of
 
     def adjoint_impl(*args):
         n, m = len(params), len(outputs)
-        primal = list(args[:n])
-        results, cotangents = args[n:n + m], args[n + m:]
-        # The adjoint may write the arrays the kernel writes (those it
-        # reads back): it must not change the saved inputs.
-        for i in outputs:
-            primal[i] = primal[i].clone()
-        for i in sig.final_value_args:
-            primal[i] = results[outputs.index(i)].clone()
-        adjoints = []
-        for i in grads_of:
-            p, x = params[i], args[i]
-            if p.is_array and p.writable:
-                adjoints.append(cotangents[outputs.index(i)].to(
-                    x.dtype).clone())
-            elif p.is_array:
-                adjoints.append(torch.zeros_like(x))
-            else:
-                adjoints.append(torch.zeros((1,) + p.element_shape,
-                                            dtype=x.dtype, device=x.device))
-        _launch(module, sig.adjoint, adjoint_params, primal + adjoints,
+        # Copies: the adjoint must not change the saved inputs.
+        arguments = sig.adjoint_arguments(
+            args[:n], args[n:n + m], args[n + m:],
+            zeros=lambda shape, x: torch.zeros_like(x) if shape == x.shape
+            else torch.zeros(shape, dtype=x.dtype, device=x.device),
+            cotangent=lambda c, x: c.to(x.dtype).clone(),
+            copy=torch.Tensor.clone)
+        _launch(module, sig.adjoint, adjoint_params, arguments,
                 grid(args[:n]))
-        return tuple(a if params[i].is_array else a.reshape(
-            params[i].element_shape) for a, i in zip(adjoints, grads_of))
+        grads = sig.gradients(arguments[n:])
+        return tuple(grads[i] for i in grads_of)
 
     def adjoint_fake(*args):
         return tuple(torch.empty_like(args[i]) for i in grads_of)
@@ -212,11 +211,6 @@ def _register_autograd(module, sig, namespace, opname, forward, grid):
     forward.register_autograd(backward, setup_context=setup_context)
 
 
-def _signature_params(module, kernel):
-    from .signature import _params
-    return _params(module.__ksc_kernels__[kernel])
-
-
 def inplace(module, name, *, dim=None, namespace="ksc"):
     """Kernel ``name`` of ``module`` as an operator that updates the arrays
     it writes in place (``torch.ops.<namespace>.<module>_<name>_``), as the
@@ -225,16 +219,13 @@ def inplace(module, name, *, dim=None, namespace="ksc"):
     autograd formula: use ``op`` for gradients."""
     sig = _signature(module, name)
     opname = f"{module.__name__}_{name}_"
-    key = (namespace, opname, dim if dim is None else tuple(
-        [dim] if isinstance(dim, int) else dim))
+    key = _key(namespace, opname, dim)
     if key in _ops:
         return _ops[key]
     params = sig.params
 
     def impl(*args):
-        _launch(module, name, params, args, sig.launch_grid(
-            [tuple(a.shape) if isinstance(a, torch.Tensor) else ()
-             for a in args], dim))
+        _launch(module, name, params, args, _grid(sig, args, dim))
 
     mutated = [params[i].name for i in sig.outputs]
     schema = "(" + ", ".join(_schema_params(params, sig.outputs)) + ") -> ()"
