@@ -279,6 +279,71 @@ function(_ksc_add_kernels_attach)
   endif()
 endfunction()
 
+# Stops the calling function (`_err` names it) unless the project enabled
+# CMake's CUDA language; `caller` is the function's name for the message.
+function(_ksc_require_cuda_language caller)
+  get_property(_languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(NOT "CUDA" IN_LIST _languages OR NOT CMAKE_CUDA_COMPILER)
+    message(FATAL_ERROR "${_err}: TARGET cuda needs CMake's CUDA language, "
+      "which this project has not enabled: add CUDA to project(... "
+      "LANGUAGES CXX CUDA) or call enable_language(CUDA) before "
+      "${caller} (the CUDA toolkit must be found)")
+  endif()
+endfunction()
+
+# Sets _outdir in the caller: OUTPUT_DIRECTORY (_ksc_OUTPUT_DIRECTORY) or
+# `default`, relative to the current binary directory, made.
+function(_ksc_output_directory default)
+  if(DEFINED _ksc_OUTPUT_DIRECTORY)
+    set(_outdir "${_ksc_OUTPUT_DIRECTORY}")
+  else()
+    set(_outdir "${default}")
+  endif()
+  cmake_path(ABSOLUTE_PATH _outdir BASE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}"
+             NORMALIZE)
+  string(REGEX REPLACE "(.)/$" "\\1" _outdir "${_outdir}")
+  file(MAKE_DIRECTORY "${_outdir}")
+  set(_outdir "${_outdir}" PARENT_SCOPE)
+endfunction()
+
+# Sets _touch in the caller: the command after ksc's that touches its
+# outputs, for generators without restat. ksc leaves an output that would
+# not change untouched, for Ninja's restat (CMake's Ninja generator gives
+# custom commands with a DEPFILE restat = 1): then a change to an included
+# file that leaves the code as it is compiles nothing. Make has no restat
+# and would run ksc at every build once an input is newer than the
+# outputs, so other generators touch them.
+function(_ksc_touch_command)
+  set(_touch)
+  if(NOT CMAKE_GENERATOR MATCHES "Ninja")
+    set(_touch COMMAND "${CMAKE_COMMAND}" -E touch_nocreate)
+  endif()
+  set(_touch "${_touch}" PARENT_SCOPE)
+endfunction()
+
+# Sets _src in the caller to the source `_src` as an absolute path, after
+# checking that it exists (or is generated) and is a file. `_err` and
+# `_keywords` (the caller's keywords, for a misspelled one) come from the
+# caller.
+function(_ksc_check_source)
+  cmake_path(ABSOLUTE_PATH _src BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
+             NORMALIZE)
+  get_source_file_property(_src_generated "${_src}" GENERATED)
+  if(NOT EXISTS "${_src}" AND NOT _src_generated)
+    cmake_path(GET _src FILENAME _name)
+    if(_name MATCHES "^[A-Z][A-Z_]*$")
+      # A misspelled keyword after SOURCES is taken for a source.
+      message(FATAL_ERROR "${_err}: unknown keyword '${_name}' (taken for "
+        "a source file, which does not exist); keywords: ${_keywords}")
+    endif()
+    message(FATAL_ERROR "${_err}: the source '${_src}' does not exist")
+  endif()
+  if(IS_DIRECTORY "${_src}")
+    message(FATAL_ERROR "${_err}: the source '${_src}' is a directory")
+  endif()
+  set(_src "${_src}" PARENT_SCOPE)
+endfunction()
+
 function(ksc_add_kernels target)
   set(_flags BOUNDS_CHECK PUBLIC)
   set(_one TARGET GRAD WIDTH PRECISION NAMESPACE OUTPUT_DIRECTORY)
@@ -340,13 +405,7 @@ function(ksc_add_kernels target)
     set(_ext cpp)
   elseif(_ksc_TARGET STREQUAL "cuda")
     set(_ext cu)
-    get_property(_languages GLOBAL PROPERTY ENABLED_LANGUAGES)
-    if(NOT "CUDA" IN_LIST _languages OR NOT CMAKE_CUDA_COMPILER)
-      message(FATAL_ERROR "${_err}: TARGET cuda needs CMake's CUDA language, "
-        "which this project has not enabled: add CUDA to project(... "
-        "LANGUAGES CXX CUDA) or call enable_language(CUDA) before "
-        "ksc_add_kernels (the CUDA toolkit must be found)")
-    endif()
+    _ksc_require_cuda_language(ksc_add_kernels)
   else()
     message(FATAL_ERROR "${_err}: TARGET '${_ksc_TARGET}' is not one of: "
                         "cpu cuda")
@@ -355,45 +414,13 @@ function(ksc_add_kernels target)
   # The options of ksc (_args) and the target's CUDA architectures (_archs).
   _ksc_add_kernels_options()
 
-  # OUTPUT_DIRECTORY.
-  if(DEFINED _ksc_OUTPUT_DIRECTORY)
-    set(_outdir "${_ksc_OUTPUT_DIRECTORY}")
-  else()
-    set(_outdir "ksc/${target}")
-  endif()
-  cmake_path(ABSOLUTE_PATH _outdir BASE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}"
-             NORMALIZE)
-  string(REGEX REPLACE "(.)/$" "\\1" _outdir "${_outdir}")
-  file(MAKE_DIRECTORY "${_outdir}")
-
-  # ksc leaves an output that would not change untouched, for Ninja's restat
-  # (CMake's Ninja generator gives custom commands with a DEPFILE restat = 1):
-  # then a change to an included file that leaves the code as it is compiles
-  # nothing. Make has no restat and would run ksc at every build once an
-  # input is newer than the outputs, so other generators touch them.
-  set(_touch)
-  if(NOT CMAKE_GENERATOR MATCHES "Ninja")
-    set(_touch COMMAND "${CMAKE_COMMAND}" -E touch_nocreate)
-  endif()
+  _ksc_output_directory("ksc/${target}")
+  _ksc_touch_command()
 
   # One command per kernel file.
   set(_generated)
   foreach(_src IN LISTS _ksc_SOURCES)
-    cmake_path(ABSOLUTE_PATH _src BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
-               NORMALIZE)
-    get_source_file_property(_src_generated "${_src}" GENERATED)
-    if(NOT EXISTS "${_src}" AND NOT _src_generated)
-      cmake_path(GET _src FILENAME _name)
-      if(_name MATCHES "^[A-Z][A-Z_]*$")
-        # A misspelled keyword after SOURCES is taken for a source.
-        message(FATAL_ERROR "${_err}: unknown keyword '${_name}' (taken for "
-          "a source file, which does not exist); keywords: ${_keywords}")
-      endif()
-      message(FATAL_ERROR "${_err}: the source '${_src}' does not exist")
-    endif()
-    if(IS_DIRECTORY "${_src}")
-      message(FATAL_ERROR "${_err}: the source '${_src}' is a directory")
-    endif()
+    _ksc_check_source()
     cmake_path(GET _src FILENAME _name)
     set(_out "${_outdir}/${_name}.${_ext}")
     set(_header "${_outdir}/${_name}.h")
