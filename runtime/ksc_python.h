@@ -93,52 +93,34 @@ struct kernel {
   cuda_entry cuda;
 };
 
-inline const char *scalar_name(scalar type) {
-  switch (type) {
-  case scalar::f32:
-    return "float32";
-  case scalar::f64:
-    return "float64";
-  case scalar::boolean:
-    return "bool";
-  case scalar::i32:
-    return "int32";
-  case scalar::u32:
-    return "uint32";
-  case scalar::i64:
-    return "int64";
-  }
-  return "?";
+/// What a scalar type is: its name, in NumPy's spelling (what messages and
+/// `__ksc_kernels__` say), and its DLPack element type.
+struct scalar_info {
+  const char *name;
+  nb::dlpack::dtype_code code;
+  uint8_t bits;
+};
+
+/// The table of the scalar types, in the order of `scalar`'s enumerators.
+inline const scalar_info &info(scalar type) {
+  using code = nb::dlpack::dtype_code;
+  static const scalar_info table[] = {
+      {"float32", code::Float, 32}, {"float64", code::Float, 64},
+      {"bool", code::Bool, 8},      {"int32", code::Int, 32},
+      {"uint32", code::UInt, 32},   {"int64", code::Int, 64}};
+  return table[static_cast<int>(type)];
 }
 
-inline size_t scalar_size(scalar type) {
-  switch (type) {
-  case scalar::f64:
-  case scalar::i64:
-    return 8;
-  case scalar::boolean:
-    return 1;
-  default:
-    return 4;
-  }
-}
+inline const char *scalar_name(scalar type) { return info(type).name; }
+
+inline size_t scalar_size(scalar type) { return info(type).bits / 8; }
 
 inline nb::dlpack::dtype scalar_dtype(scalar type) {
-  switch (type) {
-  case scalar::f32:
-    return nb::dtype<float>();
-  case scalar::f64:
-    return nb::dtype<double>();
-  case scalar::boolean:
-    return nb::dtype<bool>();
-  case scalar::i32:
-    return nb::dtype<int32_t>();
-  case scalar::u32:
-    return nb::dtype<uint32_t>();
-  case scalar::i64:
-    return nb::dtype<int64_t>();
-  }
-  return {};
+  nb::dlpack::dtype dtype;
+  dtype.code = static_cast<uint8_t>(info(type).code);
+  dtype.bits = info(type).bits;
+  dtype.lanes = 1;
+  return dtype;
 }
 
 /// The name of a DLPack element type, for messages ("float64", "int8").
