@@ -62,10 +62,11 @@ Expected<Contents> readContents(StringRef dataPath) {
 }
 
 /// The ksc-synth command that makes the dataset again, from its settings:
-/// the run's, or the merge of shards (whose settings are in their own
-/// statistics).
+/// the run's (also those of a merge of every shard of one run), or the
+/// merge of shards (whose settings are in their own statistics).
 std::string commandOf(const json::Object &stats, StringRef dataName) {
-  if (const json::Array *merged = stats.getArray("merged")) {
+  const json::Array *merged = stats.getArray("merged");
+  if (merged && !stats.get("count")) {
     std::string command = "ksc-synth merge -o " + dataName.str();
     for (const json::Value &input : *merged)
       command += " " + input.getAsString().value_or("?").str();
@@ -96,6 +97,8 @@ std::string commandOf(const json::Object &stats, StringRef dataName) {
   if (integer("min_statements"))
     command +=
         formatv(" --min-statements={0}", integer("min_statements")).str();
+  if (stats.getBoolean("near_duplicates").value_or(false))
+    command += " --near-duplicates";
   if (std::optional<StringRef> splits = stats.getString("splits_option"))
     command += " --splits=" + splits->str();
   return command + " -o " + dataName.str();
@@ -198,7 +201,7 @@ Expected<std::string> synth::makeCard(StringRef dataPath,
      << commandOf(*stats, dataName) << "\n```\n\n"
      << "ksc " << stats->getString("ksc_version").value_or("?")
      << ". The same command and ksc version make the same bytes"
-     << (stats->getArray("merged")
+     << (stats->getArray("merged") && !stats->get("count")
              ? " (the shards' settings are in their .stats.json)"
              : "")
      << ".\n\n";

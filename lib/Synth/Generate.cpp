@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ksc/Synth/Generate.h"
+#include "ksc/Config.h"
 
 #include "llvm/Support/thread.h"
 
@@ -131,6 +132,33 @@ bool synth::replayRecord(const FrontendSession &session, uint64_t seed,
     return true;
   error = failure.message;
   return false;
+}
+
+json::Object synth::runSettings(const GenerateOptions &options) {
+  auto [begin, end] =
+      shardRange(options.count, options.shardIndex, options.shardCount);
+  json::Array categoryNames, formNames;
+  for (Category category : options.categories.empty()
+                               ? profileCategories(Profile::Basic)
+                               : ArrayRef<Category>(options.categories))
+    categoryNames.push_back(categoryName(category));
+  for (Form form : allForms())
+    if (options.forms.contains(form))
+      formNames.push_back(formName(form));
+  return json::Object{
+      {"ksc_version", KSC_VERSION},
+      {"seed", int64_t(options.seed)},
+      {"count", int64_t(options.count)},
+      {"shard", std::to_string(options.shardIndex) + "/" +
+                    std::to_string(options.shardCount)},
+      {"ids", json::Array{int64_t(begin), int64_t(end)}},
+      {"categories", std::move(categoryNames)},
+      {"forms", std::move(formNames)},
+      {"max_depth", int64_t(options.generator.maxDepth)},
+      {"max_statements", int64_t(options.generator.maxStatements)},
+      {"min_statements", int64_t(options.generator.minStatements)},
+      {"near_duplicates", options.nearDuplicates},
+  };
 }
 
 /// Stops the workers of generateDataset: every id they would take next is

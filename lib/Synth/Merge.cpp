@@ -25,8 +25,52 @@ struct Input {
 };
 } // namespace
 
+/// The settings of the unsharded run whose shards have the statistics
+/// `shards` (every shard "i/n" of one n, each once, with equal settings but
+/// for their shard and ids), or none. The setting keys are runSettings'.
+static std::optional<json::Object>
+wholeRunSettings(ArrayRef<std::optional<json::Object>> shards) {
+  if (shards.empty())
+    return std::nullopt;
+  json::Object keys = runSettings(GenerateOptions());
+  auto settingsOf = [&](const json::Object &stats) {
+    json::Object settings;
+    for (const auto &[key, unused] : keys)
+      if (const json::Value *value = stats.get(key))
+        settings[key] = *value;
+    return settings;
+  };
+  std::vector<bool> seen(shards.size());
+  std::optional<json::Object> whole;
+  for (const std::optional<json::Object> &stats : shards) {
+    if (!stats || stats->size() == 0)
+      return std::nullopt;
+    json::Object settings = settingsOf(*stats);
+    if (settings.size() != keys.size())
+      return std::nullopt;
+    auto [index, count] =
+        settings.getString("shard").value_or("").split('/');
+    unsigned i = 0, n = 0;
+    if (index.getAsInteger(10, i) || count.getAsInteger(10, n) ||
+        n != shards.size() || i >= n || seen[i])
+      return std::nullopt;
+    seen[i] = true;
+    settings.erase("shard");
+    settings.erase("ids");
+    if (whole && settings != *whole)
+      return std::nullopt;
+    whole = std::move(settings);
+  }
+  std::optional<int64_t> total = whole->getInteger("count");
+  (*whole)["shard"] = "0/1";
+  (*whole)["ids"] = json::Array{int64_t(0), total.value_or(0)};
+  return whole;
+}
+
 bool synth::mergeDatasets(ArrayRef<std::string> paths, raw_ostream &out,
-                          Stats &stats, std::string &error) {
+                          Stats &stats, std::string &error,
+                          std::optional<json::Object> &wholeRun) {
+  wholeRun.reset();
   SourceNormalizer normalizer;
   if (!normalizer.valid()) {
     error = "cannot read the kernel-language prelude";
@@ -64,18 +108,24 @@ bool synth::mergeDatasets(ArrayRef<std::string> paths, raw_ostream &out,
   });
 
   FingerprintSet seen, structures;
+  std::vector<std::optional<json::Object>> shardStats;
   for (const Input &input : inputs) {
     Stats shard;
     std::string statsPath = defaultStatsPath(input.path);
     bool haveStats = false;
+    std::optional<json::Object> statsObject;
     if (ErrorOr<std::unique_ptr<MemoryBuffer>> text =
             MemoryBuffer::getFile(statsPath)) {
       Expected<json::Value> value = json::parse((*text)->getBuffer());
-      if (value)
+      if (value) {
         haveStats = Stats::fromJSON(*value, shard);
-      else
+        if (const json::Object *object = value->getAsObject())
+          statsObject = *object;
+      } else {
         consumeError(value.takeError());
+      }
     }
+    shardStats.push_back(haveStats ? std::move(statsObject) : std::nullopt);
     Stats counted;
     Error failed = forEachRecord(
         input.path, input.buffer->getBuffer(), [&](const RecordLine &record) {
@@ -122,5 +172,6 @@ bool synth::mergeDatasets(ArrayRef<std::string> paths, raw_ostream &out,
       stats.merge(counted);
     }
   }
+  wholeRun = wholeRunSettings(shardStats);
   return true;
 }

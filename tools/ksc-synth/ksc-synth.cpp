@@ -296,35 +296,6 @@ static bool writeStats(const Stats &stats, json::Object settings) {
                              .str());
 }
 
-/// What the records of a run depend on: a run resumes only the checkpoint
-/// of a run with the same. Its statistics start with them.
-static json::Object runSettings(const GenerateOptions &options) {
-  auto [begin, end] =
-      shardRange(options.count, options.shardIndex, options.shardCount);
-  json::Array categoryNames, formNames;
-  for (Category category : options.categories.empty()
-                               ? profileCategories(Profile::Basic)
-                               : ArrayRef<Category>(options.categories))
-    categoryNames.push_back(categoryName(category));
-  for (Form form : allForms())
-    if (options.forms.contains(form))
-      formNames.push_back(formName(form));
-  return json::Object{
-      {"ksc_version", KSC_VERSION},
-      {"seed", int64_t(options.seed)},
-      {"count", int64_t(options.count)},
-      {"shard", std::to_string(options.shardIndex) + "/" +
-                    std::to_string(options.shardCount)},
-      {"ids", json::Array{int64_t(begin), int64_t(end)}},
-      {"categories", std::move(categoryNames)},
-      {"forms", std::move(formNames)},
-      {"max_depth", int64_t(options.generator.maxDepth)},
-      {"max_statements", int64_t(options.generator.maxStatements)},
-      {"min_statements", int64_t(options.generator.minStatements)},
-      {"near_duplicates", options.nearDuplicates},
-  };
-}
-
 /// The splits of --splits (none without it) of the dataset `output`, or an
 /// error message.
 static Expected<std::vector<Split>> requestedSplits(StringRef output) {
@@ -566,7 +537,8 @@ static int merge() {
                 "': " + toString(output.takeError()));
   Stats stats;
   std::string error;
-  if (!mergeDatasets(mergeInputs, (*output)->os(), stats, error))
+  std::optional<json::Object> wholeRun;
+  if (!mergeDatasets(mergeInputs, (*output)->os(), stats, error, wholeRun))
     return fail(error);
   if (Error error = (*output)->commit())
     return fail("cannot write '" + outputFile +
@@ -574,8 +546,11 @@ static int merge() {
   json::Array inputs;
   for (const std::string &input : mergeInputs)
     inputs.push_back(input);
-  json::Object settings{{"ksc_version", KSC_VERSION},
-                        {"merged", std::move(inputs)}};
+  // Every shard of one run: the statistics (and so the card) are the
+  // unsharded run's, which makes the same bytes.
+  json::Object settings =
+      wholeRun ? std::move(*wholeRun) : json::Object{{"ksc_version", KSC_VERSION}};
+  settings["merged"] = std::move(inputs);
   if (!writeSplits((*output)->path(), splits, &settings))
     return 1;
   if (!writeStats(stats, std::move(settings)))

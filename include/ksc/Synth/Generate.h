@@ -51,6 +51,12 @@ struct RunState {
   FingerprintSet structures;
 };
 
+/// What the records of a run depend on (docs/dataset.md, "Interrupted
+/// runs"): the ksc version, seed, count, shard and its ids, categories,
+/// forms and generator sizes. A run resumes only the checkpoint of a run
+/// with the same; its statistics start with them.
+llvm::json::Object runSettings(const GenerateOptions &options);
+
 /// Generates and compiles the records of the options' shard from
 /// `state.nextId` on and writes them, in id order and without duplicates,
 /// to `out`, counting them in `state`; the error of options.checkpoint if
@@ -96,8 +102,12 @@ bool validateDataset(const FrontendSession &session, llvm::StringRef path,
 /// records whose source repeats one before it, and adds up their
 /// statistics (read from each input's stats file when there is one).
 /// Returns false with `error` when an input cannot be read.
+/// `wholeRun` is set to the settings of the one unsharded run the inputs
+/// are the shards of (shard "0/1", every id), when their statistics say
+/// they are every shard of one run's settings, each once; else reset.
 bool mergeDatasets(llvm::ArrayRef<std::string> inputs, llvm::raw_ostream &out,
-                   Stats &stats, std::string &error);
+                   Stats &stats, std::string &error,
+                   std::optional<llvm::json::Object> &wholeRun);
 
 } // namespace ksc::synth
 
