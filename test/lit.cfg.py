@@ -299,7 +299,8 @@ except (OSError, subprocess.TimeoutExpired):
 # which utils/test runs), or the interpreter KSC_TEST_PYTHON names (one with
 # PyTorch, say). `REQUIRES: python-modules`: nanobind and NumPy importable,
 # %kpython that interpreter, %build-module the tests' quick module build;
-# `jax`, `torch`, `scikit_build_core`: those importable too.
+# `jax`, `torch`, `scikit_build_core`, `ray`, `datatrove`: those importable
+# too (the last two for ksc-synth on engines: test/Synth/engine-*.test).
 test_python = os.environ.get("KSC_TEST_PYTHON") or os.path.join(
     config.ksc_obj_root, "python-venv", "bin", "python")
 if os.path.exists(test_python):
@@ -308,7 +309,8 @@ if os.path.exists(test_python):
             [test_python, "-c",
              "import sys, importlib.util as u, nanobind, numpy\n"
              "print(sys.executable)\n"
-             "for m in ('jax', 'torch', 'scikit_build_core'):\n"
+             "for m in ('jax', 'torch', 'scikit_build_core', 'ray',\n"
+             "          'datatrove'):\n"
              "    print(m if u.find_spec(m) else '')"],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=120,
             text=True)

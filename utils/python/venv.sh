@@ -2,8 +2,8 @@
 # Makes the build's Python environment for ksc's Python modules and their
 # tests (docs/python.md): a venv in <build>/python-venv with what
 # utils/python/requirements.txt lists (nanobind, NumPy, scikit-build-core,
-# JAX), from PyPI; with KSC_PYTHON_TORCH=1 also PyTorch (a download of
-# several GB). Quick when it is there already. Prints the venv's python on
+# JAX, Ray, DataTrove), from PyPI; with KSC_PYTHON_TORCH=1 also PyTorch (a
+# download of several GB). Quick when it is there already. Prints the venv's python on
 # stdout; exits 1 (after a message) when it cannot be made, e.g. without
 # network, and the tests that need it are then reported unsupported.
 #
