@@ -117,7 +117,8 @@ def main(argv=None) -> int:
         return 0
     import ray
     from datatrove.executor import RayPipelineExecutor
-    ray.init(include_dashboard=False, log_to_driver=False)
+    from .ray import init
+    init(include_dashboard=False, log_to_driver=False)   # ships ksc_synth
     try:
         shards, merged = executors(dataset, args.tasks, args.logging_dir,
                                    RayPipelineExecutor, workers=args.workers,

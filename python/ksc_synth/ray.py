@@ -36,7 +36,7 @@ import ray
 from . import (Dataset, ShardInterrupted, add_arguments, dataset_from_arguments,
                merge, run_shard)
 
-__all__ = ["run", "main"]
+__all__ = ["init", "run", "main"]
 
 
 @ray.remote(num_cpus=0)
@@ -59,6 +59,17 @@ class _Progress:
                 "retries": sum(n - 1 for n in self.attempts.values())}
 
 
+def init(**options):
+    """``ray.init(**options)`` with this package in the job's
+    ``runtime_env`` ``py_modules``: Ray ships it to every worker, which
+    does not share the driver's ``sys.path`` (on a cluster, not even its
+    files)."""
+    runtime_env = dict(options.pop("runtime_env", None) or {})
+    runtime_env["py_modules"] = list(runtime_env.get("py_modules", [])) + [
+        os.path.dirname(os.path.abspath(__file__))]
+    return ray.init(runtime_env=runtime_env, **options)
+
+
 def _shard_task(dataset: Dataset, rank: int, tasks: int, progress,
                 interval: float) -> dict:
     progress.started.remote(rank)
@@ -71,7 +82,8 @@ def run(dataset: Dataset, tasks: int, *, num_cpus: Optional[float] = None,
         max_retries: int = 3, progress_seconds: float = 10.0,
         out: Optional[TextIO] = sys.stderr) -> dict:
     """Makes the dataset with ``tasks`` Ray tasks on the connected cluster
-    (``ray.init`` first) and merges it; a summary:
+    (connect with ``init`` first, which ships this package to the workers)
+    and merges it; a summary:
 
     ``{"records", "seconds", "records_per_second", "retries", "shards"
     (run_shard's results), "failed" ({rank: reason}), "dataset" (the
@@ -138,10 +150,7 @@ def main(argv=None) -> int:
     parser.add_argument("--progress-seconds", type=float, default=10.0)
     args = parser.parse_args(argv)
     dataset = dataset_from_arguments(args)
-    # The workers import this package from the copy Ray ships them.
-    package = os.path.dirname(os.path.abspath(__file__))
-    ray.init(address=args.address, include_dashboard=False,
-             log_to_driver=False, runtime_env={"py_modules": [package]})
+    init(address=args.address, include_dashboard=False, log_to_driver=False)
     try:
         summary = run(dataset, args.tasks, max_retries=args.max_retries,
                       progress_seconds=args.progress_seconds)

@@ -118,8 +118,8 @@ def run_ray(dataset):
     killer = Killer(dataset, parent=True)
     killer.start()
     try:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-                 _temp_dir=temp)
+        ksc_synth.ray.init(num_cpus=2, include_dashboard=False,
+                           log_to_driver=False, _temp_dir=temp)
         summary = ksc_synth.ray.run(dataset, TASKS, max_retries=2,
                                     progress_seconds=2, out=sys.stderr)
     finally:
@@ -159,12 +159,13 @@ def run_datatrove(dataset, logs):
 
 def run_datatrove_ray(dataset, logs):
     import ray
+    import ksc_synth.ray
     from datatrove.executor import RayPipelineExecutor
     from ksc_synth.datatrove import executors
     temp = tempfile.mkdtemp(prefix="ksc-ray-", dir="/tmp")
     try:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-                 _temp_dir=temp)
+        ksc_synth.ray.init(num_cpus=2, include_dashboard=False,
+                           log_to_driver=False, _temp_dir=temp)
         shards, merged = executors(dataset, TASKS, str(logs),
                                    RayPipelineExecutor, mem_per_cpu_gb=0.5)
         shards.run()
