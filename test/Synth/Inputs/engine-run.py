@@ -1,14 +1,16 @@
 """Makes a small dataset on an engine with one task killed on purpose, and
 checks it against one ksc-synth process (test/Synth/engine-*.test).
 
-    engine-run.py ray|datatrove|datatrove-ray|errors WORK KSC_SYNTH
+    engine-run.py ray|datatrove|datatrove-ray|datatrove-slurm|errors WORK KSC_SYNTH
 
 `ray`: ksc_synth.ray with max_retries; the Ray worker running shard 1 is
 killed (SIGKILL) once its shard has a checkpoint: Ray retries the task,
 which resumes the shard. `datatrove`: DataTrove's local executor; the
 ksc-synth of shard 1 is killed the same way: the pipeline fails, and
 launching it again skips the completed tasks and resumes shard 1.
-`datatrove-ray`: the same pipeline on DataTrove's Ray executor, no kill.
+`datatrove-ray`: the same pipeline on DataTrove's Ray executor, no kill;
+`datatrove-slurm`: on its Slurm executor, with Inputs/fake-slurm's sbatch
+and srun on the PATH (no kill).
 Then the dataset, its splits, its card and its statistics (but for times)
 must be the single run's. `errors`: what the shard and merge steps refuse,
 and which errors are retried. Prints what happened, for FileCheck.
@@ -209,6 +211,18 @@ def run_errors(work, ksc_synth_path):
           not issubclass(ksc_synth.ShardFailed, ksc_synth.ShardInterrupted))
 
 
+def run_datatrove_slurm(dataset, logs):
+    from datatrove.executor import SlurmPipelineExecutor
+    from ksc_synth.datatrove import executors
+    os.environ["FAKE_SLURM_DIR"] = str(logs.parent)
+    shards, merged = executors(dataset, TASKS, str(logs),
+                               SlurmPipelineExecutor, partition="cpu",
+                               time="00:10:00", job_name="synth")
+    merged.run()
+    jobs = json.loads((logs.parent / "jobs.json").read_text())
+    print("datatrove on slurm: jobs", " ".join(jobs.values()))
+
+
 def main():
     engine, work, ksc_synth_path = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
     shutil.rmtree(work, ignore_errors=True)
@@ -224,6 +238,8 @@ def main():
         run_ray(dataset)
     elif engine == "datatrove":
         run_datatrove(dataset, work / "logs")
+    elif engine == "datatrove-slurm":
+        run_datatrove_slurm(dataset, work / "logs")
     else:
         run_datatrove_ray(dataset, work / "logs")
     compare(ref, work / "out")
