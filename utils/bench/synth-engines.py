@@ -87,7 +87,6 @@ def main():
     args = parser.parse_args()
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
         os.path.abspath(args.ksc_synth))), "lib", "ksc", "python"))
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     import logging
     import ksc_synth
     from loguru import logger
