@@ -863,7 +863,7 @@ GeneratedKernel ksc::synth::generateKernel(Category category, uint64_t seed,
        most < options.minStatements && draw < GeneratorOptions::kMaxDraws;
        ++draw) {
     GeneratedKernel again = generateOnce(
-        category, SplitMix64::mix(seed + draw * 0x9e3779b97f4a7c15ull),
+        category, SplitMix64::mix(seed + draw * SplitMix64::kGamma),
         options);
     unsigned statements = countStatements(again.source);
     if (statements > most) {

@@ -24,7 +24,6 @@ namespace ksc::runner {
 struct TangentSignature : DerivativeSignature {
   unsigned width = 1;
   size_t numTangents() const { return numDerivatives(); }
-  const Param &tangentParam(unsigned j) const { return derivativeParam(j); }
 };
 
 /// Whether `kernel` is the tangent kernel of another (`ks.tangent_of`).

@@ -16,6 +16,10 @@ namespace ksc {
 
 class SplitMix64 {
 public:
+  /// The generator's increment (the odd integer nearest 2^64 / phi): also
+  /// the stride between the seeds of successive draws from one seed.
+  static constexpr uint64_t kGamma = 0x9e3779b97f4a7c15ull;
+
   explicit SplitMix64(uint64_t seed) : state(seed) {}
 
   /// The next 64 random bits.
@@ -37,7 +41,6 @@ public:
   static uint64_t mix(uint64_t x) { return finalize(x + kGamma); }
 
 private:
-  static constexpr uint64_t kGamma = 0x9e3779b97f4a7c15ull;
   static uint64_t finalize(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;

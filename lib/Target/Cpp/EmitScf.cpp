@@ -303,7 +303,6 @@ LogicalResult Emitter::emitWhile(scf::WhileOp op) {
   Block &before = *op.getBeforeBody();
   Block &after = *op.getAfterBody();
   scf::ConditionOp condition = op.getConditionOp();
-  ValueRange condArgs = condition.getArgs();
 
   SmallVector<std::string> names;
   SmallVector<SmallVector<Value>> candidates;
@@ -326,81 +325,103 @@ LogicalResult Emitter::emitWhile(scf::WhileOp op) {
   for (auto [arg, slot] : llvm::zip(before.getArguments(), *slots))
     bindVar(arg, slot);
 
-  bool forwarded = llvm::equal(condArgs, before.getArguments());
+  bool forwarded = llvm::equal(condition.getArgs(), before.getArguments());
   bool afterForwards =
       after.getOperations().size() == 1 &&
       llvm::equal(after.getTerminator()->getOperands(), after.getArguments());
   bool beforeIsExpression =
       llvm::all_of(before.without_terminator(),
                    [&](Operation &inner) { return isInlined(&inner); });
+  if (forwarded && beforeIsExpression)
+    return emitWhileLoop(op, *slots);
+  if (afterForwards)
+    return emitDoWhile(op, *slots);
+  return emitWhileTrue(op, *slots, forwarded);
+}
 
-  // while (cond) { after }
-  if (forwarded && beforeIsExpression) {
-    if (failed(emitBlock(before)))
-      return failure();
-    os << "while (" << valueExpr(condition.getCondition()).text << ") {\n";
-    for (auto [arg, slot] : llvm::zip(after.getArguments(), *slots))
-      bindVar(arg, slot);
-    preferSlots(after, *slots);
-    LogicalResult result = emitScope(after, [&] {
-      return assignSlots(*slots, after.getTerminator()->getOperands());
+/// while (cond) { after }: the condition is an expression of the loop's
+/// variables.
+LogicalResult Emitter::emitWhileLoop(scf::WhileOp op,
+                                     ArrayRef<unsigned> slots) {
+  Block &before = *op.getBeforeBody();
+  Block &after = *op.getAfterBody();
+  if (failed(emitBlock(before)))
+    return failure();
+  os << "while (" << valueExpr(op.getConditionOp().getCondition()).text
+     << ") {\n";
+  for (auto [arg, slot] : llvm::zip(after.getArguments(), slots))
+    bindVar(arg, slot);
+  preferSlots(after, slots);
+  LogicalResult result = emitScope(after, [&] {
+    return assignSlots(slots, after.getTerminator()->getOperands());
+  });
+  os << "}\n";
+  if (failed(result))
+    return failure();
+  for (auto [res, slot] : llvm::zip(op.getResults(), slots))
+    bindVar(res, slot);
+  return success();
+}
+
+/// do { before } while (cond);: the after region only forwards.
+LogicalResult Emitter::emitDoWhile(scf::WhileOp op, ArrayRef<unsigned> slots) {
+  Block &before = *op.getBeforeBody();
+  scf::ConditionOp condition = op.getConditionOp();
+  ValueRange condArgs = condition.getArgs();
+  unsigned firstBodyVar = vars.size();
+  std::optional<unsigned> running;
+  std::string condText;
+  std::string body;
+  LogicalResult result = capture(body, [&] {
+    preferSlots(before, slots);
+    return emitScope(before, [&] {
+      Expr cond = valueExpr(condition.getCondition());
+      // `while (cond)` is outside the body's scope: it can only read
+      // variables declared before the loop, and only if copying the new
+      // values into the slots leaves them alone.
+      bool inScope = llvm::none_of(
+          cond.reads, [&](unsigned var) { return var >= firstBodyVar; });
+      for (auto [slot, value] : llvm::zip(slots, condArgs))
+        if (llvm::is_contained(cond.reads, slot) &&
+            !(varOf.lookup(value) == slot && vars[slot].current == value))
+          inScope = false;
+      if (!inScope) {
+        // Keep the condition in a variable declared before the loop.
+        SmallVector<unsigned> inner = scopes.pop_back_val();
+        running = newVar("running", condition.getCondition().getType());
+        scopes.push_back(std::move(inner));
+        os << vars[*running].name << " = " << cond.text << ";\n";
+        condText = vars[*running].name;
+      } else {
+        condText = cond.text;
+      }
+      return assignSlots(slots, condArgs);
     });
-    os << "}\n";
-    if (failed(result))
-      return failure();
-    for (auto [res, slot] : llvm::zip(op.getResults(), *slots))
-      bindVar(res, slot);
-    return success();
-  }
+  });
+  if (failed(result))
+    return failure();
+  if (running)
+    os << declare(*running) << ";\n";
+  os << "do {\n";
+  os.indent();
+  os.printReindented(body);
+  os.unindent();
+  os << "} while (" << condText << ");\n";
+  for (auto [res, slot] : llvm::zip(op.getResults(), slots))
+    bindVar(res, slot);
+  return success();
+}
 
-  // do { before } while (cond);
-  if (afterForwards) {
-    unsigned firstBodyVar = vars.size();
-    std::optional<unsigned> running;
-    std::string condText;
-    std::string body;
-    LogicalResult result = capture(body, [&] {
-      preferSlots(before, *slots);
-      return emitScope(before, [&] {
-        Expr cond = valueExpr(condition.getCondition());
-        // `while (cond)` is outside the body's scope: it can only read
-        // variables declared before the loop, and only if copying the new
-        // values into the slots leaves them alone.
-        bool inScope = llvm::none_of(
-            cond.reads, [&](unsigned var) { return var >= firstBodyVar; });
-        for (auto [slot, value] : llvm::zip(*slots, condArgs))
-          if (llvm::is_contained(cond.reads, slot) &&
-              !(varOf.lookup(value) == slot && vars[slot].current == value))
-            inScope = false;
-        if (!inScope) {
-          // Keep the condition in a variable declared before the loop.
-          SmallVector<unsigned> inner = scopes.pop_back_val();
-          running = newVar("running", condition.getCondition().getType());
-          scopes.push_back(std::move(inner));
-          os << vars[*running].name << " = " << cond.text << ";\n";
-          condText = vars[*running].name;
-        } else {
-          condText = cond.text;
-        }
-        return assignSlots(*slots, condArgs);
-      });
-    });
-    if (failed(result))
-      return failure();
-    if (running)
-      os << declare(*running) << ";\n";
-    os << "do {\n";
-    os.indent();
-    os.printReindented(body);
-    os.unindent();
-    os << "} while (" << condText << ");\n";
-    for (auto [res, slot] : llvm::zip(op.getResults(), *slots))
-      bindVar(res, slot);
-    return success();
-  }
-
-  // The general form.
-  SmallVector<unsigned> resultSlots = *slots;
+/// The general form: while (true) { before; if (!cond) break; after }.
+/// Unless the condition forwards the loop's variables, the values it
+/// passes on get variables of their own.
+LogicalResult Emitter::emitWhileTrue(scf::WhileOp op, ArrayRef<unsigned> slots,
+                                     bool forwarded) {
+  Block &before = *op.getBeforeBody();
+  Block &after = *op.getAfterBody();
+  scf::ConditionOp condition = op.getConditionOp();
+  ValueRange condArgs = condition.getArgs();
+  SmallVector<unsigned> resultSlots(slots);
   if (!forwarded) {
     SmallVector<std::string> resultNames;
     for (auto [index, arg] : llvm::enumerate(after.getArguments()))
@@ -435,11 +456,11 @@ LogicalResult Emitter::emitWhile(scf::WhileOp op) {
   for (auto [arg, slot] : llvm::zip(after.getArguments(), resultSlots))
     bindVar(arg, slot);
   if (succeeded(result)) {
-    preferSlots(after, *slots);
+    preferSlots(after, slots);
     result = emitBlock(after);
   }
   if (succeeded(result))
-    result = assignSlots(*slots, after.getTerminator()->getOperands());
+    result = assignSlots(slots, after.getTerminator()->getOperands());
   os.unindent();
   popScope();
   os << "}\n";

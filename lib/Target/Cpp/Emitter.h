@@ -315,6 +315,13 @@ public:
   mlir::LogicalResult emitIf(mlir::scf::IfOp op);
   mlir::LogicalResult emitFor(mlir::scf::ForOp op);
   mlir::LogicalResult emitWhile(mlir::scf::WhileOp op);
+  mlir::LogicalResult emitWhileLoop(mlir::scf::WhileOp op,
+                                    llvm::ArrayRef<unsigned> slots);
+  mlir::LogicalResult emitDoWhile(mlir::scf::WhileOp op,
+                                  llvm::ArrayRef<unsigned> slots);
+  mlir::LogicalResult emitWhileTrue(mlir::scf::WhileOp op,
+                                    llvm::ArrayRef<unsigned> slots,
+                                    bool forwarded);
 
   /// Gives the result of an expression operation a value: inline, or a
   /// variable declaration or assignment.
