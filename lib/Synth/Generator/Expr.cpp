@@ -1,4 +1,4 @@
-//===- GeneratorExpr.cpp - Random typed expressions -----------------------===//
+//===- Expr.cpp - Random typed expressions --------------------------------===//
 //
 // Part of ksc. The expression grammar of the kernel generator: random trees
 // of a requested type over the variables, arrays and functions in scope,
@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GeneratorImpl.h"
+#include "Impl.h"
 
 #include "llvm/ADT/StringExtras.h"
 

@@ -1,13 +1,13 @@
-//===- GeneratorKernel.h - A kernel under construction ----------*- C++ -*-===//
+//===- Kernel.h - A kernel under construction -------------------*- C++ -*-===//
 //
 // Part of ksc. Private to lib/Synth: the state the category generators
 // share while they build one kernel.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KSC_LIB_SYNTH_GENERATORKERNEL_H
-#define KSC_LIB_SYNTH_GENERATORKERNEL_H
+#ifndef KSC_LIB_SYNTH_GENERATOR_KERNEL_H
+#define KSC_LIB_SYNTH_GENERATOR_KERNEL_H
 
-#include "GeneratorImpl.h"
+#include "Impl.h"
 
 namespace ksc::synth::detail {
 
@@ -101,4 +101,4 @@ GeneratedKernel realisticKernel(Draft &d);
 
 } // namespace ksc::synth::detail
 
-#endif // KSC_LIB_SYNTH_GENERATORKERNEL_H
+#endif // KSC_LIB_SYNTH_GENERATOR_KERNEL_H

@@ -1,4 +1,4 @@
-//===- GeneratorKernel.cpp - Kernel signatures, device functions ----------===//
+//===- Kernel.cpp - Kernel signatures, device functions -------------------===//
 //
 // Part of ksc. What the category generators share: a kernel under
 // construction (its arguments, names and body), the assembly of the .kdsl
@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GeneratorKernel.h"
+#include "Kernel.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-//===- GeneratorStmt.cpp - Random statements ------------------------------===//
+//===- Stmt.cpp - Random statements ---------------------------------------===//
 //
 // Part of ksc. The statement grammar of the kernel generator: declarations,
 // assignments, compound assignments, stores, if/else chains, counted loops,
@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GeneratorImpl.h"
+#include "Impl.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"

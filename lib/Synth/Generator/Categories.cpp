@@ -1,4 +1,4 @@
-//===- GeneratorCategories.cpp - One generator per category ---------------===//
+//===- Categories.cpp - One generator per category ------------------------===//
 //
 // Part of ksc. The category generators (the struct one in
 // GeneratorStructs.cpp) of ksc-synth and the public API of
@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GeneratorKernel.h"
+#include "Kernel.h"
 
 #include <algorithm>
 #include <iterator>

@@ -1,5 +1,4 @@
-//===- GeneratorStructs.cpp - The struct category
-//--------------------------===//
+//===- Structs.cpp - The struct category ----------------------------------===//
 //
 // Part of ksc. Kernels that keep their state in structs, as simulation code
 // does: an array of structs updated in place or copied into another
@@ -12,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GeneratorKernel.h"
+#include "Kernel.h"
 
 #include <optional>
 

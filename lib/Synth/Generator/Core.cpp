@@ -1,4 +1,4 @@
-//===- GeneratorCore.cpp - Random numbers, types, names, literals ---------===//
+//===- Core.cpp - Random numbers, types, names, literals ------------------===//
 //
 // Part of ksc. The machinery under the kernel generator's grammar: draws
 // from the SplitMix64 generator, the types of the grammar, unique names from word
@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GeneratorImpl.h"
+#include "Impl.h"
 
 #include "ksc/Frontend/Builtins.h"
 

@@ -1,4 +1,4 @@
-//===- GeneratorRealistic.cpp - Kernels made of real kernels' patterns ----===//
+//===- Realistic.cpp - Kernels made of real kernels' patterns -------------===//
 //
 // Part of ksc. The `realistic` category: kernels composed of the patterns
 // real simulation, graphics and learning kernels are made of: stencils,
@@ -18,7 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GeneratorKernel.h"
+#include "Kernel.h"
 
 #include <map>
 #include <optional>

@@ -1,4 +1,4 @@
-//===- GeneratorImpl.h - The machinery of the kernel generator --*- C++ -*-===//
+//===- Impl.h - The machinery of the kernel generator -----------*- C++ -*-===//
 //
 // Part of ksc. Private to lib/Synth: the random number generator, the types,
 // names and scopes of a kernel under construction, and the typed grammar of
@@ -14,8 +14,8 @@
 // nothing grows geometrically with the trip count.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KSC_LIB_SYNTH_GENERATORIMPL_H
-#define KSC_LIB_SYNTH_GENERATORIMPL_H
+#ifndef KSC_LIB_SYNTH_GENERATOR_IMPL_H
+#define KSC_LIB_SYNTH_GENERATOR_IMPL_H
 
 #include "ksc/Support/SplitMix64.h"
 #include "ksc/Synth/Generator.h"
@@ -320,4 +320,4 @@ struct Signature {
 
 } // namespace ksc::synth::detail
 
-#endif // KSC_LIB_SYNTH_GENERATORIMPL_H
+#endif // KSC_LIB_SYNTH_GENERATOR_IMPL_H
