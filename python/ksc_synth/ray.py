@@ -9,7 +9,8 @@ retried up to ``--max-retries`` times when its worker dies (a killed
 process, a lost node) or ksc-synth is stopped by a signal; the retry
 resumes the shard from its last checkpoint. While the tasks run, a line
 every ``--progress-seconds`` gives the shards done, the records made, the
-records per second over all tasks since the start, and the retries. When
+records per second over all tasks since the start (of the records this
+run made: a relaunch's shards resume), and the retries. When
 every shard is done, the driver merges them (with the splits and the
 card) into ``OUTPUT/NAME.jsonl``: the same bytes as one ``ksc-synth`` run
 of the same settings. A shard that fails for good (a retry cannot help:
@@ -34,7 +35,7 @@ from typing import Optional, TextIO
 import ray
 
 from . import (Dataset, ShardInterrupted, add_arguments, dataset_from_arguments,
-               merge, run_shard)
+               merge, run_shard, shard_path, shard_records)
 
 __all__ = ["init", "run", "main"]
 
@@ -45,17 +46,22 @@ class _Progress:
 
     def __init__(self):
         self.records = {}
+        self.before = {}   # what each shard held when its first attempt began
         self.attempts = {}
 
-    def started(self, rank: int) -> int:
+    def started(self, rank: int, records: int) -> None:
         self.attempts[rank] = self.attempts.get(rank, 0) + 1
-        return self.attempts[rank]
+        self.before.setdefault(rank, records)
+        self.records.setdefault(rank, records)
 
     def update(self, rank: int, records: int) -> None:
         self.records[rank] = records
 
     def snapshot(self) -> dict:
-        return {"records": sum(self.records.values()),
+        """The records made, those made by this run (not by an earlier
+        launch), and the retries."""
+        total = sum(self.records.values())
+        return {"records": total, "new": total - sum(self.before.values()),
                 "retries": sum(n - 1 for n in self.attempts.values())}
 
 
@@ -72,7 +78,8 @@ def init(**options):
 
 def _shard_task(dataset: Dataset, rank: int, tasks: int, progress,
                 interval: float) -> dict:
-    progress.started.remote(rank)
+    progress.started.remote(
+        rank, shard_records(shard_path(dataset, rank, tasks)))
     return run_shard(dataset, rank, tasks,
                      lambda records: progress.update.remote(rank, records),
                      interval)
@@ -109,7 +116,7 @@ def run(dataset: Dataset, tasks: int, *, num_cpus: Optional[float] = None,
         if out:
             print(f"ksc-synth on Ray: {len(shards)}/{tasks} shards done, "
                   f"{snap['records']} records, "
-                  f"{snap['records'] / max(seconds, 1e-9):.1f} records/s, "
+                  f"{snap['new'] / max(seconds, 1e-9):.1f} records/s, "
                   f"{snap['retries']} retries, {len(failed)} failed"
                   + (f" ({seconds:.1f} s)" if final else ""),
                   file=out, flush=True)
@@ -124,15 +131,14 @@ def run(dataset: Dataset, tasks: int, *, num_cpus: Optional[float] = None,
                 shards.append(ray.get(ref))
             except Exception as error:       # the task failed for good
                 failed[rank] = str(getattr(error, "cause", None) or error)
-        if pending or not out:
+        if pending:
             show()
     snap, seconds = show(final=True)
     summary = {"records": sum(s["records"] for s in shards),
                "seconds": seconds, "retries": snap["retries"],
                "shards": sorted(shards, key=lambda s: s["rank"]),
                "failed": failed, "dataset": None}
-    made = sum(s["records"] for s in shards if not s["skipped"])
-    summary["records_per_second"] = made / max(seconds, 1e-9)
+    summary["records_per_second"] = snap["new"] / max(seconds, 1e-9)
     if not failed:
         summary["dataset"] = str(merge(dataset, tasks))
     return summary
