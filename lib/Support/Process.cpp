@@ -9,6 +9,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Signals.h"
 
 #include <atomic>
 #include <cerrno>
@@ -34,6 +35,8 @@ std::atomic<pid_t> running[kSlots];
 /// Set by forwardSignal: the tool is ending, and starts no more programs
 /// (another thread may go on for a moment).
 std::atomic<bool> stopping{false};
+/// Set by the first forwardSignal to run the signal's previous action.
+std::atomic<bool> ending{false};
 
 /// The signals that end a tool (LLVM's interrupt signals), and the actions
 /// they had before forwardSignal.
@@ -46,11 +49,31 @@ struct sigaction previous[std::size(kForwarded)];
 /// does not wait for the programs: while it waited, the tool's other
 /// threads would go on (and start the next program). Only
 /// async-signal-safe calls.
+///
+/// A second signal often follows the first at once (timeout(1) sends its
+/// signal to the tool and to the tool's process group: twice). It must not
+/// end the process before the files are removed: LLVM's handler restores
+/// the signals' default actions before it removes them, and another
+/// thread's handler would find the list of files taken by the first and
+/// die at once. So the first handler ignores the signals, removes the
+/// files itself, then does what the signal did before; a handler on
+/// another thread meanwhile waits for it to end the process (10 s at most,
+/// in case the previous action returns).
 void forwardSignal(int sig, siginfo_t *info, void *context) {
   stopping.store(true);
   for (std::atomic<pid_t> &slot : running)
     if (pid_t pid = slot.load())
       ::kill(-pid, sig);
+  if (ending.exchange(true)) {
+    for (int hundredths = 0; hundredths < 1000; ++hundredths) {
+      timespec hundredth = {0, 10000000};
+      ::nanosleep(&hundredth, nullptr);
+    }
+  } else {
+    for (int forwarded : kForwarded)
+      ::signal(forwarded, SIG_IGN);
+    sys::RunInterruptHandlers();
+  }
   for (size_t i = 0; i < std::size(kForwarded); ++i) {
     if (kForwarded[i] != sig)
       continue;
