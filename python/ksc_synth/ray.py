@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import signal
 import sys
 import time
 from typing import Optional, TextIO
@@ -156,6 +157,9 @@ def main(argv=None) -> int:
     parser.add_argument("--progress-seconds", type=float, default=10.0)
     args = parser.parse_args(argv)
     dataset = dataset_from_arguments(args)
+    # SIGTERM ends the driver through `finally`: a local cluster it started
+    # is shut down, not left running.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     init(address=args.address, include_dashboard=False, log_to_driver=False)
     try:
         summary = run(dataset, args.tasks, max_retries=args.max_retries,

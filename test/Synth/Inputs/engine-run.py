@@ -224,6 +224,8 @@ def run_datatrove_slurm(dataset, logs):
 
 
 def main():
+    # Killed by lit's timeout: `finally` shuts the local Ray cluster down.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     engine, work, ksc_synth_path = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
