@@ -61,12 +61,18 @@ Expected<Contents> readContents(StringRef dataPath) {
   return contents;
 }
 
+/// Whether the statistics are those of a merge of some shards, with no
+/// run's settings (a merge of every shard of one run carries that run's).
+bool isMergeOfParts(const json::Object &stats) {
+  return stats.getArray("merged") && !stats.get("count");
+}
+
 /// The ksc-synth command that makes the dataset again, from its settings:
 /// the run's (also those of a merge of every shard of one run), or the
 /// merge of shards (whose settings are in their own statistics).
 std::string commandOf(const json::Object &stats, StringRef dataName) {
-  const json::Array *merged = stats.getArray("merged");
-  if (merged && !stats.get("count")) {
+  if (isMergeOfParts(stats)) {
+    const json::Array *merged = stats.getArray("merged");
     std::string command = "ksc-synth merge -o " + dataName.str();
     for (const json::Value &input : *merged)
       command += " " + input.getAsString().value_or("?").str();
@@ -201,7 +207,7 @@ Expected<std::string> synth::makeCard(StringRef dataPath,
      << commandOf(*stats, dataName) << "\n```\n\n"
      << "ksc " << stats->getString("ksc_version").value_or("?")
      << ". The same command and ksc version make the same bytes"
-     << (stats->getArray("merged") && !stats->get("count")
+     << (isMergeOfParts(*stats)
              ? " (the shards' settings are in their .stats.json)"
              : "")
      << ".\n\n";

@@ -548,8 +548,8 @@ static int merge() {
     inputs.push_back(input);
   // Every shard of one run: the statistics (and so the card) are the
   // unsharded run's, which makes the same bytes.
-  json::Object settings =
-      wholeRun ? std::move(*wholeRun) : json::Object{{"ksc_version", KSC_VERSION}};
+  json::Object settings = wholeRun ? std::move(*wholeRun)
+                                   : json::Object{{"ksc_version", KSC_VERSION}};
   settings["merged"] = std::move(inputs);
   if (!writeSplits((*output)->path(), splits, &settings))
     return 1;
