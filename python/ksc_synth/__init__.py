@@ -162,7 +162,7 @@ def _validate_command(dataset: Dataset, path: Path) -> list:
 
 def _write_json(path: Path, value) -> None:
     """Writes a small JSON file atomically (a crash leaves the old one)."""
-    temp = path.with_name(path.name + f".tmp-{os.getpid()}")
+    temp = _beside(path, f".tmp-{os.getpid()}")
     with open(temp, "w") as file:
         json.dump(value, file, indent=1, sort_keys=True)
         file.write("\n")
@@ -179,8 +179,10 @@ def _read_json(path: Path):
         return None
 
 
-def _marker(path: Path) -> Path:
-    return path.with_name(path.name + ".done")
+def _beside(path: Path, suffix: str) -> Path:
+    """The file named ``path`` plus ``suffix`` next to it (a shard's
+    ``.partial``, ``.checkpoint`` and ``.done``)."""
+    return path.with_name(path.name + suffix)
 
 
 def shard_records(path: Path) -> int:
@@ -189,7 +191,7 @@ def shard_records(path: Path) -> int:
     stats = _read_json(path.with_suffix(".stats.json"))
     if stats is not None and path.exists():
         return int(stats.get("records", 0))
-    checkpoint = _read_json(path.with_name(path.name + ".checkpoint"))
+    checkpoint = _read_json(_beside(path, ".checkpoint"))
     if checkpoint is not None:
         return int(checkpoint.get("stats", {}).get("records", 0))
     return 0
@@ -270,24 +272,24 @@ def _interrupted(status: int) -> bool:
                                     128 + signal.SIGHUP)
 
 
-def _generate(dataset: Dataset, rank: int, tasks: int, path: Path,
+def _generate(command: list, jobs: int, shard: str, path: Path,
               report: Callable[[], None], interval: float) -> Optional[int]:
-    """Makes the shard (resuming it); the id it resumed from, if any."""
-    checkpoint = _read_json(path.with_name(path.name + ".checkpoint"))
+    """Makes the shard ``path`` (``shard``: "rank/tasks") with its
+    generation ``command``, resuming it; the id it resumed from, if any."""
+    checkpoint = _read_json(_beside(path, ".checkpoint"))
     resumed_from = checkpoint.get("next_id") if checkpoint else None
-    _wait_for_lock(path.with_name(path.name + ".partial"), 60)
-    command = _generate_command(dataset, rank, tasks)
-    status = _run(command + ["--resume", f"--jobs={dataset.jobs}", "--quiet"],
-                  path.with_suffix(".log"), report, interval)
+    _wait_for_lock(_beside(path, ".partial"), 60)
+    log = path.with_suffix(".log")
+    status = _run(command + ["--resume", f"--jobs={jobs}", "--quiet"], log,
+                  report, interval)
     if _interrupted(status):
         raise ShardInterrupted(
-            f"ksc-synth was stopped making shard {rank}/{tasks} (status "
-            f"{status}); running the task again resumes it\n"
-            + _log_tail(path.with_suffix(".log")))
+            f"ksc-synth was stopped making shard {shard} (status {status}); "
+            "running the task again resumes it\n" + _log_tail(log))
     if status != 0:
         raise ShardFailed(
-            f"ksc-synth failed making shard {rank}/{tasks} (status {status}):\n"
-            + _log_tail(path.with_suffix(".log")))
+            f"ksc-synth failed making shard {shard} (status {status}):\n"
+            + _log_tail(log))
     return resumed_from
 
 
@@ -305,7 +307,7 @@ def run_shard(dataset: Dataset, rank: int, tasks: int,
     """
     path = shard_path(dataset, rank, tasks)
     path.parent.mkdir(parents=True, exist_ok=True)
-    marker = _marker(path)
+    marker = _beside(path, ".done")
     done = _read_json(marker) or {}
     generated = _generate_command(dataset, rank, tasks)
     validated = (_validate_command(dataset, path)
@@ -322,19 +324,21 @@ def run_shard(dataset: Dataset, rank: int, tasks: int,
             validated[1:] if validated else None)
     else:
         done = {}
-        result["resumed_from"] = _generate(dataset, rank, tasks, path, report,
+        result["resumed_from"] = _generate(generated, dataset.jobs,
+                                           f"{rank}/{tasks}", path, report,
                                            interval)
         done["generated"] = generated[1:]
         _write_json(marker, done)
     if validated and done.get("validated") != validated[1:]:
-        status = _run(validated, path.with_suffix(".log"), report, interval)
+        log = path.with_suffix(".log")
+        status = _run(validated, log, report, interval)
         if _interrupted(status):
             raise ShardInterrupted(f"ksc-synth validate was stopped on shard "
                                    f"{rank}/{tasks} (status {status})")
         if status != 0:
             raise ValidationFailed(
                 f"shard {rank}/{tasks} failed validation (status {status}):\n"
-                + _log_tail(path.with_suffix(".log"), 30))
+                + _log_tail(log, 30))
         done["validated"] = validated[1:]
         _write_json(marker, done)
     result["records"] = shard_records(path)
@@ -347,7 +351,7 @@ def merge(dataset: Dataset, tasks: int) -> Path:
     statistics and splits) and writes the dataset card; the path."""
     shards = [shard_path(dataset, rank, tasks) for rank in range(tasks)]
     missing = [str(path) for path in shards
-               if not path.exists() or not _read_json(_marker(path))]
+               if not path.exists() or not _read_json(_beside(path, ".done"))]
     if missing:
         raise ShardFailed(f"{len(missing)} of {tasks} shards are not done: "
                           + ", ".join(missing[:4])

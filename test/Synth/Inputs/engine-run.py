@@ -16,6 +16,7 @@ must be the single run's. `errors`: what the shard and merge steps refuse,
 and which errors are retried. Prints what happened, for FileCheck.
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -113,23 +114,39 @@ def compare(ref, out):
     print("statistics: same, records", stats[1]["records"])
 
 
-def run_ray(dataset):
+@contextlib.contextmanager
+def local_ray():
+    """A local Ray cluster of 2 CPUs, its files in a short temporary
+    directory (Ray's socket paths are limited), shut down after."""
     import ray
     import ksc_synth.ray
     temp = tempfile.mkdtemp(prefix="ksc-ray-", dir="/tmp")
-    killer = Killer(dataset, parent=True)
-    killer.start()
     try:
         ksc_synth.ray.init(num_cpus=2, include_dashboard=False,
                            log_to_driver=False, _temp_dir=temp)
-        summary = ksc_synth.ray.run(dataset, TASKS, max_retries=2,
-                                    progress_seconds=2, out=sys.stderr)
+        yield
     finally:
         ray.shutdown()
         shutil.rmtree(temp, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def killing(dataset, parent):
+    """A Killer running while the block runs; fails the test if it could
+    not kill."""
+    killer = Killer(dataset, parent)
+    killer.start()
+    yield killer
     killer.join()
     if killer.error:
         sys.exit("error: " + killer.error)
+
+
+def run_ray(dataset):
+    import ksc_synth.ray
+    with killing(dataset, parent=True) as killer, local_ray():
+        summary = ksc_synth.ray.run(dataset, TASKS, max_retries=2,
+                                    progress_seconds=2, out=sys.stderr)
     print(f"killed the worker of shard {KILLED}")
     resumed = summary["shards"][KILLED]["resumed_from"]
     print(f"retries: {summary['retries']}, failed: {len(summary['failed'])}, "
@@ -138,17 +155,13 @@ def run_ray(dataset):
 
 def run_datatrove(dataset, logs):
     from ksc_synth.datatrove import executors
-    killer = Killer(dataset, parent=False)
-    killer.start()
-    shards, merged = executors(dataset, TASKS, str(logs), workers=2)
-    try:
-        merged.run()
-        sys.exit("error: the pipeline with a killed task did not fail")
-    except Exception as error:
-        print("first launch failed:", type(error).__name__)
-    killer.join()
-    if killer.error:
-        sys.exit("error: " + killer.error)
+    with killing(dataset, parent=False):
+        shards, merged = executors(dataset, TASKS, str(logs), workers=2)
+        try:
+            merged.run()
+            sys.exit("error: the pipeline with a killed task did not fail")
+        except Exception as error:
+            print("first launch failed:", type(error).__name__)
     print(f"killed the ksc-synth of shard {KILLED}")
     # A relaunch, as a user would: new executors, the same logging dir.
     shards, merged = executors(dataset, TASKS, str(logs), workers=2)
@@ -160,21 +173,13 @@ def run_datatrove(dataset, logs):
 
 
 def run_datatrove_ray(dataset, logs):
-    import ray
-    import ksc_synth.ray
     from datatrove.executor import RayPipelineExecutor
     from ksc_synth.datatrove import executors
-    temp = tempfile.mkdtemp(prefix="ksc-ray-", dir="/tmp")
-    try:
-        ksc_synth.ray.init(num_cpus=2, include_dashboard=False,
-                           log_to_driver=False, _temp_dir=temp)
+    with local_ray():
         shards, merged = executors(dataset, TASKS, str(logs),
                                    RayPipelineExecutor, mem_per_cpu_gb=0.5)
         shards.run()
         merged.run()
-    finally:
-        ray.shutdown()
-        shutil.rmtree(temp, ignore_errors=True)
     print("datatrove on ray: done")
 
 
